@@ -1,0 +1,39 @@
+# imgupd — every developer and CI entry point. `make test` is what CI runs.
+GO        ?= go
+FUZZTIME  ?= 10s
+BENCHTIME ?= 5x
+
+.PHONY: test unit race fuzz bench try build vet fmt-check
+
+## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing)
+test: vet fmt-check unit race fuzz
+
+build:
+	$(GO) build -o bin/imgupd ./cmd/imgupd
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1)
+unit:
+	$(GO) test -count=1 ./...
+
+## race: the packages with concurrency, under the race detector
+race:
+	$(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/...
+
+## fuzz: every Fuzz target for FUZZTIME each (make fuzz FUZZTIME=2m for a longer run)
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all.sh
+
+## bench: the benchmarks named in the issues, with ratios (see bench/README.md)
+bench:
+	BENCHTIME=$(BENCHTIME) GO=$(GO) ./bench/simulate.sh
+
+## try: start a real local registry with sample tags and run imgupd simulate against it
+try:
+	./scripts/try.sh

@@ -1,0 +1,17 @@
+// Command imgupd explains why Argo CD Image Updater did not update an
+// application, in a terminal and in Slack.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv)
+	stop()
+	os.Exit(code)
+}

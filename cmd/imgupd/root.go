@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// streams are the command's I/O, swapped for buffers in tests.
+type streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Exit statuses, documented in docs/cli.md.
+const (
+	exitOK       = 0 // decided / healthy
+	exitFinding  = 1 // a decision that Image Updater fails or skips the image
+	exitNoDecide = 2 // could not decide: bad input, unreachable registry...
+)
+
+// exitError carries an exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// run builds the command tree and executes it; it returns the exit status.
+func run(ctx context.Context, args []string, io streams, lookupEnv func(string) (string, bool)) int {
+	v := viper.New()
+	root := newRootCmd(v, io, lookupEnv)
+	root.SetArgs(args)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(io.Err, "imgupd: "+oneLine(ee.err.Error()))
+		}
+		return ee.code
+	}
+	fmt.Fprintln(io.Err, "imgupd: "+oneLine(err.Error()))
+	return exitNoDecide
+}
+
+func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "imgupd",
+		Short: "Explain why Argo CD Image Updater did not update an application",
+		Long: `imgupd reproduces Argo CD Image Updater's decisions against real registries
+(and, with later commands, the cluster and git) and says which step breaks and how to fix it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return bindConfig(cmd, v, lookupEnv)
+		},
+	}
+	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
+	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io))
+	return root
+}
+
+// bindConfig lets every flag also come from the config file and from
+// IMGUPD_<FLAG> environment variables (flag > env > file > default).
+func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (string, bool)) error {
+	if path, _ := cmd.Flags().GetString("config"); path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return &exitError{code: exitNoDecide, err: fmt.Errorf("reading config %s: %w", path, err)}
+		}
+	}
+	var bindErr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "config" {
+			return
+		}
+		key := cmd.Name() + "." + f.Name
+		env := "IMGUPD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if val, ok := lookupEnv(env); ok {
+			bindErr = errors.Join(bindErr, setFlag(cmd, f, val, env))
+			return
+		}
+		if v.IsSet(key) {
+			bindErr = errors.Join(bindErr, setFlag(cmd, f, v.GetString(key), "config "+key))
+		}
+	})
+	if bindErr != nil {
+		return &exitError{code: exitNoDecide, err: bindErr}
+	}
+	return nil
+}
+
+func setFlag(cmd *cobra.Command, f *pflag.Flag, val, from string) error {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		return sv.Replace(splitList(val))
+	}
+	if err := cmd.Flags().Set(f.Name, val); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	s = strings.Trim(strings.TrimSpace(s), "[]")
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

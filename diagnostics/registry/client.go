@@ -1,0 +1,322 @@
+// Package registry reads what the diagnosis needs from container
+// registries: whether the API answers, the tags of a repository, and per
+// tag the manifest digest, platforms and build dates. It is built on
+// go-containerregistry and decides nothing; failures are classified into
+// *Error values with a Kind and a Hint for the on-call engineer.
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// Target is one repository on one registry, with how to reach it.
+type Target struct {
+	// APIURL is the registry API root: "https://ghcr.io". An http:// URL
+	// means plain HTTP.
+	APIURL string
+	// Repository is the path inside the registry: "library/nginx".
+	Repository string
+	// Insecure skips TLS certificate verification.
+	Insecure bool
+	// Username and Password are basic credentials, also used to get a
+	// Bearer token when the registry asks for one. Both empty means
+	// anonymous.
+	Username, Password string
+	// CAData is an optional PEM bundle of extra root CAs.
+	CAData []byte
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTransport sets the base transport under authentication (for a proxy
+// or tests). If it is an *http.Transport, it is cloned per target and the
+// target's TLS settings (Insecure, CAData) are applied; any other
+// RoundTripper is used as is and must handle TLS itself.
+func WithTransport(rt http.RoundTripper) Option { return func(c *Client) { c.base = rt } }
+
+// WithConcurrency bounds how many tags Metadata reads at once across all
+// calls on the Client (default 8). Each tag's requests are sequential, so
+// this also bounds requests in flight.
+func WithConcurrency(n int) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.concurrency = n
+		}
+	}
+}
+
+// WithRateLimit caps the requests per second of the whole Client, like
+// registries.conf's `limit:` (0, the default, is unlimited).
+func WithRateLimit(rps float64) Option { return func(c *Client) { c.rps = rps } }
+
+// WithUserAgent sets the User-Agent of every request.
+func WithUserAgent(s string) Option { return func(c *Client) { c.userAgent = s } }
+
+// Client reads registries. It is safe for concurrent use. It caches, for
+// its lifetime and without bound: per target, the authenticated transport
+// (so the /v2/ handshake and token fetch happen once); per manifest digest,
+// the parsed platform and config digest; per config digest, the build
+// date. Tag lists and tag→digest answers are never cached: every ListTags
+// lists again and every Metadata call GETs each tag's manifest.
+type Client struct {
+	base        http.RoundTripper
+	concurrency int
+	rps         float64
+	userAgent   string
+
+	sem     chan struct{}
+	limiter *tokenBucket
+	stats   stats
+
+	mu       sync.Mutex
+	sessions map[string]*session
+
+	images  flight[imageInfo]  // manifest digest → platform, config digest
+	configs flight[configInfo] // config digest → platform, created
+}
+
+// New returns a Client.
+func New(opts ...Option) *Client {
+	c := &Client{concurrency: 8, sessions: map[string]*session{}}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.base == nil {
+		c.base = remote.DefaultTransport
+	}
+	c.sem = make(chan struct{}, c.concurrency)
+	if c.rps > 0 {
+		c.limiter = newTokenBucket(c.rps)
+	}
+	return c
+}
+
+// session is everything per target: the parsed repository, the counting
+// base transport, and (once the /v2/ handshake succeeded) go-containerregistry's
+// authenticated transport and puller.
+type session struct {
+	target Target
+	repo   name.Repository
+	apiURL *url.URL
+	base   http.RoundTripper // counting, rate limited, TLS as configured
+
+	mu     sync.Mutex
+	auth   http.RoundTripper // *transport.Wrapper after the handshake
+	puller *remote.Puller
+}
+
+func (c *Client) session(t Target) (*session, error) {
+	key := targetKey(t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.sessions[key]; ok {
+		return s, nil
+	}
+	s, err := c.newSession(t)
+	if err != nil {
+		return nil, err
+	}
+	c.sessions[key] = s
+	return s, nil
+}
+
+// targetKey identifies a target without keeping its secrets readable.
+func targetKey(t Target) string {
+	h := sha256.New()
+	for _, f := range []string{t.APIURL, t.Repository, fmt.Sprint(t.Insecure), t.Username, t.Password, string(t.CAData)} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return string(h.Sum(nil))
+}
+
+func (c *Client) newSession(t Target) (*session, error) {
+	u, err := url.Parse(strings.TrimSuffix(t.APIURL, "/"))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("api url %q: want http(s)://host[:port]", redactURL(t.APIURL))
+	}
+	u.User = nil // credentials come from Username/Password only
+	var nopts []name.Option
+	if u.Scheme == "http" {
+		nopts = append(nopts, name.Insecure)
+	}
+	reg, err := name.NewRegistry(u.Host, nopts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry %q: %w", u.Host, err)
+	}
+	// An empty repository is fine for Ping; ListTags and Metadata refuse it.
+	repo := reg.Repo()
+	if path := strings.Trim(t.Repository, "/"); path != "" {
+		if repo, err = name.NewRepository(u.Host+"/"+path, nopts...); err != nil {
+			return nil, fmt.Errorf("repository %q on %s: %w", t.Repository, u.Host, err)
+		}
+	}
+	base, err := c.baseFor(t)
+	if err != nil {
+		return nil, err
+	}
+	return &session{
+		target: t,
+		repo:   repo,
+		apiURL: u,
+		base: &countingTransport{
+			inner:   base,
+			host:    u.Host,
+			scheme:  u.Scheme,
+			stats:   &c.stats,
+			limiter: c.limiter,
+		},
+	}, nil
+}
+
+// baseFor applies the target's TLS settings to the client's base transport.
+func (c *Client) baseFor(t Target) (http.RoundTripper, error) {
+	ht, ok := c.base.(*http.Transport)
+	if !ok {
+		return c.base, nil
+	}
+	ht = ht.Clone()
+	if !t.Insecure && len(t.CAData) == 0 {
+		return ht, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ht.TLSClientConfig != nil {
+		cfg = ht.TLSClientConfig.Clone()
+	}
+	if t.Insecure {
+		cfg.InsecureSkipVerify = true //nolint:gosec // the registry is configured insecure: true, as in Image Updater
+	}
+	if len(t.CAData) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(t.CAData) {
+			return nil, errors.New("ca data: no PEM certificate found")
+		}
+		cfg.RootCAs = pool
+	}
+	ht.TLSClientConfig = cfg
+	return ht, nil
+}
+
+// authenticated returns go-containerregistry's authenticated transport and
+// puller for the session, doing the /v2/ handshake (and token fetch) the
+// first time. A failed handshake is not cached.
+func (s *session) authenticated(ctx context.Context, userAgent string) (http.RoundTripper, *remote.Puller, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.auth != nil {
+		return s.auth, s.puller, nil
+	}
+	var auth authn.Authenticator = authn.Anonymous
+	if s.target.Username != "" || s.target.Password != "" {
+		auth = &authn.Basic{Username: s.target.Username, Password: s.target.Password}
+	}
+	var base http.RoundTripper = s.base
+	if userAgent != "" {
+		base = transport.NewUserAgent(base, userAgent)
+	}
+	rt, err := transport.NewWithContext(ctx, s.repo.Registry, auth, base, []string{s.repo.Scope(transport.PullScope)})
+	if err != nil {
+		return nil, nil, err
+	}
+	// rt is a *transport.Wrapper: remote uses it as is, without its retry
+	// layer (Image Updater does not retry within a cycle either) and
+	// without pinging again.
+	p, err := remote.NewPuller(remote.WithTransport(rt))
+	if err != nil {
+		return nil, nil, err
+	}
+	s.auth, s.puller = rt, p
+	return rt, p, nil
+}
+
+// fail classifies err for op on this session's target, adds the Retry-After
+// seen by the request (if any) and scrubs the target's credentials.
+func (s *session) fail(op string, err error, ra *retryAfterRecorder) *Error {
+	e := Classify(op, err)
+	e.Registry, e.Repository = s.repo.RegistryStr(), s.repo.RepositoryStr()
+	if ra != nil && e.Kind == RateLimited && e.RetryAfter == 0 {
+		e.RetryAfter = ra.get()
+	}
+	e.scrub(s.target.Username, s.target.Password)
+	return e
+}
+
+// Ping is Image Updater's check before listing tags: GET <api>/v2/ must
+// answer 200 or 401 (a challenge). Any other answer is a NotRegistry error
+// (429 is RateLimited); network failures are classified.
+func (c *Client) Ping(ctx context.Context, t Target) error {
+	s, err := c.session(t)
+	if err != nil {
+		return badTarget("ping", err)
+	}
+	ctx, ra := withRetryAfter(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.apiURL.Scheme+"://"+s.apiURL.Host+"/v2/", nil)
+	if err != nil {
+		return s.fail("ping", err, ra)
+	}
+	if c.userAgent != "" {
+		req.Header.Set("User-Agent", c.userAgent)
+	}
+	resp, err := (&http.Client{Transport: s.base}).Do(req)
+	if err != nil {
+		return s.fail("ping", err, ra)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusUnauthorized:
+		return nil
+	}
+	kind := NotRegistry
+	if resp.StatusCode == http.StatusTooManyRequests {
+		kind = RateLimited
+	}
+	e := &Error{Kind: kind, Op: "ping", Registry: s.repo.RegistryStr(), Status: resp.StatusCode,
+		RetryAfter: ra.get(), detail: fmt.Sprintf("GET %s://%s/v2/ answered %s", s.apiURL.Scheme, s.apiURL.Host, resp.Status),
+		Err: fmt.Errorf("GET /v2/: unexpected status %d", resp.StatusCode)}
+	e.scrub(t.Username, t.Password)
+	return e
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "<unparsable>"
+	}
+	return u.Redacted()
+}
+
+// badTarget is the error for a Target that cannot be parsed.
+func badTarget(op string, err error) *Error {
+	return &Error{Kind: Other, Op: op, Err: err, detail: oneLine(err.Error())}
+}
+
+// repoSession is session for operations on a repository.
+func (c *Client) repoSession(op string, t Target) (*session, *Error) {
+	if strings.Trim(t.Repository, "/") == "" {
+		return nil, badTarget(op, errors.New("no repository given"))
+	}
+	s, err := c.session(t)
+	if err != nil {
+		return nil, badTarget(op, err)
+	}
+	return s, nil
+}

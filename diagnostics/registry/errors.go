@@ -1,0 +1,317 @@
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// Kind is what went wrong talking to a registry, from the typed error, as
+// a stable name that is safe to alert on.
+type Kind int
+
+const (
+	// Other is a failure none of the kinds below describe.
+	Other Kind = iota
+	// DNS: the registry host name did not resolve.
+	DNS
+	// Connect: the connection was refused, reset or the host unreachable.
+	Connect
+	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
+	// plain-HTTP server spoken to with TLS: tls.RecordHeaderError, which
+	// net/http's Client turns into http.ErrSchemeMismatch).
+	TLS
+	// Timeout: no answer in time (dial, TLS handshake, response, or the
+	// caller's deadline).
+	Timeout
+	// Proxy: the HTTP(S) proxy itself could not be reached.
+	Proxy
+	// Unauthorized: HTTP 401 / UNAUTHORIZED, credentials missing or wrong.
+	Unauthorized
+	// Forbidden: HTTP 403 / DENIED, credentials lack pull permission.
+	Forbidden
+	// NotFound: HTTP 404 / NAME_UNKNOWN, MANIFEST_UNKNOWN, BLOB_UNKNOWN.
+	NotFound
+	// RateLimited: HTTP 429 / TOOMANYREQUESTS.
+	RateLimited
+	// NotRegistry: GET /v2/ answered neither 200 nor 401.
+	NotRegistry
+	// Canceled: the caller canceled the context.
+	Canceled
+)
+
+var kindNames = [...]string{
+	Other: "Other", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout", Proxy: "Proxy",
+	Unauthorized: "Unauthorized", Forbidden: "Forbidden", NotFound: "NotFound",
+	RateLimited: "RateLimited", NotRegistry: "NotRegistry", Canceled: "Canceled",
+}
+
+// String is the kind's stable name, e.g. "RateLimited".
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+var kindPhrases = [...]string{
+	Other: "failed", DNS: "registry host not found (DNS)", Connect: "connection refused or host unreachable",
+	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed",
+	Unauthorized: "unauthorized", Forbidden: "access denied", NotFound: "not found",
+	RateLimited: "rate limited", NotRegistry: "not a Docker registry v2 API", Canceled: "canceled",
+}
+
+// Error is one classified registry failure. Its message is one line and
+// never contains credentials or Authorization headers.
+type Error struct {
+	Kind Kind
+	// Op is what was being done: "ping", "list tags", "manifest", "config".
+	Op string
+	// Registry is the registry host ("ghcr.io", "127.0.0.1:5000").
+	Registry string
+	// Repository is the path inside the registry ("team/app").
+	Repository string
+	// Status is the HTTP status, 0 when no HTTP answer was received.
+	Status int
+	// Codes are the registry's error codes (UNAUTHORIZED, DENIED, ...).
+	Codes []string
+	// RetryAfter is the 429 answer's Retry-After, 0 if none was given.
+	RetryAfter time.Duration
+	// Err is the underlying error.
+	Err error
+
+	// detail is the single-line, scrubbed text shown after the summary.
+	detail string
+}
+
+// Error is "<op> <registry>/<repository>: <what> (HTTP <status>, <codes>,
+// retry after <d>): <detail>", on one line.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if where := e.where(); where != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(where)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(phrase(e.Kind))
+	var extra []string
+	if e.Status != 0 {
+		extra = append(extra, fmt.Sprintf("HTTP %d", e.Status))
+	}
+	extra = append(extra, e.Codes...)
+	if e.RetryAfter > 0 {
+		extra = append(extra, "retry after "+e.RetryAfter.String())
+	}
+	if len(extra) > 0 {
+		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
+	}
+	d := e.detail
+	if d == "" && e.Err != nil {
+		d = oneLine(e.Err.Error())
+	}
+	if d != "" {
+		b.WriteString(": " + d)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+func (e *Error) where() string {
+	switch {
+	case e.Registry != "" && e.Repository != "":
+		return e.Registry + "/" + e.Repository
+	case e.Registry != "":
+		return e.Registry
+	}
+	return e.Repository
+}
+
+func phrase(k Kind) string {
+	if k >= 0 && int(k) < len(kindPhrases) {
+		return kindPhrases[k]
+	}
+	return "failed"
+}
+
+// Classify turns an error from go-containerregistry or net/http into an
+// *Error of the right Kind, using only typed errors (errors.As / errors.Is),
+// never the message text. It returns nil for nil, and err itself when err
+// already is an *Error (Op is filled in if empty).
+//
+// One exception has no typed error in Go: a proxy answering CONNECT with a
+// non-200 status (e.g. 407) surfaces as a plain error string from
+// net/http, and is classified Other.
+func Classify(op string, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var already *Error
+	if errors.As(err, &already) {
+		c := *already
+		if c.Op == "" {
+			c.Op = op
+		}
+		return &c
+	}
+	e := &Error{Kind: Other, Op: op, Err: err}
+	var (
+		opErr    *net.OpError
+		dnsErr   *net.DNSError
+		netErr   net.Error
+		tErr     *transport.Error
+		certErr  *tls.CertificateVerificationError
+		uaErr    x509.UnknownAuthorityError
+		hostErr  x509.HostnameError
+		invErr   x509.CertificateInvalidError
+		recErr   tls.RecordHeaderError
+		alertErr tls.AlertError
+	)
+	// detail is the message of the typed error that decided the kind:
+	// it says what failed without the URL noise of the wrappers above it.
+	var detail error = err
+	switch {
+	case errors.As(err, &opErr) && isProxyConnect(err):
+		e.Kind = Proxy
+		detail = proxyConnect(err)
+	case errors.Is(err, context.Canceled):
+		e.Kind = Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Kind = Timeout
+	case errors.As(err, &dnsErr):
+		e.Kind, detail = DNS, dnsErr
+	case errors.As(err, &certErr):
+		e.Kind, detail = TLS, certErr
+	case errors.As(err, &uaErr):
+		e.Kind, detail = TLS, uaErr
+	case errors.As(err, &hostErr):
+		e.Kind, detail = TLS, hostErr
+	case errors.As(err, &invErr):
+		e.Kind, detail = TLS, invErr
+	case errors.As(err, &recErr):
+		e.Kind, detail = TLS, recErr
+	case errors.As(err, &alertErr):
+		e.Kind, detail = TLS, alertErr
+	case errors.Is(err, http.ErrSchemeMismatch):
+		e.Kind, detail = TLS, http.ErrSchemeMismatch
+	case errors.As(err, &netErr) && netErr.Timeout():
+		e.Kind = Timeout
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		e.Kind = Connect
+		if errors.As(err, &opErr) {
+			detail = opErr
+		}
+	case errors.As(err, &tErr):
+		classifyHTTP(e, tErr)
+		return e
+	}
+	e.detail = oneLine(detail.Error())
+	return e
+}
+
+// isProxyConnect reports whether err's chain holds the transport's
+// "proxyconnect" *net.OpError (the proxy, not the registry, failed).
+func isProxyConnect(err error) bool { return proxyConnect(err) != nil }
+
+func proxyConnect(err error) *net.OpError {
+	for err != nil {
+		var op *net.OpError
+		if !errors.As(err, &op) {
+			return nil
+		}
+		if op.Op == "proxyconnect" {
+			return op
+		}
+		err = op.Err
+	}
+	return nil
+}
+
+// classifyHTTP sets the kind from the status, then from the registry's
+// codes when the status alone says nothing (some registries answer 400 or
+// 500 with DENIED or TOOMANYREQUESTS).
+func classifyHTTP(e *Error, te *transport.Error) {
+	e.Status = te.StatusCode
+	var msgs []string
+	for _, d := range te.Errors {
+		e.Codes = append(e.Codes, string(d.Code))
+		if d.Message != "" {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	e.detail = oneLine(strings.Join(msgs, "; "))
+	if e.detail == "" {
+		e.detail = http.StatusText(te.StatusCode)
+	}
+	switch te.StatusCode {
+	case http.StatusUnauthorized:
+		e.Kind = Unauthorized
+		return
+	case http.StatusForbidden:
+		e.Kind = Forbidden
+		return
+	case http.StatusNotFound:
+		e.Kind = NotFound
+		return
+	case http.StatusTooManyRequests:
+		e.Kind = RateLimited
+		return
+	}
+	for _, d := range te.Errors {
+		switch d.Code {
+		case transport.UnauthorizedErrorCode:
+			e.Kind = Unauthorized
+		case transport.DeniedErrorCode:
+			e.Kind = Forbidden
+		case transport.NameUnknownErrorCode, transport.ManifestUnknownErrorCode, transport.BlobUnknownErrorCode:
+			e.Kind = NotFound
+		case transport.TooManyRequestsErrorCode:
+			e.Kind = RateLimited
+		default:
+			continue
+		}
+		return
+	}
+}
+
+// maxDetail bounds the detail text: registries sometimes answer errors
+// with whole HTML pages.
+const maxDetail = 300
+
+// oneLine collapses whitespace and control characters and truncates.
+func oneLine(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
+	}), " ")
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxDetail {
+		s = string(r[:maxDetail]) + "…"
+	}
+	return s
+}
+
+// scrub removes each secret (3 characters or more) from the detail text,
+// in case a registry or proxy echoed one back.
+func (e *Error) scrub(secrets ...string) {
+	for _, s := range secrets {
+		if len(s) >= 3 {
+			e.detail = strings.ReplaceAll(e.detail, s, "[redacted]")
+		}
+	}
+}

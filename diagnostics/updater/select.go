@@ -1,0 +1,669 @@
+package updater
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// SelectInput is everything the tag selection of one image depends on.
+type SelectInput struct {
+	Version Version
+	// Image is the configured image; its Tag is the version constraint.
+	Image    ImageRef
+	Settings UpdateSettings
+	// Tags is the registry's tag list, in the order the registry sent it.
+	Tags []string
+	// Meta holds per-tag metadata for the strategies that need it
+	// (newest-build, digest), keyed by tag. Tags missing from it are dropped
+	// as "no metadata", as Image Updater drops tags whose manifest fails.
+	Meta map[string]TagMeta
+	// TagSortMode is the registry's tagsortmode ("", "none", "latest-first",
+	// "latest-last"); a time-sorted mode replaces metadata with positions.
+	TagSortMode string
+	// ControllerPlatform is the platform the controller runs on, used when no
+	// platforms are configured; zero means DefaultControllerPlatform.
+	ControllerPlatform Platform
+	// Live is the running image found in status.summary.images, nil when the
+	// running image is not known (not live, or not given to simulate).
+	// A live image without a tag has an empty Tag.
+	Live *ImageRef
+	// KustomizeName is the Kustomize image name override, if configured.
+	KustomizeName string
+	// InSpec is the image the Application spec already holds for this image
+	// (Helm parameters, Kustomize images, plugin env), nil when unknown.
+	InSpec *ImageRef
+}
+
+// Fate is what happened to one tag.
+type Fate string
+
+const (
+	FateSelected        Fate = "selected"
+	FateCandidate       Fate = "candidate"
+	FateAllowTags       Fate = "dropped: allow-tags"
+	FateIgnoreTags      Fate = "dropped: ignore-tags"
+	FateNotConstraintTag Fate = "dropped: not the digest tag"
+	FatePlatform        Fate = "dropped: platform"
+	FateMetadata        Fate = "dropped: no metadata"
+	FateNotVersion      Fate = "dropped: not a version"
+	FateConstraint      Fate = "dropped: constraint"
+	FateNotConsidered   Fate = "not considered"
+)
+
+// TagFate is one tag's fate with the reason in words.
+type TagFate struct {
+	Tag  string `json:"tag"`
+	Kept bool   `json:"kept"`
+	Fate Fate   `json:"fate"`
+	Why  string `json:"why"`
+	// Rank is the candidate's place in the strategy's order: 1 is the pick,
+	// 2 the runner-up; 0 for dropped tags.
+	Rank int `json:"rank"`
+	// Created is the build time used by newest-build, when known.
+	Created *time.Time `json:"created,omitempty"`
+	// Digest is the manifest digest, when fetched.
+	Digest string `json:"digest,omitempty"`
+}
+
+// Outcome is what Image Updater does with the image in this cycle.
+type Outcome string
+
+const (
+	// OutcomeUpdate: a different tag is chosen and would be written.
+	OutcomeUpdate Outcome = "update"
+	// OutcomeUpToDate: the pick equals the running image.
+	OutcomeUpToDate Outcome = "up-to-date"
+	// OutcomeAlreadyInSpec: an update is due but the spec already holds it
+	// (waiting for Argo CD to sync).
+	OutcomeAlreadyInSpec Outcome = "already-in-spec"
+	// OutcomeNoCandidate: no tag survived; the image is skipped.
+	OutcomeNoCandidate Outcome = "no-candidate"
+	// OutcomeError: Image Updater fails this image (counted in errors=).
+	OutcomeError Outcome = "error"
+	// OutcomePicked: a tag was picked, but the running tag is unknown, so
+	// whether an update follows cannot be said (simulate without --current-tag).
+	OutcomePicked Outcome = "picked"
+)
+
+// SelectErrorKind classifies the failures Image Updater reports for an image.
+type SelectErrorKind string
+
+const (
+	ErrDigestWithoutConstraint SelectErrorKind = "digest-without-constraint"
+	ErrImproperConstraint      SelectErrorKind = "improper-constraint"
+	ErrRunningTagNotSemver     SelectErrorKind = "running-tag-not-semver"
+)
+
+// SelectError is a failure of tag selection, with the message Image Updater logs.
+type SelectError struct {
+	Kind SelectErrorKind
+	// Log is the error line as Image Updater writes it.
+	Log string
+	Err error
+}
+
+func (e *SelectError) Error() string { return e.Log }
+func (e *SelectError) Unwrap() error { return e.Err }
+
+// Pick is the chosen tag.
+type Pick struct {
+	Tag    string `json:"tag"`
+	Digest string `json:"digest,omitempty"`
+	// FromRunningTag is true when v1.1-or-older returned the running tag
+	// because no tag survived filtering (no real pick happened).
+	FromRunningTag bool `json:"fromRunningTag,omitempty"`
+}
+
+// String is "tag" or "tag@sha256:..." as Image Updater writes it.
+func (p Pick) String() string {
+	return ImageRef{Tag: p.Tag, Digest: p.Digest}.TagWithDigest()
+}
+
+// Decision is the full account of one image's tag selection.
+type Decision struct {
+	Image      string   `json:"image"`
+	Version    string   `json:"updaterVersion"`
+	Strategy   Strategy `json:"-"`
+	Constraint string   `json:"constraint"`
+	// ConstraintMeaning explains the constraint in plain words ("" when none).
+	ConstraintMeaning string `json:"constraintMeaning,omitempty"`
+	// Platforms is the platform filter, for strategies that use one.
+	Platforms *PlatformSet `json:"-"`
+	// Tags holds every listed tag: candidates by rank first, then dropped
+	// tags in registry order.
+	Tags     []TagFate `json:"tags"`
+	Selected *Pick     `json:"selected"`
+	// RunningTag is the live tag ("" when unknown or untagged).
+	RunningTag    string `json:"runningTag,omitempty"`
+	RunningDigest string `json:"runningDigest,omitempty"`
+	// UpdateNeeded is nil when it cannot be known (no running image given).
+	UpdateNeeded *bool   `json:"updateNeeded"`
+	Outcome      Outcome `json:"outcome"`
+	// Reason says in words why the outcome is what it is.
+	Reason string       `json:"reason"`
+	Err    *SelectError `json:"-"`
+	// Logs are the lines Image Updater would log for this image, level first.
+	Logs []string `json:"logs,omitempty"`
+	// Counts of tags at each step.
+	Listed     int `json:"listed"`
+	Filtered   int `json:"afterFilters"`
+	Candidates int `json:"candidates"`
+}
+
+type candidate struct {
+	name    string
+	created time.Time
+	digest  string
+	ver     *semver.Version
+}
+
+// Select runs Image Updater's tag selection for one image and explains every
+// step: GetTags filtering (allow-tags, ignore-tags, the digest tag), metadata
+// and platforms for newest-build and digest, the strategy's sort, the
+// constraint, the pick, and needsUpdate against the running image.
+func Select(in SelectInput) Decision {
+	v := in.Version
+	s := in.Settings
+	constraint := in.Image.Constraint()
+	d := Decision{
+		Image:      in.Image.FullName(),
+		Version:    v.String(),
+		Strategy:   s.Strategy,
+		Constraint: constraint,
+	}
+	if in.Live != nil {
+		d.RunningTag, d.RunningDigest = in.Live.Tag, in.Live.Digest
+	}
+	if s.Strategy.UsesConstraint() {
+		d.ConstraintMeaning = ExplainConstraint(constraint, s.Strategy, v)
+	}
+	for _, n := range s.Notes {
+		d.logf("warn", "%s", n)
+	}
+	if s.AllowTags.Problem != "" {
+		d.logf("warn", "%s", s.AllowTags.Problem)
+	}
+
+	tags := dedupe(in.Tags)
+	d.Listed = len(tags)
+	fates := make(map[string]*TagFate, len(tags))
+	order := make([]string, 0, len(tags))
+	for _, t := range tags {
+		fates[t] = &TagFate{Tag: t}
+		order = append(order, t)
+	}
+	finish := func() Decision {
+		d.Tags = arrange(order, fates)
+		return d
+	}
+
+	// GetTags: digest needs a constraint; checked after the listing.
+	if s.Strategy == StrategyDigest && constraint == "" {
+		msg := fmt.Sprintf("cannot use update strategy 'digest' for image '%s' without a version constraint", in.Image.Original)
+		d.fail(ErrDigestWithoutConstraint, "Could not get tags from registry: "+msg, nil)
+		d.Reason = "The digest strategy tracks one tag and needs it named in the image (e.g. " + in.Image.FullName() + ":latest); this image has none, so Image Updater fails it every cycle."
+		markAll(fates, FateNotConsidered, "the image failed before tag selection: digest strategy without a tag to track")
+		return finish()
+	}
+
+	// GetTags: allow-tags, ignore-tags and (digest) the constraint tag.
+	var kept []string
+	for _, t := range tags {
+		f := fates[t]
+		switch {
+		case !s.AllowTags.Allows(t):
+			f.Fate, f.Why = FateAllowTags, allowWhy(s.AllowTags)
+		case IgnoredBy(s.IgnoreTags, t) != "":
+			f.Fate, f.Why = FateIgnoreTags, fmt.Sprintf("matches ignore-tags pattern %q", IgnoredBy(s.IgnoreTags, t))
+		case s.Strategy == StrategyDigest && t != constraint:
+			f.Fate, f.Why = FateNotConstraintTag, fmt.Sprintf("the digest strategy only follows tag %q", constraint)
+		default:
+			kept = append(kept, t)
+		}
+	}
+
+	// Metadata and dates.
+	cands := make([]candidate, 0, len(kept))
+	timeSorted := in.TagSortMode == "latest-first" || in.TagSortMode == "latest-last"
+	if !s.Strategy.NeedsMetadata() || timeSorted {
+		if s.Strategy.NeedsMetadata() {
+			d.logf("info", "taglistsort is set to '%s' but update strategy '%s' requires metadata. Results may not be what you expect.", in.TagSortMode, s.Strategy)
+		}
+		for i, t := range kept {
+			var ts int
+			switch in.TagSortMode {
+			case "latest-first":
+				ts = len(kept) - i
+			case "latest-last":
+				ts = i
+			}
+			cands = append(cands, candidate{name: t, created: time.Unix(int64(ts), 0)})
+		}
+	} else {
+		ps := PlatformFilter(in)
+		d.Platforms = &ps
+		for _, p := range ps.Problems {
+			d.logf("warn", "%s", p)
+		}
+		for _, t := range kept {
+			f := fates[t]
+			m, ok := in.Meta[t]
+			if !ok {
+				f.Fate, f.Why = FateMetadata, "metadata was not fetched"
+				continue
+			}
+			if m.Err != "" {
+				f.Fate, f.Why = FateMetadata, "could not read its manifest: "+m.Err
+				d.logf("error", "error fetching metadata for %s:%s: %s", in.Image.Name, t, m.Err)
+				continue
+			}
+			created, matched, all := platformCreated(m, ps)
+			if !matched {
+				f.Fate = FatePlatform
+				f.Why = fmt.Sprintf("no image for %s (has %s)", ps.String(), strings.Join(all, ", "))
+				if ps.FromController {
+					f.Why += "; no platforms configured, so the controller's own platform is required"
+				}
+				continue
+			}
+			f.Digest = m.Digest
+			c := created
+			f.Created = &c
+			cd := candidate{name: t, created: created}
+			if s.Strategy == StrategyDigest {
+				cd.digest = m.Digest
+			}
+			cands = append(cands, cd)
+		}
+	}
+	d.Filtered = len(cands)
+
+	if len(cands) == 0 {
+		if !v.NoTagsMeansNoCandidate() {
+			return d.noTagsOld(in, fates, order)
+		}
+		d.logf("warn", "no tags found for image %s in registry", in.Image.FullName())
+		d.Outcome = OutcomeNoCandidate
+		d.Reason = noTagsReason(d.Listed, fates)
+		return finish()
+	}
+
+	// Sort by strategy (ascending); the last element wins.
+	var avail []candidate
+	switch s.Strategy {
+	case StrategySemver:
+		for i := range cands {
+			ver, err := semver.NewVersion(cands[i].name)
+			if err != nil {
+				f := fates[cands[i].name]
+				f.Fate, f.Why = FateNotVersion, "not a semantic version, so the semver strategy skips it"
+				continue
+			}
+			cands[i].ver = ver
+			avail = append(avail, cands[i])
+		}
+		sort.SliceStable(avail, func(i, j int) bool {
+			if c := avail[i].ver.Compare(avail[j].ver); c != 0 {
+				return c < 0
+			}
+			return avail[i].ver.Original() < avail[j].ver.Original()
+		})
+	case StrategyNewestBuild:
+		avail = cands
+		sort.SliceStable(avail, func(i, j int) bool {
+			if avail[i].created.Equal(avail[j].created) {
+				return avail[i].name < avail[j].name
+			}
+			return avail[i].created.Before(avail[j].created)
+		})
+	default: // alphabetical, digest
+		avail = cands
+		sort.SliceStable(avail, func(i, j int) bool { return avail[i].name < avail[j].name })
+	}
+
+	if len(avail) == 0 {
+		if !v.NoTagsMeansNoCandidate() {
+			return d.noTagsOld(in, fates, order)
+		}
+		d.logf("warn", "no tags for image %s matched by the %s strategy", in.Image.FullName(), s.Strategy)
+		d.Outcome = OutcomeNoCandidate
+		d.Reason = fmt.Sprintf("None of the %d tags is a semantic version, so the semver strategy has nothing to choose from. Use update-strategy newest-build or alphabetical, or push version tags.", len(cands))
+		return finish()
+	}
+
+	// Running tag check (v1.1.0 and older, semver only).
+	if s.Strategy == StrategySemver && !v.AllowsNonSemverRunningTag() && in.Live != nil && in.Live.Tag != "" {
+		if _, err := semver.NewVersion(in.Live.Tag); err != nil {
+			d.fail(ErrRunningTagNotSemver, "Unable to find newest version from available tags: "+err.Error(), err)
+			d.Reason = fmt.Sprintf("The running tag %q is not a semantic version, and Image Updater %s refuses to update from a non-semver tag with the semver strategy (fixed in v1.1.1/v1.2.0 by PR #1473). Upgrade Image Updater, or deploy a version tag once by hand.", in.Live.Tag, v.Short())
+			markRemaining(fates, FateNotConsidered, "the image failed before the constraint check: running tag is not semver")
+			return finish()
+		}
+	}
+
+	// Constraint.
+	var sc *semver.Constraints
+	if s.Strategy == StrategySemver {
+		c := constraint
+		if c == "" && v.EmptyConstraintExcludesPrereleases() {
+			c = "*"
+		}
+		if c != "" {
+			var err error
+			sc, err = semver.NewConstraint(c)
+			if err != nil {
+				d.logf("error", "invalid constraint '%s' given: '%v'", constraint, err)
+				d.fail(ErrImproperConstraint, "Unable to find newest version from available tags: "+err.Error(), err)
+				d.Reason = fmt.Sprintf("The tag part of the image, %q, is used as a semver constraint and is not one. Image Updater fails this image every cycle. Remove the tag from the image name, write a constraint such as ~1.2, or use update-strategy digest to follow %q.", constraint, constraint)
+				markRemaining(fates, FateNotConsidered, "the image failed: its constraint does not parse")
+				return finish()
+			}
+		}
+	}
+
+	var consider []candidate
+	for _, c := range avail {
+		if sc != nil && !sc.Check(c.ver) {
+			f := fates[c.name]
+			f.Fate = FateConstraint
+			f.Why = constraintWhy(c.ver, constraint, v)
+			continue
+		}
+		consider = append(consider, c)
+	}
+	d.Candidates = len(consider)
+	d.logf("debug", "found %d from %d tags eligible for consideration", len(consider), len(avail))
+	for i, c := range consider {
+		f := fates[c.name]
+		f.Kept = true
+		f.Rank = len(consider) - i
+		f.Fate, f.Why = FateCandidate, rankWhy(s.Strategy, f.Rank, c)
+	}
+	if len(consider) == 0 {
+		if v.LogsNoTagsWarnings() {
+			d.logf("warn", "no tags for image %s matched constraint %q", in.Image.FullName(), constraint)
+		}
+		d.logf("debug", "No suitable image tag for upgrade found in list of available tags.")
+		d.Outcome = OutcomeNoCandidate
+		if constraint == "" {
+			d.Reason = fmt.Sprintf("Only pre-release tags are left, and since v1.3.0 an empty constraint excludes pre-releases. Add a constraint with a pre-release part (e.g. %s) to allow them.", ">=0.0.0-0")
+		} else {
+			d.Reason = fmt.Sprintf("No tag satisfies the constraint %q (%s). Widen the constraint in the image name.", constraint, d.ConstraintMeaning)
+		}
+		return finish()
+	}
+	win := consider[len(consider)-1]
+	fates[win.name].Fate = FateSelected
+	d.Selected = &Pick{Tag: win.name, Digest: win.digest}
+	d.decideUpdate(in)
+	return finish()
+}
+
+// MetadataTags returns the tags whose metadata Image Updater fetches for this
+// input: none for strategies without metadata (or a time-sorted registry),
+// otherwise the tags that pass allow-tags, ignore-tags and, for digest, the
+// constraint tag. Sources call it to fetch no more than the model needs.
+func MetadataTags(in SelectInput) []string {
+	s := in.Settings
+	if !s.Strategy.NeedsMetadata() || in.TagSortMode == "latest-first" || in.TagSortMode == "latest-last" {
+		return nil
+	}
+	if s.Strategy == StrategyDigest && in.Image.Constraint() == "" {
+		return nil
+	}
+	var out []string
+	for _, t := range dedupe(in.Tags) {
+		if s.AllowTags.Allows(t) && IgnoredBy(s.IgnoreTags, t) == "" && (s.Strategy != StrategyDigest || t == in.Image.Constraint()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// PlatformFilter is the platform filter the metadata strategies apply for in.
+func PlatformFilter(in SelectInput) PlatformSet {
+	ctrl := in.ControllerPlatform
+	if ctrl == (Platform{}) {
+		ctrl = DefaultControllerPlatform
+	}
+	return NewPlatformSet(in.Settings.Platforms, ctrl)
+}
+
+// decideUpdate applies needsUpdate and the "already set in spec" check.
+func (d *Decision) decideUpdate(in SelectInput) {
+	pick := *d.Selected
+	newImg := in.Image
+	newImg.Tag, newImg.Digest = pick.Tag, pick.Digest
+	if in.Live == nil {
+		d.Outcome = OutcomePicked
+		d.Reason = fmt.Sprintf("Image Updater would pick %s. The running tag is unknown, so whether that is an update cannot be said (give the running tag).", pick)
+		return
+	}
+	need := needsUpdate(in, pick)
+	d.UpdateNeeded = &need
+	if !need {
+		d.Outcome = OutcomeUpToDate
+		d.logf("debug", "Image '%s' already on latest allowed version", in.Image.FullName()+":"+in.Live.TagWithDigest())
+		d.Reason = fmt.Sprintf("The running tag %s is already the pick; nothing to update.", displayTag(*in.Live))
+		return
+	}
+	if in.InSpec != nil && in.InSpec.String() == newImg.String() {
+		d.Outcome = OutcomeAlreadyInSpec
+		d.logf("info", "New image %s already set in spec", newImg.String())
+		d.Reason = fmt.Sprintf("The Application spec already asks for %s, but %s is still running: Image Updater waits for Argo CD to sync it.", pick, displayTag(*in.Live))
+		return
+	}
+	d.Outcome = OutcomeUpdate
+	d.logf("info", "Setting new image to %s", newImg.String())
+	if in.Live.Tag == "" && in.Live.Digest == "" {
+		d.Reason = fmt.Sprintf("The running image has no tag, so Image Updater always updates it, to %s.", pick)
+		return
+	}
+	verb := "update"
+	if in.Settings.Strategy == StrategySemver {
+		if lv, err := semver.NewVersion(in.Live.Tag); err == nil {
+			if pv, err := semver.NewVersion(pick.Tag); err == nil && pv.LessThan(lv) {
+				verb = "DOWNGRADE"
+			}
+		}
+	}
+	d.Reason = fmt.Sprintf("Image Updater would %s %s from %s to %s.", strings.ToLower(verb), in.Image.FullName(), displayTag(*in.Live), pick)
+	if verb == "DOWNGRADE" {
+		d.Reason += " The running tag is outside the constraint, and Image Updater moves to the best allowed tag even when it is lower (needsUpdate compares for equality, not order)."
+	}
+}
+
+// needsUpdate mirrors Image Updater's needsUpdate.
+func needsUpdate(in SelectInput, pick Pick) bool {
+	live := in.Live
+	if in.Settings.Strategy == StrategyDigest {
+		if live.Digest == "" {
+			return true
+		}
+		return live.Digest != pick.Digest
+	}
+	var equal bool
+	if live.Digest != "" || pick.Digest != "" {
+		equal = live.Digest == pick.Digest
+	} else {
+		equal = live.Tag == pick.Tag
+	}
+	if !equal {
+		return true
+	}
+	return in.KustomizeName != "" && !in.Image.SameImage(*live)
+}
+
+// noTagsOld models v1.1 and older: with no tag left the running tag is
+// returned, so the image silently looks up to date.
+func (d *Decision) noTagsOld(in SelectInput, fates map[string]*TagFate, order []string) Decision {
+	if in.Live == nil || (in.Live.Tag == "" && in.Live.Digest == "") {
+		d.Outcome = OutcomeNoCandidate
+		d.logf("debug", "No suitable image tag for upgrade found in list of available tags.")
+		d.Reason = noTagsReason(d.Listed, fates)
+	} else {
+		d.Selected = &Pick{Tag: in.Live.Tag, Digest: in.Live.Digest, FromRunningTag: true}
+		f := false
+		d.UpdateNeeded = &f
+		d.Outcome = OutcomeUpToDate
+		d.logf("debug", "Image '%s' already on latest allowed version", in.Image.FullName()+":"+in.Live.TagWithDigest())
+		d.Reason = noTagsReason(d.Listed, fates) + fmt.Sprintf(" Image Updater %s then keeps the running tag %s and logs nothing above debug level, so it looks up to date.", d.versionShort(), displayTag(*in.Live))
+	}
+	d.Tags = arrange(order, fates)
+	return *d
+}
+
+func (d *Decision) versionShort() string {
+	if v, err := ParseVersion(strings.Fields(d.Version)[0]); err == nil {
+		return v.Short()
+	}
+	return d.Version
+}
+
+func (d *Decision) fail(kind SelectErrorKind, log string, err error) {
+	d.Err = &SelectError{Kind: kind, Log: log, Err: err}
+	d.Outcome = OutcomeError
+	d.logf("error", "%s", log)
+}
+
+func (d *Decision) logf(level, format string, args ...any) {
+	d.Logs = append(d.Logs, level+": "+fmt.Sprintf(format, args...))
+}
+
+// platformCreated applies the platform filter to a tag's metadata: whether any
+// manifest matches, the newest build time among the matching ones, and every
+// platform present (for the explanation).
+func platformCreated(m TagMeta, ps PlatformSet) (time.Time, bool, []string) {
+	var newest time.Time
+	matched := false
+	all := make([]string, 0, len(m.Manifests))
+	for _, mm := range m.Manifests {
+		all = append(all, mm.Platform.String())
+		if !ps.Wants(mm.Platform) {
+			continue
+		}
+		matched = true
+		if mm.Created.After(newest) {
+			newest = mm.Created
+		}
+	}
+	if len(all) == 0 {
+		all = append(all, "no platform information")
+	}
+	return newest, matched, all
+}
+
+func dedupe(tags []string) []string {
+	seen := make(map[string]bool, len(tags))
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func markAll(fates map[string]*TagFate, f Fate, why string) {
+	for _, t := range fates {
+		t.Fate, t.Why = f, why
+	}
+}
+
+func markRemaining(fates map[string]*TagFate, f Fate, why string) {
+	for _, t := range fates {
+		if t.Fate == "" {
+			t.Fate, t.Why = f, why
+		}
+	}
+}
+
+// arrange orders fates: candidates by rank, then the rest in registry order.
+func arrange(order []string, fates map[string]*TagFate) []TagFate {
+	out := make([]TagFate, 0, len(order))
+	var rest []TagFate
+	for _, t := range order {
+		f := fates[t]
+		if f.Fate == "" {
+			f.Fate, f.Why = FateNotConsidered, "not reached"
+		}
+		if f.Rank > 0 {
+			out = append(out, *f)
+		} else {
+			rest = append(rest, *f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
+	return append(out, rest...)
+}
+
+func allowWhy(a AllowTags) string {
+	if a.Kind == AllowNothing {
+		return fmt.Sprintf("allow-tags %q is invalid (%s), so it matches no tag at all", a.Raw, a.Problem)
+	}
+	return fmt.Sprintf("does not match allow-tags %q (unanchored: a match anywhere in the tag counts)", a.Raw)
+}
+
+func constraintWhy(ver *semver.Version, constraint string, v Version) string {
+	if constraint == "" {
+		return fmt.Sprintf("pre-release %s: with no constraint, Image Updater %s excludes pre-releases", ver.Original(), v.Short())
+	}
+	if ver.Prerelease() != "" {
+		return fmt.Sprintf("pre-release %s: a constraint only matches pre-releases when it has a pre-release part itself (e.g. %s-0)", ver.Original(), strings.TrimRight(constraint, " "))
+	}
+	return fmt.Sprintf("outside constraint %q", constraint)
+}
+
+func rankWhy(s Strategy, rank int, c candidate) string {
+	place := "the pick"
+	if rank > 1 {
+		place = fmt.Sprintf("#%d", rank)
+	}
+	switch s {
+	case StrategySemver:
+		return fmt.Sprintf("%s by semantic version (%s)", place, c.ver.String())
+	case StrategyNewestBuild:
+		return fmt.Sprintf("%s by build date %s (ties go to the greater name)", place, c.created.UTC().Format(time.RFC3339))
+	case StrategyAlphabetical:
+		return fmt.Sprintf("%s in byte order (the last name wins)", place)
+	case StrategyDigest:
+		return fmt.Sprintf("%s: the tracked tag, digest %s", place, shortDigest(c.digest))
+	}
+	return place
+}
+
+func noTagsReason(listed int, fates map[string]*TagFate) string {
+	if listed == 0 {
+		return "The registry returned no tags for this repository."
+	}
+	counts := map[Fate]int{}
+	for _, f := range fates {
+		counts[f.Fate]++
+	}
+	var parts []string
+	for _, f := range []Fate{FateAllowTags, FateIgnoreTags, FateNotConstraintTag, FatePlatform, FateMetadata} {
+		if counts[f] > 0 {
+			parts = append(parts, fmt.Sprintf("%d by %s", counts[f], strings.TrimPrefix(string(f), "dropped: ")))
+		}
+	}
+	return fmt.Sprintf("All %d tags were removed before the strategy could choose (%s).", listed, strings.Join(parts, ", "))
+}
+
+func displayTag(r ImageRef) string {
+	if r.Tag == "" && r.Digest == "" {
+		return "(no tag)"
+	}
+	return r.TagWithDigest()
+}
+
+func shortDigest(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
+}

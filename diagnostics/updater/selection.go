@@ -1,0 +1,738 @@
+package updater
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Severity ranks a Problem.
+type Severity string
+
+const (
+	// SeverityError: Image Updater will not update (this app, image or CR).
+	SeverityError Severity = "error"
+	// SeverityWarning: likely not what was meant; updates may go wrong.
+	SeverityWarning Severity = "warning"
+	// SeverityInfo: context for the diagnosis.
+	SeverityInfo Severity = "info"
+)
+
+// Problem is one finding of the selection stage. Code is stable and
+// machine-readable; Message is for the on-call engineer.
+type Problem struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+func problemf(code string, sev Severity, format string, args ...any) Problem {
+	return Problem{Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)}
+}
+
+// Problem codes of the configuration and selection stage.
+const (
+	ProblemCRNoApplicationRefs         = "CR_NO_APPLICATION_REFS"
+	ProblemCRInvalidNamePattern        = "CR_INVALID_NAME_PATTERN"
+	ProblemCRNamespaceNotWatched       = "CR_NAMESPACE_NOT_WATCHED"
+	ProblemCRSpecNamespaceIgnored      = "CR_SPEC_NAMESPACE_IGNORED"
+	ProblemCRSpecNamespaceMissing      = "CR_SPEC_NAMESPACE_MISSING"
+	ProblemAppNotInCRNamespace         = "APP_NOT_IN_CR_NAMESPACE"
+	ProblemNoCR                        = "NO_IMAGEUPDATER_CR"
+	ProblemNoMatchingRef               = "NO_MATCHING_REF"
+	ProblemInvalidLabelSelector        = "INVALID_LABEL_SELECTOR"
+	ProblemRefConfigErrorFellThrough   = "REF_CONFIG_ERROR_FELL_THROUGH"
+	ProblemRefConfigErrorNoFallback    = "REF_CONFIG_ERROR_NO_FALLBACK"
+	ProblemMultipleCRsMatch            = "MULTIPLE_CRS_MATCH"
+	ProblemAnnotationsIgnoredWithoutCR = "ANNOTATIONS_IGNORED_WITHOUT_CR"
+	ProblemUseAnnotationsNotSupported  = "USE_ANNOTATIONS_NOT_SUPPORTED"
+	ProblemImageListMissing            = "IMAGE_LIST_MISSING"
+	ProblemImageListEmpty              = "IMAGE_LIST_EMPTY"
+	ProblemForceUpdateUnparsable       = "FORCE_UPDATE_UNPARSABLE"
+	ProblemHelmAndKustomize            = "HELM_AND_KUSTOMIZE_ON_ALIAS"
+	ProblemAnnotationForUnknownAlias   = "ANNOTATION_FOR_UNKNOWN_ALIAS"
+	ProblemUnknownAnnotationKey        = "UNKNOWN_ANNOTATION_KEY"
+	ProblemTagMatchIgnoredInV1         = "TAG_MATCH_IGNORED_IN_V1"
+	ProblemUnsupportedSourceType       = "UNSUPPORTED_SOURCE_TYPE"
+	ProblemPluginNotSupportedBeforeV13 = "PLUGIN_NOT_SUPPORTED_BEFORE_V13"
+	ProblemPluginGitTreatedAsHelm      = "PLUGIN_GIT_WRITEBACK_TREATED_AS_HELM"
+	ProblemImageWithoutAlias           = "IMAGE_WITHOUT_ALIAS_GETS_APP_SETTINGS_ONLY"
+	ProblemImageDropped                = "IMAGE_DROPPED"
+	ProblemNoImages                    = "NO_IMAGES_CONFIGURED"
+	ProblemWriteBackConfig             = "WRITEBACK_CONFIG_ERROR"
+	ProblemWriteBackWillFail           = "WRITEBACK_WILL_FAIL"
+	ProblemWriteBackNote               = "WRITEBACK_NOTE"
+	ProblemCRDDefaultedOverride        = "CRD_DEFAULTED_OVERRIDE"
+	ProblemSettingsWarning             = "SETTINGS_WARNING"
+)
+
+// Manifest target kinds of ImageConfig.Target.
+const (
+	TargetKindHelm      = "helm"
+	TargetKindKustomize = "kustomize"
+	TargetKindPlugin    = "plugin"
+)
+
+// ManifestTarget says where an image is written in the Application: Helm
+// parameters (Name/Tag, or Spec for the full reference, Spec winning),
+// the Kustomize image name (Name), or plugin env variables (Name/Tag/Spec).
+// Kind "" means no explicit target: Helm uses image.name/image.tag, Kustomize
+// the image's own name.
+type ManifestTarget struct {
+	Kind string `json:"kind,omitempty"`
+	Name string `json:"name,omitempty"`
+	Tag  string `json:"tag,omitempty"`
+	Spec string `json:"spec,omitempty"`
+}
+
+// ImageConfig is one image Image Updater will consider for the Application,
+// with its effective settings and where each setting came from.
+type ImageConfig struct {
+	Alias string `json:"alias,omitempty"`
+	// Image is the configured reference; its Tag is the version constraint.
+	Image    ImageRef       `json:"image"`
+	Settings UpdateSettings `json:"settings"`
+	// Sources maps each settings field (FieldUpdateStrategy...) to its level.
+	Sources map[string]SettingSource `json:"sources,omitempty"`
+	Target  ManifestTarget           `json:"target"`
+	// Verification is the effective imagesVerification block (v1.3.0+), nil
+	// for none; VerificationFrom its level.
+	Verification     *ImagesVerification `json:"verification,omitempty"`
+	VerificationFrom SettingSource       `json:"verificationFrom,omitempty"`
+}
+
+// DroppedImage is an image Image Updater leaves out of the list.
+type DroppedImage struct {
+	Alias     string `json:"alias,omitempty"`
+	ImageName string `json:"imageName"`
+	Reason    string `json:"reason"`
+}
+
+// SelectOptions describe the controller whose decision is modelled.
+type SelectOptions struct {
+	Version Version
+	// ControllerNamespace is the namespace the controller runs in.
+	ControllerNamespace string
+	// WatchNamespaces is --watch-namespaces / IMAGE_UPDATER_WATCH_NAMESPACES:
+	// empty or "" means the controller's own namespace, "*" all namespaces,
+	// otherwise namespaces (elements may themselves be comma lists).
+	WatchNamespaces []string
+}
+
+// SelectionMode is where the Application's configuration comes from.
+type SelectionMode string
+
+const (
+	ModeNone SelectionMode = ""
+	// ModeCR: images and settings from the ImageUpdater CR.
+	ModeCR SelectionMode = "cr"
+	// ModeUseAnnotations: a v1.1+ ref with useAnnotations: true; images and
+	// settings from the Application's annotations.
+	ModeUseAnnotations SelectionMode = "useAnnotations"
+	// ModeV0Annotations: v0.x, annotations only.
+	ModeV0Annotations SelectionMode = "v0-annotations"
+)
+
+// RefOutcome is what happened to one applicationRef for the Application.
+type RefOutcome string
+
+const (
+	RefSelected        RefOutcome = "selected"
+	RefNameMismatch    RefOutcome = "name-mismatch"
+	RefLabelsMismatch  RefOutcome = "labels-mismatch"
+	RefInvalidSelector RefOutcome = "invalid-selector"
+	// RefConfigError: the ref matched but its configuration could not be
+	// built; Image Updater fell through to the next ref.
+	RefConfigError RefOutcome = "config-error"
+	// RefNotReached: a more specific ref was selected first.
+	RefNotReached RefOutcome = "not-reached"
+)
+
+// RefTrace is one applicationRef in evaluation (specificity) order.
+type RefTrace struct {
+	Index           int        `json:"index"`
+	NamePattern     string     `json:"namePattern"`
+	Specificity     int        `json:"specificity"`
+	UsesAnnotations bool       `json:"usesAnnotations,omitempty"`
+	Outcome         RefOutcome `json:"outcome"`
+	Detail          string     `json:"detail,omitempty"`
+	Err             error      `json:"-"`
+}
+
+// CRTrace is one ImageUpdater CR's view of the Application.
+type CRTrace struct {
+	CR      string `json:"cr"`
+	Watched bool   `json:"watched"`
+	// ListingNamespace is where the CR lists Applications ("" = all
+	// namespaces, which a v1.0/v1.1 CR with an empty spec.namespace does).
+	ListingNamespace string     `json:"listingNamespace"`
+	AppListed        bool       `json:"appListed"`
+	Error            string     `json:"error,omitempty"`
+	Refs             []RefTrace `json:"refs,omitempty"`
+	// SelectedRef is the index (in spec order) of the ref used, or -1.
+	SelectedRef int `json:"selectedRef"`
+}
+
+// Targeting is the explained answer to "which configuration, if any, does
+// Image Updater apply to this Application, and with which images?".
+type Targeting struct {
+	App     string `json:"app"`
+	Version string `json:"version"`
+	// Selected is true when Image Updater processes the Application: a
+	// configuration applies, the source type is supported and at least one
+	// image remains.
+	Selected bool          `json:"selected"`
+	Mode     SelectionMode `json:"mode"`
+	// CR, RefIndex and NamePattern identify the configuration used (the
+	// first CR in namespace/name order when several select the app).
+	CR          string `json:"cr,omitempty"`
+	RefIndex    int    `json:"refIndex"`
+	NamePattern string `json:"namePattern,omitempty"`
+	// AlsoSelectedBy lists other CRs that select the Application too.
+	AlsoSelectedBy []string  `json:"alsoSelectedBy,omitempty"`
+	CRs            []CRTrace `json:"crs,omitempty"`
+
+	Images    []ImageConfig  `json:"images,omitempty"`
+	Dropped   []DroppedImage `json:"dropped,omitempty"`
+	WriteBack *WriteBack     `json:"writeBack,omitempty"`
+
+	SourceKind      string `json:"sourceKind,omitempty"`
+	SourceSupported bool   `json:"sourceSupported"`
+	SourceWhy       string `json:"sourceWhy,omitempty"`
+
+	DefaultedOverrides []DefaultedOverride `json:"defaultedOverrides,omitempty"`
+	Problems           []Problem           `json:"problems,omitempty"`
+}
+
+// HasProblem reports whether a problem with the code was found.
+func (t Targeting) HasProblem(code string) bool {
+	for _, p := range t.Problems {
+		if p.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Targeting) add(p ...Problem) { t.Problems = append(t.Problems, p...) }
+
+var specificitySetRE = regexp.MustCompile(`\[.*?]`)
+
+// Specificity is calculateSpecificity: 1,000,000 when namePattern has none
+// of "*?[]"; plus the number of characters left after deleting "[...]"
+// groups, "*" and "?"; plus 10,000 when labelSelectors is set and 100 per
+// matchLabels entry and per matchExpressions entry.
+func Specificity(ref ApplicationRef) int {
+	score := 0
+	p := ref.NamePattern
+	if !strings.ContainsAny(p, "*?[]") {
+		score += 1_000_000
+	}
+	lit := strings.NewReplacer("*", "", "?", "").Replace(specificitySetRE.ReplaceAllString(p, ""))
+	score += len(lit)
+	if ref.LabelSelectors != nil {
+		score += 10_000
+		score += 100 * len(ref.LabelSelectors.MatchLabels)
+		score += 100 * len(ref.LabelSelectors.MatchExpressions)
+	}
+	return score
+}
+
+// SortedRefs returns the indexes of refs from most to least specific;
+// equal scores keep spec order (a stable sort, as in sortApplicationRefs).
+func SortedRefs(refs []ApplicationRef) []int {
+	idx := make([]int, len(refs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(Specificity(refs[b]), Specificity(refs[a])) })
+	return idx
+}
+
+// NamespaceWatched reports whether a controller with opts reconciles CRs in
+// ns (getCacheOptions). With no watch list and no known controller
+// namespace it answers true.
+func NamespaceWatched(ns string, opts SelectOptions) bool {
+	var list []string
+	for _, w := range opts.WatchNamespaces {
+		for _, p := range strings.Split(w, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				list = append(list, p)
+			}
+		}
+	}
+	if len(list) == 0 {
+		return opts.ControllerNamespace == "" || ns == opts.ControllerNamespace
+	}
+	return slices.Contains(list, "*") || slices.Contains(list, ns)
+}
+
+// SourceType resolves the Application's source type as
+// getApplicationSourceType does for version v, and whether Image Updater
+// supports it:
+//  1. git write-back forcing: a kustomization target → Kustomize; a target
+//     file ending .yaml/.yml whose name does not start with
+//     ".argocd-source-" → Helm (v1.x; v0.x forces only Kustomize);
+//  2. multi-source: the first status.sourceTypes entry that is Helm,
+//     Kustomize or Plugin, else Directory;
+//  3. Source Hydrator (v1.3.0+): the drySource's helm/kustomize/plugin block,
+//     else status.sourceType;
+//  4. status.sourceType.
+//
+// Helm and Kustomize are supported; Plugin from v1.3.0; everything else
+// (Directory, "" for an app whose manifests failed to render) is skipped
+// with "skipping app ... because it's not of supported source type". why
+// explains the decision.
+func SourceType(app Application, wb WriteBack, v Version) (kind string, supported bool, why string) {
+	forced := wb.forcesSourceType()
+	if forced == AppSourceHelm && !v.UsesCRs() {
+		forced = ""
+	}
+	switch {
+	case forced != "":
+		kind, why = forced, fmt.Sprintf("forced by the git write-back target %q", wb.Target.Raw)
+	case app.MultiSource:
+		kind, why = AppSourceDirectory, fmt.Sprintf("multi-source application whose status.sourceTypes %v has no Helm, Kustomize or Plugin entry", app.SourceTypes)
+		for _, st := range app.SourceTypes {
+			if st == AppSourceHelm || st == AppSourceKustomize || st == AppSourcePlugin {
+				kind, why = st, fmt.Sprintf("first Helm/Kustomize/Plugin entry of status.sourceTypes %v", app.SourceTypes)
+				break
+			}
+		}
+	case app.Hydrator != nil && v.SupportsPluginSources():
+		h := app.Hydrator
+		switch {
+		case h.HasHelm:
+			kind, why = AppSourceHelm, "drySource has a helm block"
+		case h.HasKustomize:
+			kind, why = AppSourceKustomize, "drySource has a kustomize block"
+		case h.HasPlugin:
+			kind, why = AppSourcePlugin, "drySource has a plugin block"
+		default:
+			kind, why = app.SourceType, fmt.Sprintf("hydrated application without a helm/kustomize/plugin block in drySource: status.sourceType %q is used (issue #1815); add an explicit block to the drySource", app.SourceType)
+		}
+	default:
+		kind, why = app.SourceType, fmt.Sprintf("status.sourceType %q", app.SourceType)
+	}
+	switch kind {
+	case AppSourceHelm, AppSourceKustomize:
+		return kind, true, why
+	case AppSourcePlugin:
+		if v.SupportsPluginSources() {
+			return kind, true, why
+		}
+		return kind, false, why + "; Plugin applications are supported from v1.3.0"
+	case "":
+		return kind, false, why + "; an empty source type means Argo CD has not rendered the manifests (check the app's ComparisonError)"
+	}
+	return kind, false, why + "; only Helm, Kustomize" + map[bool]string{true: " and Plugin", false: ""}[v.SupportsPluginSources()] + " applications are updated"
+}
+
+// crSelection is the outcome of one CR for the Application.
+type crSelection struct {
+	cr      *ImageUpdater
+	refIdx  int
+	mode    SelectionMode
+	wb      WriteBack
+	ann     *AnnotationConfig
+	trace   CRTrace
+	details []Problem
+}
+
+// SelectTarget decides, like FilterApplicationsForUpdate of the version in
+// opts, whether and how Image Updater processes app given the ImageUpdater
+// CRs of the cluster (as stored, see ApplyCRDDefaults), and explains every
+// step: per CR whether it is watched, valid and lists the app's namespace;
+// per ref its specificity and outcome; the selected CR and ref; the mode;
+// the images with effective settings and their sources; the write-back
+// configuration; the source-type gate; and the problems found. For v0.x the
+// CRs are ignored and the annotations decide. It never fails and never
+// panics; a Targeting with Selected false says why in Problems.
+func SelectTarget(app Application, crs []ImageUpdater, opts SelectOptions) Targeting {
+	v := opts.Version
+	t := Targeting{App: app.Key(), Version: v.String(), RefIndex: -1}
+	if !v.UsesCRs() {
+		selectV0(app, opts, &t)
+		return t
+	}
+	_, hasImageList := app.Annotations[AnnotationImageList]
+	if len(crs) == 0 {
+		t.add(problemf(ProblemNoCR, SeverityError, "no ImageUpdater CR exists; %s takes its configuration only from ImageUpdater CRs", v.Short()))
+		if hasImageList {
+			t.add(problemf(ProblemAnnotationsIgnoredWithoutCR, SeverityError,
+				"the application carries %s, but %s ignores Application annotations unless an ImageUpdater CR selects it with an applicationRef that sets useAnnotations: true (v1.1.0+)", AnnotationImageList, v.Short()))
+		}
+		return t
+	}
+	order := make([]int, len(crs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(crs[a].Key(), crs[b].Key()) })
+
+	var chosen []*crSelection
+	var notes []Problem // per-CR reasons, reported fully only if nothing selects the app
+	for _, i := range order {
+		sel := evaluateCR(app, &crs[i], opts)
+		t.CRs = append(t.CRs, sel.trace)
+		if sel.refIdx >= 0 {
+			chosen = append(chosen, sel)
+		} else {
+			notes = append(notes, sel.details...)
+		}
+	}
+	if len(chosen) == 0 {
+		t.add(notes...)
+		if hasImageList {
+			t.add(problemf(ProblemAnnotationsIgnoredWithoutCR, SeverityWarning,
+				"the application carries %s, but no ImageUpdater CR selects it, so the annotations are ignored", AnnotationImageList))
+		}
+		return t
+	}
+	for _, n := range notes {
+		if n.Severity == SeverityError {
+			n.Severity = SeverityInfo
+		}
+		t.add(n)
+	}
+	primary := chosen[0]
+	t.add(primary.details...)
+	if len(chosen) > 1 {
+		var others []string
+		for _, c := range chosen[1:] {
+			others = append(others, c.cr.Key())
+		}
+		t.AlsoSelectedBy = others
+		t.add(problemf(ProblemMultipleCRsMatch, SeverityWarning,
+			"%d ImageUpdater CRs select this application (%s and %s); Image Updater does not de-conflict them: each CR processes it with its own settings and they may fight over the image",
+			len(chosen), primary.cr.Key(), strings.Join(others, ", ")))
+	}
+	finishCR(app, primary, opts, &t)
+	return t
+}
+
+// evaluateCR walks one CR's refs for the app.
+func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelection {
+	v := opts.Version
+	sel := &crSelection{cr: cr, refIdx: -1}
+	tr := CRTrace{CR: cr.Key(), SelectedRef: -1}
+	defer func() { sel.trace = tr }()
+
+	tr.Watched = NamespaceWatched(cr.Namespace, opts)
+	if !tr.Watched {
+		sel.details = append(sel.details, problemf(ProblemCRNamespaceNotWatched, SeverityError,
+			"ImageUpdater %s is in namespace %q, which the controller does not watch (watch namespaces %q, controller namespace %q); it is never reconciled and gets no status",
+			cr.Key(), cr.Namespace, opts.WatchNamespaces, opts.ControllerNamespace))
+		return sel
+	}
+	if len(cr.Spec.ApplicationRefs) == 0 {
+		tr.Error = "no application references defined in ImageUpdater CR"
+		sel.details = append(sel.details, problemf(ProblemCRNoApplicationRefs, SeverityError, "ImageUpdater %s: %s", cr.Key(), tr.Error))
+		return sel
+	}
+	for _, ref := range cr.Spec.ApplicationRefs {
+		if _, err := filepath.Match(ref.NamePattern, "validation"); err != nil {
+			tr.Error = fmt.Sprintf("invalid application name pattern '%s': %v", ref.NamePattern, err)
+			sel.details = append(sel.details, problemf(ProblemCRInvalidNamePattern, SeverityError,
+				"ImageUpdater %s: %s; the whole CR fails (Ready=False) and selects no application", cr.Key(), tr.Error))
+			return sel
+		}
+	}
+	if v.AppNamespaceFromSpec() {
+		if cr.Spec.Namespace == nil {
+			sel.details = append(sel.details, problemf(ProblemCRSpecNamespaceMissing, SeverityWarning,
+				"ImageUpdater %s has no spec.namespace, which %s requires; with an empty namespace it lists Applications in all namespaces", cr.Key(), v.Short()))
+		} else {
+			tr.ListingNamespace = *cr.Spec.Namespace
+		}
+	} else {
+		tr.ListingNamespace = cr.Namespace
+		if cr.Spec.Namespace != nil && *cr.Spec.Namespace != cr.Namespace {
+			sel.details = append(sel.details, problemf(ProblemCRSpecNamespaceIgnored, SeverityWarning,
+				"ImageUpdater %s sets spec.namespace %q, which %s no longer reads (removed in v1.2.0, PR #1490): Applications are listed in the CR's own namespace %q",
+				cr.Key(), *cr.Spec.Namespace, v.Short(), cr.Namespace))
+		}
+	}
+	tr.AppListed = tr.ListingNamespace == "" || tr.ListingNamespace == app.Namespace
+	if !tr.AppListed {
+		where := "its metadata.namespace"
+		if v.AppNamespaceFromSpec() {
+			where = "spec.namespace"
+		}
+		sel.details = append(sel.details, problemf(ProblemAppNotInCRNamespace, SeverityError,
+			"ImageUpdater %s lists Applications only in namespace %q (%s, %s); %s is in %q", cr.Key(), tr.ListingNamespace, where, v.Short(), app.Key(), app.Namespace))
+		return sel
+	}
+
+	refs := cr.Spec.ApplicationRefs
+	matchedAny := false
+	for _, i := range SortedRefs(refs) {
+		ref := refs[i]
+		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: Specificity(ref), UsesAnnotations: ref.UsesAnnotations(v)}
+		if sel.refIdx >= 0 {
+			rt.Outcome = RefNotReached
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		if ok, _ := filepath.Match(ref.NamePattern, app.Name); !ok {
+			rt.Outcome, rt.Detail = RefNameMismatch, fmt.Sprintf("%q does not match namePattern %q", app.Name, ref.NamePattern)
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		if ref.LabelSelectors != nil {
+			s, err := metav1.LabelSelectorAsSelector(ref.LabelSelectors)
+			if err != nil {
+				rt.Outcome, rt.Err, rt.Detail = RefInvalidSelector, err, fmt.Sprintf("Invalid label selector provided: %v", err)
+				sel.details = append(sel.details, problemf(ProblemInvalidLabelSelector, SeverityWarning,
+					"ImageUpdater %s applicationRefs[%d] (namePattern %q): invalid labelSelectors (%v); the ref matches no application", cr.Key(), i, ref.NamePattern, err))
+				tr.Refs = append(tr.Refs, rt)
+				continue
+			}
+			if !s.Matches(labels.Set(app.Labels)) {
+				rt.Outcome, rt.Detail = RefLabelsMismatch, fmt.Sprintf("labels %v do not match selector %q", app.Labels, s.String())
+				tr.Refs = append(tr.Refs, rt)
+				continue
+			}
+		}
+		matchedAny = true
+		if err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
+			rt.Outcome, rt.Err, rt.Detail = RefConfigError, err, err.Error()
+			sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
+				"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
+				cr.Key(), i, ref.NamePattern, err))
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		rt.Outcome = RefSelected
+		sel.refIdx, tr.SelectedRef = i, i
+		tr.Refs = append(tr.Refs, rt)
+	}
+	if sel.refIdx < 0 {
+		if matchedAny {
+			sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
+				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration and no less specific ref was left; the application is skipped (the CR still reports Ready)", cr.Key(), app.Key()))
+		} else {
+			sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
+				"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", cr.Key(), app.Key()))
+		}
+	}
+	return sel
+}
+
+// buildRefConfig builds the ref's configuration; an error means fall-through.
+func buildRefConfig(app Application, cr *ImageUpdater, ref ApplicationRef, opts SelectOptions, sel *crSelection) error {
+	v := opts.Version
+	if ref.UsesAnnotations(v) {
+		cfg, _ := ParseAnnotations(app, v)
+		if cfg.ImageListErr != nil {
+			return fmt.Errorf("could not create image list: %w", cfg.ImageListErr)
+		}
+		wb, err := BuildWriteBack(app, cfg.WriteBack, WriteBackOptions{Version: v, ControllerNamespace: opts.ControllerNamespace, Sources: cfg.WriteBackSources})
+		if err != nil {
+			return fmt.Errorf("could not create write-back config: %w", err)
+		}
+		if cfg.AppWideErr != nil {
+			return fmt.Errorf("could not create common update settings: %w", cfg.AppWideErr)
+		}
+		sel.mode, sel.wb, sel.ann = ModeUseAnnotations, wb, &cfg
+		return nil
+	}
+	merged, src := MergeWriteBackConfig(cr.Spec.WriteBackConfig, ref.WriteBackConfig)
+	wb, err := BuildWriteBack(app, merged, WriteBackOptions{Version: v, ControllerNamespace: opts.ControllerNamespace, Sources: src})
+	if err != nil {
+		return fmt.Errorf("could not create write-back config: %w", err)
+	}
+	sel.mode, sel.wb = ModeCR, wb
+	return nil
+}
+
+// finishCR fills the Targeting from the selected CR/ref: images, source
+// type gate, write-back findings and hints.
+func finishCR(app Application, sel *crSelection, opts SelectOptions, t *Targeting) {
+	v := opts.Version
+	cr := sel.cr
+	ref := cr.Spec.ApplicationRefs[sel.refIdx]
+	t.Mode, t.CR, t.RefIndex, t.NamePattern = sel.mode, cr.Key(), sel.refIdx, ref.NamePattern
+	wb := sel.wb
+	t.WriteBack = &wb
+	writeBackProblems(wb, t)
+
+	if ref.UseAnnotations != nil && *ref.UseAnnotations && !v.SupportsUseAnnotations() {
+		t.add(problemf(ProblemUseAnnotationsNotSupported, SeverityError,
+			"applicationRefs[%d] sets useAnnotations, which %s does not know (added in v1.1.0): the API server prunes it and the ref's images (%d) are used", sel.refIdx, v.Short(), len(ref.Images)))
+	}
+	if _, ok := app.Annotations[AnnotationImageList]; ok && sel.mode == ModeCR {
+		t.add(problemf(ProblemAnnotationsIgnoredWithoutCR, SeverityInfo,
+			"the application carries %s, but the selected applicationRef does not set useAnnotations: true, so the annotations are ignored and the CR's images are used", AnnotationImageList))
+	}
+
+	switch sel.mode {
+	case ModeUseAnnotations:
+		t.add(sel.ann.Problems...)
+		civ, civFrom := MergeImagesVerification(v, cr.Spec.ImagesVerification, ref.ImagesVerification, nil)
+		for _, ic := range sel.ann.Images {
+			ic.Verification, ic.VerificationFrom = civ, civFrom
+			if err := ValidateImagesVerification(civ, civFrom); err != nil {
+				dropImage(t, ic.Alias, ic.Image.Original, err.Error(), "Could not set images verification settings")
+				continue
+			}
+			t.Images = append(t.Images, ic)
+		}
+	default:
+		for _, im := range ref.Images {
+			ic, reason, logPrefix := crImageConfig(cr, ref, im, v)
+			if reason != "" {
+				dropImage(t, im.Alias, im.ImageName, reason, logPrefix)
+				continue
+			}
+			t.Images = append(t.Images, ic)
+		}
+		for _, d := range DefaultedOverrides(*cr, v) {
+			if d.RefIndex != sel.refIdx {
+				continue
+			}
+			t.DefaultedOverrides = append(t.DefaultedOverrides, d)
+			t.add(problemf(ProblemCRDDefaultedOverride, SeverityWarning, "%s", d.Message()))
+		}
+	}
+	for _, ic := range t.Images {
+		for _, n := range ic.Settings.Notes {
+			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.Original), n))
+		}
+	}
+
+	t.SourceKind, t.SourceSupported, t.SourceWhy = SourceType(app, wb, v)
+	sourceProblems(t, v)
+	if t.SourceKind == AppSourcePlugin && t.SourceSupported && wb.Method == WriteBackGit {
+		for _, ic := range t.Images {
+			if ic.Target.Kind != TargetKindPlugin {
+				t.add(problemf(ProblemPluginGitTreatedAsHelm, SeverityWarning,
+					"image %s: a Plugin application with git write-back is written as Helm parameters unless the image has manifestTargets.plugin", imageLabel(ic.Alias, ic.Image.Original)))
+			}
+		}
+	}
+	if len(t.Images) == 0 {
+		t.add(problemf(ProblemNoImages, SeverityError,
+			"no image is left to update for %s (applicationRefs[%d] lists %d image(s), %d dropped); Image Updater drops the application silently", app.Key(), sel.refIdx, len(ref.Images), len(t.Dropped)))
+	}
+	t.Selected = t.SourceSupported && len(t.Images) > 0
+}
+
+// crImageConfig builds one CR image (parseImageList): settings CR → ref →
+// image, manifest target, verification. A non-empty reason means dropped.
+func crImageConfig(cr *ImageUpdater, ref ApplicationRef, im CRImage, v Version) (ImageConfig, string, string) {
+	ic := ImageConfig{Alias: im.Alias, Image: ParseImageRef(im.Alias+"="+im.ImageName, v)}
+	ic.Settings, ic.Sources = EffectiveUpdateSettings(
+		SettingsLayer{Source: SettingFromCR, Settings: cr.Spec.CommonUpdateSettings},
+		SettingsLayer{Source: SettingFromRef, Settings: ref.CommonUpdateSettings},
+		SettingsLayer{Source: SettingFromImage, Settings: im.CommonUpdateSettings})
+	if mt := im.ManifestTargets; mt != nil {
+		plugin := mt.Plugin
+		if !v.SupportsPluginSources() {
+			plugin = nil
+		}
+		n := 0
+		for _, set := range []bool{mt.Helm != nil, mt.Kustomize != nil, plugin != nil} {
+			if set {
+				n++
+			}
+		}
+		if n > 1 {
+			return ic, "manifestTargets sets more than one of helm, kustomize and plugin; only one may dictate the update method", "Could not set manifest target config"
+		}
+		deref := func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		}
+		switch {
+		case mt.Helm != nil:
+			ic.Target = ManifestTarget{Kind: TargetKindHelm, Spec: deref(mt.Helm.Spec)}
+			if ic.Target.Spec == "" {
+				ic.Target.Name, ic.Target.Tag = deref(mt.Helm.Name), deref(mt.Helm.Tag)
+			}
+		case mt.Kustomize != nil:
+			ic.Target = ManifestTarget{Kind: TargetKindKustomize, Name: deref(mt.Kustomize.Name)}
+		case plugin != nil:
+			ic.Target = ManifestTarget{Kind: TargetKindPlugin, Spec: deref(plugin.Spec)}
+			if ic.Target.Spec == "" {
+				ic.Target.Name, ic.Target.Tag = deref(plugin.Name), deref(plugin.Tag)
+			}
+			if ic.Target.Spec == "" && ic.Target.Name == "" {
+				return ic, "manifestTargets.plugin needs spec or name", "Could not set manifest target config"
+			}
+		}
+	}
+	ic.Verification, ic.VerificationFrom = MergeImagesVerification(v, cr.Spec.ImagesVerification, ref.ImagesVerification, im.ImagesVerification)
+	if err := ValidateImagesVerification(ic.Verification, ic.VerificationFrom); err != nil {
+		return ic, err.Error(), "Could not set images verification settings"
+	}
+	return ic, "", ""
+}
+
+func dropImage(t *Targeting, alias, name, reason, logPrefix string) {
+	t.Dropped = append(t.Dropped, DroppedImage{Alias: alias, ImageName: name, Reason: reason})
+	t.add(problemf(ProblemImageDropped, SeverityError, "image %s is dropped (\"%s for image %s, skipping\"): %s", imageLabel(alias, name), logPrefix, name, reason))
+}
+
+func imageLabel(alias, name string) string {
+	if alias == "" {
+		return name
+	}
+	return fmt.Sprintf("%s (%s)", alias, name)
+}
+
+func writeBackProblems(wb WriteBack, t *Targeting) {
+	for _, d := range wb.Deferred {
+		t.add(problemf(ProblemWriteBackWillFail, SeverityError,
+			"%v; the application is processed but every commit fails (\"Could not update application spec\")", d))
+	}
+	for _, n := range wb.Notes {
+		t.add(problemf(ProblemWriteBackNote, SeverityWarning, "%s", n))
+	}
+}
+
+func sourceProblems(t *Targeting, v Version) {
+	if t.SourceSupported {
+		return
+	}
+	code := ProblemUnsupportedSourceType
+	if t.SourceKind == AppSourcePlugin && !v.SupportsPluginSources() {
+		code = ProblemPluginNotSupportedBeforeV13
+	}
+	t.add(problemf(code, SeverityError, "skipping app '%s' of type '%s' because it's not of supported source type: %s", t.App, t.SourceKind, t.SourceWhy))
+}
+
+// selectV0 is the v0.x path: annotation presence selects the application.
+func selectV0(app Application, opts SelectOptions, t *Targeting) {
+	v := opts.Version
+	cfg, err := ParseAnnotations(app, v)
+	t.add(cfg.Problems...)
+	if err != nil {
+		return
+	}
+	t.Mode = ModeV0Annotations
+	wb, werr := BuildWriteBack(app, cfg.WriteBack, WriteBackOptions{Version: v, ControllerNamespace: opts.ControllerNamespace, Sources: cfg.WriteBackSources})
+	if werr != nil {
+		t.add(problemf(ProblemWriteBackConfig, SeverityError, "%v; v0.x fails the application's update cycle", werr))
+	} else {
+		t.WriteBack = &wb
+		writeBackProblems(wb, t)
+	}
+	t.SourceKind, t.SourceSupported, t.SourceWhy = SourceType(app, wb, v)
+	sourceProblems(t, v)
+	t.Images = cfg.Images
+	for _, ic := range t.Images {
+		for _, n := range ic.Settings.Notes {
+			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.Original), n))
+		}
+	}
+	t.Selected = t.SourceSupported && len(t.Images) > 0 && werr == nil
+}
