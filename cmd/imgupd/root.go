@@ -94,6 +94,10 @@ func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (stri
 			return
 		}
 		if v.IsSet(key) {
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				bindErr = errors.Join(bindErr, sv.Replace(v.GetStringSlice(key)))
+				return
+			}
 			bindErr = errors.Join(bindErr, setFlag(cmd, f, v.GetString(key), "config "+key))
 		}
 	})

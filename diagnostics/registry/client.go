@@ -45,9 +45,10 @@ type Target struct {
 type Option func(*Client)
 
 // WithTransport sets the base transport under authentication (for a proxy
-// or tests). If it is an *http.Transport, it is cloned per target and the
-// target's TLS settings (Insecure, CAData) are applied; any other
-// RoundTripper is used as is and must handle TLS itself.
+// or tests; default remote.DefaultTransport, which honours HTTPS_PROXY and
+// NO_PROXY). If it is an *http.Transport, a target with Insecure or CAData
+// gets a clone with those TLS settings; any other RoundTripper is used as
+// is and must handle TLS itself.
 func WithTransport(rt http.RoundTripper) Option { return func(c *Client) { c.base = rt } }
 
 // WithConcurrency bounds how many tags Metadata reads at once across all
@@ -190,10 +191,10 @@ func (c *Client) baseFor(t Target) (http.RoundTripper, error) {
 	if !ok {
 		return c.base, nil
 	}
-	ht = ht.Clone()
 	if !t.Insecure && len(t.CAData) == 0 {
-		return ht, nil
+		return ht, nil // shared: connections are reused across Clients
 	}
+	ht = ht.Clone()
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if ht.TLSClientConfig != nil {
 		cfg = ht.TLSClientConfig.Clone()
@@ -245,6 +246,21 @@ func (s *session) authenticated(ctx context.Context, userAgent string) (http.Rou
 	}
 	s.auth, s.puller = rt, p
 	return rt, p, nil
+}
+
+// CloseIdleConnections closes the idle connections of the transports the
+// Client made for targets with their own TLS settings (Insecure, CAData).
+// The shared base transport is left alone.
+func (c *Client) CloseIdleConnections() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sessions {
+		if ct, ok := s.base.(*countingTransport); ok && ct.inner != c.base {
+			if ci, ok := ct.inner.(interface{ CloseIdleConnections() }); ok {
+				ci.CloseIdleConnections()
+			}
+		}
+	}
 }
 
 // fail classifies err for op on this session's target, adds the Retry-After

@@ -63,7 +63,7 @@ func NewJSON(r Result) JSON {
 		Tags:              d.Tags,
 		Logs:              d.Logs,
 		Registry: JSONRegistry{
-			Name: r.Endpoint.Name, APIURL: r.Endpoint.APIURL, Repository: r.Repository,
+			Name: r.Endpoint.Name, APIURL: r.APIURL, Repository: r.Repository,
 			Matched: r.Resolution.Summary, Credentials: r.CredentialsUsed,
 		},
 	}
@@ -107,7 +107,7 @@ func WriteText(w io.Writer, r Result, o TextOptions) {
 	d := r.Decision
 	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(kv, "Image\t%s\n", d.Image)
-	fmt.Fprintf(kv, "Registry\t%s (%s) · repository %s · %s\n", r.Endpoint.APIURL, r.Resolution.Summary, r.Repository, r.CredentialsUsed)
+	fmt.Fprintf(kv, "Registry\t%s · repository %s · %s credentials · endpoint %s\n", r.APIURL, r.Repository, r.CredentialsUsed, r.Resolution.Rule)
 	fmt.Fprintf(kv, "Updater\t%s\n", d.Version)
 	c := d.Constraint
 	if c == "" {

@@ -49,6 +49,8 @@ type Result struct {
 	Endpoint   updater.Endpoint
 	Resolution updater.Resolution
 	Repository string
+	// APIURL is the registry API actually contacted (after --plain-http).
+	APIURL string
 	// CredentialsUsed describes the credential source (never the secret).
 	CredentialsUsed string
 	Decision        updater.Decision
@@ -142,6 +144,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		target.APIURL = "http://" + ep.Host()
 	}
 
+	res.APIURL = target.APIURL
 	credRef := ep.Credentials
 	if req.Credentials != "" {
 		credRef = req.Credentials

@@ -442,6 +442,19 @@ type Credentials struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// Format prints the credentials with the password masked. It exists in
+// addition to Secret's own methods because fmt stops calling methods inside
+// a value it is already reporting as a bad verb (for example %s applied to a
+// *Credentials field of another struct), and would then print the raw string.
+// Any type that holds a Secret should do the same: print a copy whose Secret
+// is the mask itself.
+func (c Credentials) Format(f fmt.State, verb rune) {
+	type credentialsView Credentials
+	v := credentialsView(c)
+	v.Password = secretMask
+	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
+}
+
 // HasPassword reports whether the password is non-empty.
 func (c Credentials) HasPassword() bool { return c.Password != "" }
 
@@ -571,10 +584,13 @@ func ResolveCredentials(ctx context.Context, ref CredentialRef, ep Endpoint, src
 		if perr != nil {
 			return Credentials{}, &CredentialError{Code: CredErrMalformed, Kind: CredSecret,
 				Reason:   fmt.Sprintf("field %q of Secret %s/%s (%d bytes) is not <username>:<password>", ref.Field, ref.Namespace, ref.Name, len(data)),
-				Fix:      credSecretFieldFix(ref, data),
+				Fix:      "store <username>:<password> in the field (a password or token alone is not enough)",
 				Upstream: fmt.Sprintf("invalid credentials in secret '%s' from namespace '%s' (field '%s')", ref.Name, ref.Namespace, ref.Field)}
 		}
 		c.Notes = secretNotes(c.Password, fmt.Sprintf("Secret %s/%s field %s", ref.Namespace, ref.Name, ref.Field))
+		if json.Valid(data) && strings.Contains(string(data), "auths") {
+			c.Notes = append(c.Notes, fmt.Sprintf("field %q holds a docker config JSON; Image Updater splits it at the first ':' and sends nonsense as username and password; write pullsecret:%s/%s instead", ref.Field, ref.Namespace, ref.Name))
+		}
 		return c, nil
 
 	case CredPullSecret:
@@ -654,13 +670,6 @@ func credReadField(ctx context.Context, src CredentialSource, ref CredentialRef,
 	return v, nil
 }
 
-func credSecretFieldFix(ref CredentialRef, data []byte) string {
-	if json.Valid(data) && strings.Contains(string(data), "auths") {
-		return fmt.Sprintf("the field holds a docker config; write pullsecret:%s/%s instead", ref.Namespace, ref.Name)
-	}
-	return "store <username>:<password> in the field (only a password or token is not enough)"
-}
-
 // DockerAuthKey is one key of a pull secret's auths and what the matcher
 // made of it.
 type DockerAuthKey struct {
@@ -693,6 +702,14 @@ type DockerAuthMatch struct {
 	Flapping bool `json:"flapping,omitempty"`
 	// Suggestion is the auths key to add when none matched.
 	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// Format prints the match with the password masked (see Credentials.Format).
+func (m DockerAuthMatch) Format(f fmt.State, verb rune) {
+	type dockerAuthMatchView DockerAuthMatch
+	v := dockerAuthMatchView(m)
+	v.Credentials.Password = secretMask
+	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
 }
 
 var dockerHubHosts = map[string]bool{

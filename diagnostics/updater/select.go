@@ -614,7 +614,11 @@ func constraintWhy(ver *semver.Version, constraint string, v Version) string {
 		return fmt.Sprintf("pre-release %s: with no constraint, Image Updater %s excludes pre-releases", ver.Original(), v.Short())
 	}
 	if ver.Prerelease() != "" {
-		return fmt.Sprintf("pre-release %s: a constraint only matches pre-releases when it has a pre-release part itself (e.g. %s-0)", ver.Original(), strings.TrimRight(constraint, " "))
+		hint := strings.TrimSpace(constraint) + "-0"
+		if strings.ContainsAny(strings.TrimSpace(constraint), " ,|") || strings.Contains(constraint, "-") {
+			hint = "a lower bound such as >=1.2.0-0"
+		}
+		return fmt.Sprintf("pre-release %s: a constraint only matches pre-releases when it has a pre-release part itself (e.g. %s)", ver.Original(), hint)
 	}
 	return fmt.Sprintf("outside constraint %q", constraint)
 }
