@@ -63,6 +63,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// MarshalText writes the kind's name, so JSON carries "RateLimited", not 9.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 var kindPhrases = [...]string{
 	Other: "failed", DNS: "registry host not found (DNS)", Connect: "connection refused or host unreachable",
 	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed",
@@ -86,8 +89,9 @@ type Error struct {
 	Codes []string
 	// RetryAfter is the 429 answer's Retry-After, 0 if none was given.
 	RetryAfter time.Duration
-	// Err is the underlying error.
-	Err error
+	// Err is the underlying error. It may hold the failed *http.Request,
+	// Authorization header included: print Error(), never dump Err.
+	Err error `json:"-"`
 
 	// detail is the single-line, scrubbed text shown after the summary.
 	detail string

@@ -35,7 +35,8 @@ type configInfo = imageInfo
 //   - for an index (manifest list), one ManifestMeta per child with the
 //     platform of the index entry; the child manifest and its config are
 //     fetched only when want(platform) is true, so other children keep
-//     HasCreated false. A nil want wants every platform.
+//     HasCreated false (as do children that are themselves indexes, which
+//     are listed but not read). A nil want wants every platform.
 //
 // Child manifests and configs are cached by digest in the Client, so tags
 // on the same image cost one config fetch, and a second call for the same

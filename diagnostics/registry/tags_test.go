@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
@@ -239,6 +244,18 @@ func TestListTagsOverTLSPaginates(t *testing.T) {
 	if got := strings.Join(tags, ","); got != "a,b,c,d,e" {
 		t.Errorf("tags = %s", got)
 	}
+
+	// The reason ListTags paginates itself (go-containerregistry v0.22.1).
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.CAPEM)
+	repo, err := name.NewRepository(s.Host + "/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	if got, err := remote.List(repo, remote.WithTransport(rt)); err == nil {
+		t.Logf("remote.List now follows https Link headers on loopback (%d tags): ListTags could use it again", len(got))
+	}
 }
 
 func TestNextPage(t *testing.T) {
@@ -269,5 +286,34 @@ func TestNextPage(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("nextPage(%q) = %q, want %q", tc.link, got, tc.want)
 		}
+	}
+}
+
+// TestTokenFetchedOnce checks the Bearer flow costs one /v2/ ping and one
+// token request per target, however many calls follow.
+func TestTokenFetchedOnce(t *testing.T) {
+	t.Parallel()
+	s := startLab(t, labregistry.WithTokenAuth("bob", "pw"))
+	push(t, s, "app", labregistry.Image{Tag: "1", Created: day(1)}, labregistry.Image{Tag: "2", Created: day(2)})
+	tg := targetOf(s, "app")
+	tg.Username, tg.Password = "bob", "pw"
+	c := New()
+	ctx := testCtx(t)
+	for range 2 {
+		tags, err := c.ListTags(ctx, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Metadata(ctx, tg, tags, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 2 × (1 page + 2 manifests) + 2 configs once (cached), 1 ping, 1 token.
+	want := Stats{Ping: 1, Auth: 1, TagPages: 2, Manifests: 4, Blobs: 2}
+	if got := c.Stats(); got != want {
+		t.Errorf("Stats = %v, want %v", got, want)
+	}
+	if got := s.Requests(); got.Token != 1 || got.Ping != 1 || got.Total() != int(want.Total()) {
+		t.Errorf("server saw %+v", got)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const ap = AnnotationPrefix
+const annPfx = AnnotationPrefix
 
 func annApp(ann map[string]string) Application {
 	return Application{Name: "web", Namespace: "argocd", Annotations: ann, SourceType: AppSourceHelm,
@@ -59,27 +59,27 @@ func TestParseImageList(t *testing.T) {
 
 func TestParseAnnotationsEveryKeyV1(t *testing.T) {
 	ann := map[string]string{
-		ap + "image-list":                "web=ghcr.io/acme/web:1.x, side=nginx, redis",
-		ap + "update-strategy":           "newest-build",
-		ap + "allow-tags":                "regexp:^1",
-		ap + "ignore-tags":               "latest",
-		ap + "force-update":              "false",
-		ap + "pull-secret":               "pullsecret:argocd/app",
-		ap + "web.update-strategy":       " digest ",
-		ap + "web.allow-tags":            "regexp:^1\\.2",
-		ap + "web.ignore-tags":           "a, ,b",
-		ap + "web.force-update":          "True",
-		ap + "web.pull-secret":           "env:CREDS",
-		ap + "web.platforms":             "linux/amd64, ,linux/arm64",
-		ap + "web.helm.image-name":       "web.repo",
-		ap + "web.helm.image-tag":        "web.tag",
-		ap + "web.helm.image-spec":       "",
-		ap + "side.kustomize.image-name": "docker.io/library/nginx",
-		ap + "side.update-strategy":      "   ",
-		ap + "write-back-method":         "git:secret:argocd/git-creds",
-		ap + "git-branch":                "main:image-updater-{{.SHA256}}",
-		ap + "write-back-target":         "helmvalues:values-prod.yaml",
-		ap + "git-repository":            "https://git.example.com/org/other.git",
+		annPfx + "image-list":                "web=ghcr.io/acme/web:1.x, side=nginx, redis",
+		annPfx + "update-strategy":           "newest-build",
+		annPfx + "allow-tags":                "regexp:^1",
+		annPfx + "ignore-tags":               "latest",
+		annPfx + "force-update":              "false",
+		annPfx + "pull-secret":               "pullsecret:argocd/app",
+		annPfx + "web.update-strategy":       " digest ",
+		annPfx + "web.allow-tags":            "regexp:^1\\.2",
+		annPfx + "web.ignore-tags":           "a, ,b",
+		annPfx + "web.force-update":          "True",
+		annPfx + "web.pull-secret":           "env:CREDS",
+		annPfx + "web.platforms":             "linux/amd64, ,linux/arm64",
+		annPfx + "web.helm.image-name":       "web.repo",
+		annPfx + "web.helm.image-tag":        "web.tag",
+		annPfx + "web.helm.image-spec":       "",
+		annPfx + "side.kustomize.image-name": "docker.io/library/nginx",
+		annPfx + "side.update-strategy":      "   ",
+		annPfx + "write-back-method":         "git:secret:argocd/git-creds",
+		annPfx + "git-branch":                "main:image-updater-{{.SHA256}}",
+		annPfx + "write-back-target":         "helmvalues:values-prod.yaml",
+		annPfx + "git-repository":            "https://git.example.com/org/other.git",
 	}
 	cfg, err := ParseAnnotations(annApp(ann), V1_3)
 	if err != nil {
@@ -100,7 +100,7 @@ func TestParseAnnotationsEveryKeyV1(t *testing.T) {
 		if !reflect.DeepEqual(s.Platforms, []string{"linux/amd64", "linux/arm64"}) {
 			t.Fatalf("platforms %q", s.Platforms)
 		}
-		if web.Sources[FieldUpdateStrategy] != SettingFromAnnotation(ap+"web.update-strategy") {
+		if web.Sources[FieldUpdateStrategy] != SettingFromAnnotation(annPfx+"web.update-strategy") {
 			t.Fatalf("source %s", web.Sources[FieldUpdateStrategy])
 		}
 		if web.Target != (ManifestTarget{Kind: TargetKindHelm, Name: "web.repo", Tag: "web.tag"}) {
@@ -108,7 +108,7 @@ func TestParseAnnotationsEveryKeyV1(t *testing.T) {
 		}
 	})
 	t.Run("blank per-alias value inherits app-wide", func(t *testing.T) {
-		if side.Settings.Strategy != StrategyNewestBuild || side.Sources[FieldUpdateStrategy] != SettingFromAnnotation(ap+"update-strategy") {
+		if side.Settings.Strategy != StrategyNewestBuild || side.Sources[FieldUpdateStrategy] != SettingFromAnnotation(annPfx+"update-strategy") {
 			t.Fatalf("side %+v from %s", side.Settings, side.Sources[FieldUpdateStrategy])
 		}
 		if side.Target != (ManifestTarget{Kind: TargetKindKustomize, Name: "docker.io/library/nginx"}) {
@@ -122,7 +122,7 @@ func TestParseAnnotationsEveryKeyV1(t *testing.T) {
 		if plain.Alias != "" || plain.Settings.Strategy != StrategyNewestBuild || plain.Settings.PullSecret != "pullsecret:argocd/app" || plain.Target.Kind != "" {
 			t.Fatalf("plain %+v", plain)
 		}
-		if !hasCode(cfg.Problems, ProblemImageWithoutAlias) {
+		if !hasProblemCode(cfg.Problems, ProblemImageWithoutAlias) {
 			t.Fatalf("want %s in %v", ProblemImageWithoutAlias, cfg.Problems)
 		}
 	})
@@ -147,17 +147,17 @@ func TestParseAnnotationsEveryKeyV1(t *testing.T) {
 
 func TestParseAnnotationsV0(t *testing.T) {
 	ann := map[string]string{
-		ap + "image-list":               "a/b=ghcr.io/acme/web:1.x,other=nginx",
-		ap + "a_b.update-strategy":      "",
-		ap + "update-strategy":          "newest-build",
-		ap + "a_b.tag-match":            "regexp:^1",
-		ap + "ignore-tags":              " x, ,y ",
-		ap + "a_b.platforms":            "linux/amd64,",
-		ap + "a_b.helm.image-spec":      " image.full ",
-		ap + "a_b.helm.image-name":      "ignored.name",
-		ap + "a_b.kustomize.image-name": "web",
-		ap + "other.force-update":       "True",
-		ap + "force-update":             "true",
+		annPfx + "image-list":               "a/b=ghcr.io/acme/web:1.x,other=nginx",
+		annPfx + "a_b.update-strategy":      "",
+		annPfx + "update-strategy":          "newest-build",
+		annPfx + "a_b.tag-match":            "regexp:^1",
+		annPfx + "ignore-tags":              " x, ,y ",
+		annPfx + "a_b.platforms":            "linux/amd64,",
+		annPfx + "a_b.helm.image-spec":      " image.full ",
+		annPfx + "a_b.helm.image-name":      "ignored.name",
+		annPfx + "a_b.kustomize.image-name": "web",
+		annPfx + "other.force-update":       "True",
+		annPfx + "force-update":             "true",
 	}
 	cfg, err := ParseAnnotations(annApp(ann), V0_18)
 	if err != nil {
@@ -173,7 +173,7 @@ func TestParseAnnotationsV0(t *testing.T) {
 		}
 	})
 	t.Run("tag-match is read by v0", func(t *testing.T) {
-		if ab.Settings.AllowTags.Raw != "regexp:^1" || ab.Sources[FieldAllowTags] != SettingFromAnnotation(ap+"a_b.tag-match") {
+		if ab.Settings.AllowTags.Raw != "regexp:^1" || ab.Sources[FieldAllowTags] != SettingFromAnnotation(annPfx+"a_b.tag-match") {
 			t.Fatalf("allow %+v from %s", ab.Settings.AllowTags, ab.Sources[FieldAllowTags])
 		}
 	})
@@ -192,7 +192,7 @@ func TestParseAnnotationsV0(t *testing.T) {
 		if other.Settings.ForceUpdate {
 			t.Fatal(`"True" must be false in v0`)
 		}
-		if !hasCode(cfg.Problems, ProblemForceUpdateUnparsable) {
+		if !hasProblemCode(cfg.Problems, ProblemForceUpdateUnparsable) {
 			t.Fatalf("want a finding for \"True\": %v", cfg.Problems)
 		}
 	})
@@ -200,12 +200,12 @@ func TestParseAnnotationsV0(t *testing.T) {
 		if ab.Target != (ManifestTarget{Kind: TargetKindHelm, Spec: "image.full"}) {
 			t.Fatalf("target %+v", ab.Target)
 		}
-		if !hasCode(cfg.Problems, ProblemHelmAndKustomize) {
+		if !hasProblemCode(cfg.Problems, ProblemHelmAndKustomize) {
 			t.Fatalf("want warning %v", cfg.Problems)
 		}
 	})
 	t.Run("missing image-list means not considered", func(t *testing.T) {
-		_, err := ParseAnnotations(annApp(map[string]string{ap + "update-strategy": "semver"}), V0_18)
+		_, err := ParseAnnotations(annApp(map[string]string{annPfx + "update-strategy": "semver"}), V0_18)
 		var ae *AnnotationError
 		if !errors.As(err, &ae) || ae.Code != ProblemImageListMissing {
 			t.Fatalf("err = %v", err)
@@ -236,7 +236,7 @@ func TestForceUpdatePerVersion(t *testing.T) {
 	for _, tc := range tests {
 		for _, key := range []string{"web.force-update", "force-update"} {
 			t.Run(tc.v.Short()+"/"+key+"="+tc.val, func(t *testing.T) {
-				cfg, err := ParseAnnotations(annApp(map[string]string{ap + "image-list": "web=nginx", ap + key: tc.val}), tc.v)
+				cfg, err := ParseAnnotations(annApp(map[string]string{annPfx + "image-list": "web=nginx", annPfx + key: tc.val}), tc.v)
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("err = %v", err)
 				}
@@ -259,7 +259,7 @@ func TestForceUpdatePerVersion(t *testing.T) {
 }
 
 func TestHelmAndKustomizeConflict(t *testing.T) {
-	ann := map[string]string{ap + "image-list": "web=nginx", ap + "web.helm.image-tag": "tag", ap + "web.kustomize.image-name": "nginx"}
+	ann := map[string]string{annPfx + "image-list": "web=nginx", annPfx + "web.helm.image-tag": "tag", annPfx + "web.kustomize.image-name": "nginx"}
 	_, err := ParseAnnotations(annApp(ann), V1_3)
 	var ae *AnnotationError
 	if !errors.As(err, &ae) || ae.Code != ProblemHelmAndKustomize || !strings.Contains(ae.Reason, `alias "web"`) {
@@ -278,15 +278,15 @@ func TestAnnotationLint(t *testing.T) {
 		code     string
 		contains string
 	}{
-		{"alias mismatch §10.6", map[string]string{ap + "image-list": "web=nginx", ap + "app.helm.image-tag": "x"}, V1_3, ProblemAnnotationForUnknownAlias, `alias "app"`},
-		{"alias mismatch suggests close alias", map[string]string{ap + "image-list": "frontend=nginx", ap + "fronted.update-strategy": "digest"}, V1_3, ProblemAnnotationForUnknownAlias, ap + "frontend.update-strategy"},
-		{"alias on item without alias", map[string]string{ap + "image-list": "nginx", ap + "nginx.update-strategy": "digest"}, V1_2, ProblemAnnotationForUnknownAlias, "no aliased items"},
-		{"image_list", map[string]string{ap + "image_list": "web=nginx"}, V1_3, ProblemUnknownAnnotationKey, `did you mean "` + ap + `image-list"`},
-		{"app.update-stratgy", map[string]string{ap + "image-list": "app=nginx", ap + "app.update-stratgy": "digest"}, V1_3, ProblemUnknownAnnotationKey, `did you mean "` + ap + `app.update-strategy"`},
-		{"helm typo", map[string]string{ap + "image-list": "app=nginx", ap + "app.helm.image-nme": "x"}, V1_3, ProblemUnknownAnnotationKey, ap + "app.helm.image-name"},
-		{"app-wide platforms", map[string]string{ap + "image-list": "app=nginx", ap + "platforms": "linux/arm64"}, V1_3, ProblemUnknownAnnotationKey, "per alias"},
-		{"tag-match ignored in v1", map[string]string{ap + "image-list": "app=nginx", ap + "app.tag-match": "regexp:x"}, V1_1, ProblemTagMatchIgnoredInV1, "allow-tags"},
-		{"prefix typo", map[string]string{"argocd-image-updater.argoproj.io.image-list": "app=nginx", ap + "image-list": "app=nginx"}, V1_3, ProblemUnknownAnnotationKey, "does not start with"},
+		{"alias mismatch §10.6", map[string]string{annPfx + "image-list": "web=nginx", annPfx + "app.helm.image-tag": "x"}, V1_3, ProblemAnnotationForUnknownAlias, `alias "app"`},
+		{"alias mismatch suggests close alias", map[string]string{annPfx + "image-list": "frontend=nginx", annPfx + "fronted.update-strategy": "digest"}, V1_3, ProblemAnnotationForUnknownAlias, annPfx + "frontend.update-strategy"},
+		{"alias on item without alias", map[string]string{annPfx + "image-list": "nginx", annPfx + "nginx.update-strategy": "digest"}, V1_2, ProblemAnnotationForUnknownAlias, "no aliased items"},
+		{"image_list", map[string]string{annPfx + "image_list": "web=nginx"}, V1_3, ProblemUnknownAnnotationKey, `did you mean "` + annPfx + `image-list"`},
+		{"app.update-stratgy", map[string]string{annPfx + "image-list": "app=nginx", annPfx + "app.update-stratgy": "digest"}, V1_3, ProblemUnknownAnnotationKey, `did you mean "` + annPfx + `app.update-strategy"`},
+		{"helm typo", map[string]string{annPfx + "image-list": "app=nginx", annPfx + "app.helm.image-nme": "x"}, V1_3, ProblemUnknownAnnotationKey, annPfx + "app.helm.image-name"},
+		{"app-wide platforms", map[string]string{annPfx + "image-list": "app=nginx", annPfx + "platforms": "linux/arm64"}, V1_3, ProblemUnknownAnnotationKey, "per alias"},
+		{"tag-match ignored in v1", map[string]string{annPfx + "image-list": "app=nginx", annPfx + "app.tag-match": "regexp:x"}, V1_1, ProblemTagMatchIgnoredInV1, "allow-tags"},
+		{"prefix typo", map[string]string{"argocd-image-updater.argoproj.io.image-list": "app=nginx", annPfx + "image-list": "app=nginx"}, V1_3, ProblemUnknownAnnotationKey, "does not start with"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,17 +300,17 @@ func TestAnnotationLint(t *testing.T) {
 		})
 	}
 	t.Run("tag-match is fine in v0", func(t *testing.T) {
-		cfg, _ := ParseAnnotations(annApp(map[string]string{ap + "image-list": "app=nginx", ap + "app.tag-match": "regexp:x"}), V0_18)
-		if hasCode(cfg.Problems, ProblemTagMatchIgnoredInV1) || hasCode(cfg.Problems, ProblemUnknownAnnotationKey) {
+		cfg, _ := ParseAnnotations(annApp(map[string]string{annPfx + "image-list": "app=nginx", annPfx + "app.tag-match": "regexp:x"}), V0_18)
+		if hasProblemCode(cfg.Problems, ProblemTagMatchIgnoredInV1) || hasProblemCode(cfg.Problems, ProblemUnknownAnnotationKey) {
 			t.Fatalf("got %v", cfg.Problems)
 		}
 	})
 	t.Run("v0 normalises / in alias", func(t *testing.T) {
-		cfg, _ := ParseAnnotations(annApp(map[string]string{ap + "image-list": "a/b=nginx", ap + "a_b.allow-tags": "any"}), V0_18)
-		if hasCode(cfg.Problems, ProblemAnnotationForUnknownAlias) {
+		cfg, _ := ParseAnnotations(annApp(map[string]string{annPfx + "image-list": "a/b=nginx", annPfx + "a_b.allow-tags": "any"}), V0_18)
+		if hasProblemCode(cfg.Problems, ProblemAnnotationForUnknownAlias) {
 			t.Fatalf("got %v", cfg.Problems)
 		}
-		if cfg.Images[0].Sources[FieldAllowTags] != SettingFromAnnotation(ap+"a_b.allow-tags") {
+		if cfg.Images[0].Sources[FieldAllowTags] != SettingFromAnnotation(annPfx+"a_b.allow-tags") {
 			t.Fatalf("sources %v", cfg.Images[0].Sources)
 		}
 	})
@@ -327,7 +327,7 @@ func TestLevenshteinDistance(t *testing.T) {
 	}
 }
 
-func hasCode(ps []Problem, code string) bool {
+func hasProblemCode(ps []Problem, code string) bool {
 	for _, p := range ps {
 		if p.Code == code {
 			return true
@@ -360,13 +360,20 @@ func FuzzParseAnnotations(f *testing.F) {
 	f.Add("x=y", "x.kustomize.image-name", "z")
 	f.Add("=", ".", ".")
 	f.Fuzz(func(t *testing.T, list, key, val string) {
-		app := annApp(map[string]string{ap + "image-list": list, ap + key: val, key: val})
+		app := annApp(map[string]string{annPfx + "image-list": list, annPfx + key: val, key: val})
 		for _, v := range KnownVersions() {
 			cfg, err := ParseAnnotations(app, v)
 			if err != cfg.Err() {
 				t.Fatalf("error mismatch")
 			}
 			_ = SelectTarget(app, nil, SelectOptions{Version: v})
+			tr := true
+			cr := ImageUpdater{Spec: ImageUpdaterSpec{Namespace: &app.Namespace, ApplicationRefs: []ApplicationRef{
+				{NamePattern: key, UseAnnotations: &tr},
+				{NamePattern: "*", Images: []CRImage{{Alias: key, ImageName: val}}},
+			}}}
+			cr.Namespace = app.Namespace
+			_ = SelectTarget(app, []ImageUpdater{cr}, SelectOptions{Version: v, ControllerNamespace: app.Namespace})
 		}
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -103,14 +102,25 @@ func (r CredentialRef) Notes() []string {
 			out = append(out, fmt.Sprintf("ext: path %q is not absolute; fetching fails with \"path to script must be absolute\"", r.Path))
 		}
 	case CredEnv:
-		if !credEnvNameRE.MatchString(r.Env) {
+		if !credEnvName(r.Env) {
 			out = append(out, fmt.Sprintf("%q is not a usual environment variable name", r.Env))
 		}
 	}
 	return out
 }
 
-var credEnvNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// credEnvName reports whether s is a conventional environment variable name.
+func credEnvName(s string) bool {
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
 
 // CredentialRefError says which part of a credential reference is wrong and
 // how to write it. Input is the reference with anything that may be a
@@ -271,7 +281,7 @@ func credSpecError(input, registry, def string, parts []string) *CredentialRefEr
 			e.Fix = "write secret:" + def
 		case strings.Count(def, "/") == 1:
 			e.Fix = "write pullsecret:" + def
-		case credEnvNameRE.MatchString(def) && strings.ToUpper(def) == def:
+		case credEnvName(def) && strings.ToUpper(def) == def:
 			e.Fix = "write env:" + def + ", or pullsecret:<namespace>/" + def + " for a Secret"
 		default:
 			e.Fix = "write pullsecret:<namespace>/" + def
@@ -712,9 +722,13 @@ func (m DockerAuthMatch) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
 }
 
-var dockerHubHosts = map[string]bool{
-	"docker.io": true, "index.docker.io": true, "registry-1.docker.io": true,
-	"registry.hub.docker.com": true, "hub.docker.com": true,
+// isDockerHubHost reports whether h (lower-case) is one of Docker Hub's names.
+func isDockerHubHost(h string) bool {
+	switch h {
+	case "docker.io", "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com", "hub.docker.com":
+		return true
+	}
+	return false
 }
 
 // credKeyHost reduces an auths key or URL to a lower-case host.
@@ -791,7 +805,7 @@ func MatchDockerConfig(dockerconfigjson []byte, ep Endpoint) (DockerAuthMatch, e
 			case kh == epHost:
 				v.SameRegistry = true
 				v.Reason = fmt.Sprintf("names the same host but starts with neither %q nor %q (scheme, case or spacing differ)", registryURL, regPrefix)
-			case dockerHubHosts[kh] && dockerHubHosts[epHost]:
+			case isDockerHubHost(kh) && isDockerHubHost(epHost):
 				v.SameRegistry = true
 				v.Reason = fmt.Sprintf("is a Docker Hub key as docker login writes it, but Image Updater only accepts keys starting with %q or %q", registryURL, regPrefix)
 			default:

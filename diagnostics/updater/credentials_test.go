@@ -458,8 +458,10 @@ func TestSecretCanary(t *testing.T) {
 		Secret Secret
 		Map    map[string]Secret
 		Slice  []Secret
+		Match  *DockerAuthMatch
 	}
-	w := wrapper{Creds: creds, Ptr: &creds, Secret: Secret(pw), Map: map[string]Secret{"k": Secret(pw)}, Slice: []Secret{Secret(pw)}}
+	match := &DockerAuthMatch{Key: "ghcr.io", Credentials: creds}
+	w := wrapper{Creds: creds, Ptr: &creds, Secret: Secret(pw), Map: map[string]Secret{"k": Secret(pw)}, Slice: []Secret{Secret(pw)}, Match: match}
 
 	var outputs []string
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10.3s", "%T %v"} {

@@ -60,10 +60,14 @@ type Endpoint struct {
 	// DefaultNS is prepended to one-component image names (see RepositoryPath).
 	DefaultNS string `json:"defaultNS,omitempty"`
 	// Default is true when this endpoint serves images without a registry part.
-	Default  bool   `json:"default,omitempty"`
-	Insecure bool   `json:"insecure,omitempty"`
-	CAData   string `json:"caData,omitempty"`
-	CAFile   string `json:"caFile,omitempty"`
+	Default bool `json:"default,omitempty"`
+	// Insecure skips TLS verification (CAData/CAFile are then ignored).
+	Insecure bool `json:"insecure,omitempty"`
+	// CAData and CAFile are the configured extra CAs (v1.3.0+). Without
+	// ca_file, v1.3.0 also loads /app/config/tls/<api host> when that file
+	// exists; that lookup is I/O and left to the caller.
+	CAData string `json:"caData,omitempty"`
+	CAFile string `json:"caFile,omitempty"`
 	// TagSortMode is "" / "none", "latest-first" or "latest-last".
 	TagSortMode string `json:"tagSortMode,omitempty"`
 	// Limit is requests per second; 0 means unlimited.
@@ -200,6 +204,16 @@ type regMapEntry struct {
 // endpoints under their host, and Resolution warns where that changes the
 // answer for later images.
 func ResolveEndpoint(img ImageRef, conf RegistriesConf) (Endpoint, Resolution) {
+	ep, res := resolveEndpoint(img, conf)
+	if isDockerHubHost(strings.ToLower(ep.Host())) && ep.DefaultNS == "" && img.Name != "" && !strings.Contains(img.Name, "/") {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%s points at Docker Hub but has no defaultns, so Image Updater asks for tags of %q instead of \"library/%s\" and Docker Hub refuses; add defaultns: library to the entry",
+			ep.Name, img.Name, img.Name))
+	}
+	return ep, res
+}
+
+func resolveEndpoint(img ImageRef, conf RegistriesConf) (Endpoint, Resolution) {
 	var res Resolution
 	prefixes := map[string]regMapEntry{"docker.io": {ep: DockerHubEndpoint(), entry: -1}}
 	def := regMapEntry{ep: DockerHubEndpoint(), entry: -1}

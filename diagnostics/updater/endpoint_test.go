@@ -54,6 +54,11 @@ func TestResolveEndpoint(t *testing.T) {
   api_url: https://two.example
   prefix: quay.io
 `
+	hubNoNS := `registries:
+- name: Hub without ns
+  api_url: https://registry-1.docker.io
+  prefix: docker.io
+`
 	tests := []struct {
 		name      string
 		conf      string
@@ -70,8 +75,8 @@ func TestResolveEndpoint(t *testing.T) {
 		{"hub org image", "", "bitnami/nginx:1", "Docker Hub", "https://registry-1.docker.io", EndpointBuiltinDockerHub, 10, "", "bitnami/nginx", ""},
 		{"docker.io exact built-in", "", "docker.io/nginx", "Docker Hub", "https://registry-1.docker.io", EndpointBuiltinDockerHub, 10, "", "library/nginx", ""},
 		{"docker.io entry not default for bare names", hubCreds, "nginx", "Docker Hub", "https://registry-1.docker.io", EndpointBuiltinDockerHub, 10, "", "library/nginx", "NOT used"},
-		{"docker.io entry used for docker.io images", hubCreds, "docker.io/library/nginx:1", "My Hub", "https://registry-1.docker.io", EndpointConfiguredExact, 3, "pullsecret:argocd/hub", "nginx", ""},
-		{"default entry used for bare names", hubDefault, "nginx", "My Hub", "https://registry-1.docker.io", EndpointConfiguredDefault, 3, "pullsecret:argocd/hub", "nginx", ""},
+		{"docker.io entry used for docker.io images", hubCreds, "docker.io/library/nginx:1", "My Hub", "https://registry-1.docker.io", EndpointConfiguredExact, 3, "pullsecret:argocd/hub", "nginx", "no defaultns"},
+		{"default entry used for bare names", hubDefault, "nginx", "My Hub", "https://registry-1.docker.io", EndpointConfiguredDefault, 3, "pullsecret:argocd/hub", "nginx", "no defaultns"},
 		{"exact host wins over longer path prefix", ghcrBoth, "ghcr.io/myorg/app", "ghcr", "https://ghcr.io", EndpointConfiguredExact, 0, "", "myorg/app", "never used"},
 		{"longest path prefix", paths, "ghcr.io/org/team/app", "team", "https://ghcr.io", EndpointConfiguredPrefix, 7, "", "org/team/app", "remembers it"},
 		{"shorter path prefix", paths, "ghcr.io/org/app", "org", "https://ghcr.io", EndpointConfiguredPrefix, 0, "", "org/app", "remembers it"},
@@ -80,6 +85,7 @@ func TestResolveEndpoint(t *testing.T) {
 		{"inferred one-component name has no defaultns", "", "quay.io/app", "quay.io", "https://quay.io", EndpointInferred, 20, "", "app", ""},
 		{"catch-all for unknown registry", catchAll, "quay.io/x/y", "mirror", "https://mirror.local", EndpointCatchAll, 0, "secret:ops/mirror#creds", "x/y", ""},
 		{"catch-all is not the default", catchAll, "nginx", "Docker Hub", "https://registry-1.docker.io", EndpointBuiltinDockerHub, 10, "", "library/nginx", "not the default"},
+		{"docker hub entry without defaultns", hubNoNS, "docker.io/nginx", "Hub without ns", "https://registry-1.docker.io", EndpointConfiguredExact, 0, "", "nginx", "no defaultns"},
 		{"same prefix: last entry wins", dup, "quay.io/a/b", "second", "https://two.example", EndpointConfiguredExact, 0, "", "a/b", ""},
 	}
 	for _, tt := range tests {

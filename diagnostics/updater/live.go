@@ -12,6 +12,17 @@ const (
 	LiveViaForce     = "force-update"   // not live, added because forceUpdate is set
 )
 
+// ForceUpdateClearsConstraint: v1.0.0 set the tag of every forceUpdate image
+// to nil while building the live list, and that image object was the
+// configured one, so its version constraint was lost for the rest of the
+// cycle (issue #1344, fixed by PR #1345 merged three days after v1.0.0 and
+// shipped in v1.1.0; whether a v1.0.x patch carried the fix is unverified).
+// Releases before v1.0 built fresh images from the annotations and were not
+// affected.
+func (v Version) ForceUpdateClearsConstraint() bool {
+	return !v.Head && v.Major == 1 && v.Minor == 0
+}
+
 // NearMissKind classifies why a live image that looks like the configured
 // one does not match it.
 type NearMissKind string
@@ -91,6 +102,16 @@ func MatchLive(configured ImageRef, kustomizeName string, forceUpdate bool, live
 	refs := make([]ImageRef, len(live))
 	for i, s := range live {
 		refs[i] = ParseImageRef(s, v)
+	}
+	if configured.Legacy && strings.Contains(configured.Tag, "/") {
+		res.Notes = append(res.Notes, fmt.Sprintf(
+			"the version constraint made Image Updater use its fallback parser, which read %q as image %q with tag %q (a registry with a port but no dot is not recognised there); use a constraint that is also a valid tag, such as 1.x",
+			configured.Original, configured.Name, configured.Tag))
+	}
+	if forceUpdate && configured.Tag != "" && v.ForceUpdateClearsConstraint() {
+		res.Notes = append(res.Notes, fmt.Sprintf(
+			"%s clears the version constraint %q of images with forceUpdate (issue #1344): the image is then updated as if no constraint were set (semver: the highest version; digest: fails for want of a constraint); upgrade to v1.1 or later",
+			v, configured.Tag))
 	}
 	if len(live) == 0 {
 		res.Notes = append(res.Notes, "status.summary.images is empty, so no image is live: the Application was never synced, its manifests failed to render, or Argo CD did not fill the summary (argo-cd#27861)")
@@ -174,7 +195,7 @@ func MatchLive(configured ImageRef, kustomizeName string, forceUpdate bool, live
 }
 
 func liveIsHub(registry string) bool {
-	return registry == "" || dockerHubHosts[strings.ToLower(registry)]
+	return registry == "" || isDockerHubHost(strings.ToLower(registry))
 }
 
 func liveRegistryLabel(r string) string {

@@ -2,7 +2,8 @@ package updater
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,16 +43,16 @@ type SelectInput struct {
 type Fate string
 
 const (
-	FateSelected        Fate = "selected"
-	FateCandidate       Fate = "candidate"
-	FateAllowTags       Fate = "dropped: allow-tags"
-	FateIgnoreTags      Fate = "dropped: ignore-tags"
+	FateSelected         Fate = "selected"
+	FateCandidate        Fate = "candidate"
+	FateAllowTags        Fate = "dropped: allow-tags"
+	FateIgnoreTags       Fate = "dropped: ignore-tags"
 	FateNotConstraintTag Fate = "dropped: not the digest tag"
-	FatePlatform        Fate = "dropped: platform"
-	FateMetadata        Fate = "dropped: no metadata"
-	FateNotVersion      Fate = "dropped: not a version"
-	FateConstraint      Fate = "dropped: constraint"
-	FateNotConsidered   Fate = "not considered"
+	FatePlatform         Fate = "dropped: platform"
+	FateMetadata         Fate = "dropped: no metadata"
+	FateNotVersion       Fate = "dropped: not a version"
+	FateConstraint       Fate = "dropped: constraint"
+	FateNotConsidered    Fate = "not considered"
 )
 
 // TagFate is one tag's fate with the reason in words.
@@ -155,10 +156,11 @@ type Decision struct {
 }
 
 type candidate struct {
+	i       int // index in the fate table
 	name    string
 	created time.Time
 	digest  string
-	ver     *semver.Version
+	ver     sver
 }
 
 // Select runs Image Updater's tag selection for one image and explains every
@@ -188,16 +190,11 @@ func Select(in SelectInput) Decision {
 		d.logf("warn", "%s", s.AllowTags.Problem)
 	}
 
-	tags := dedupe(in.Tags)
+	fates := newFateTable(in.Tags)
+	tags := fates.tags()
 	d.Listed = len(tags)
-	fates := make(map[string]*TagFate, len(tags))
-	order := make([]string, 0, len(tags))
-	for _, t := range tags {
-		fates[t] = &TagFate{Tag: t}
-		order = append(order, t)
-	}
 	finish := func() Decision {
-		d.Tags = arrange(order, fates)
+		d.Tags = fates.arranged()
 		return d
 	}
 
@@ -211,9 +208,9 @@ func Select(in SelectInput) Decision {
 	}
 
 	// GetTags: allow-tags, ignore-tags and (digest) the constraint tag.
-	var kept []string
-	for _, t := range tags {
-		f := fates[t]
+	kept := make([]string, 0, len(tags))
+	for i, t := range tags {
+		f := &fates.list[i]
 		switch {
 		case !s.AllowTags.Allows(t):
 			f.Fate, f.Why = FateAllowTags, allowWhy(s.AllowTags)
@@ -241,7 +238,7 @@ func Select(in SelectInput) Decision {
 			case "latest-last":
 				ts = i
 			}
-			cands = append(cands, candidate{name: t, created: time.Unix(int64(ts), 0)})
+			cands = append(cands, candidate{i: fates.idx[t], name: t, created: time.Unix(int64(ts), 0)})
 		}
 	} else {
 		ps := PlatformFilter(in)
@@ -250,7 +247,7 @@ func Select(in SelectInput) Decision {
 			d.logf("warn", "%s", p)
 		}
 		for _, t := range kept {
-			f := fates[t]
+			f := fates.get(t)
 			m, ok := in.Meta[t]
 			if !ok {
 				f.Fate, f.Why = FateMetadata, "metadata was not fetched"
@@ -273,7 +270,7 @@ func Select(in SelectInput) Decision {
 			f.Digest = m.Digest
 			c := created
 			f.Created = &c
-			cd := candidate{name: t, created: created}
+			cd := candidate{i: fates.idx[t], name: t, created: created}
 			if s.Strategy == StrategyDigest {
 				cd.digest = m.Digest
 			}
@@ -284,7 +281,7 @@ func Select(in SelectInput) Decision {
 
 	if len(cands) == 0 {
 		if !v.NoTagsMeansNoCandidate() {
-			return d.noTagsOld(in, fates, order)
+			return d.noTagsOld(in, fates)
 		}
 		d.logf("warn", "no tags found for image %s in registry", in.Image.FullName())
 		d.Outcome = OutcomeNoCandidate
@@ -293,41 +290,41 @@ func Select(in SelectInput) Decision {
 	}
 
 	// Sort by strategy (ascending); the last element wins.
-	var avail []candidate
+	avail := make([]candidate, 0, len(cands))
 	switch s.Strategy {
 	case StrategySemver:
 		for i := range cands {
-			ver, err := semver.NewVersion(cands[i].name)
-			if err != nil {
-				f := fates[cands[i].name]
+			ver, ok := parseSemver(cands[i].name)
+			if !ok {
+				f := &fates.list[cands[i].i]
 				f.Fate, f.Why = FateNotVersion, "not a semantic version, so the semver strategy skips it"
 				continue
 			}
 			cands[i].ver = ver
 			avail = append(avail, cands[i])
 		}
-		sort.SliceStable(avail, func(i, j int) bool {
-			if c := avail[i].ver.Compare(avail[j].ver); c != 0 {
-				return c < 0
+		slices.SortFunc(avail, func(a, b candidate) int {
+			if c := a.ver.cmp(b.ver); c != 0 {
+				return c
 			}
-			return avail[i].ver.Original() < avail[j].ver.Original()
+			return strings.Compare(a.name, b.name)
 		})
 	case StrategyNewestBuild:
 		avail = cands
-		sort.SliceStable(avail, func(i, j int) bool {
-			if avail[i].created.Equal(avail[j].created) {
-				return avail[i].name < avail[j].name
+		slices.SortFunc(avail, func(a, b candidate) int {
+			if c := a.created.Compare(b.created); c != 0 {
+				return c
 			}
-			return avail[i].created.Before(avail[j].created)
+			return strings.Compare(a.name, b.name)
 		})
 	default: // alphabetical, digest
 		avail = cands
-		sort.SliceStable(avail, func(i, j int) bool { return avail[i].name < avail[j].name })
+		slices.SortFunc(avail, func(a, b candidate) int { return strings.Compare(a.name, b.name) })
 	}
 
 	if len(avail) == 0 {
 		if !v.NoTagsMeansNoCandidate() {
-			return d.noTagsOld(in, fates, order)
+			return d.noTagsOld(in, fates)
 		}
 		d.logf("warn", "no tags for image %s matched by the %s strategy", in.Image.FullName(), s.Strategy)
 		d.Outcome = OutcomeNoCandidate
@@ -346,15 +343,14 @@ func Select(in SelectInput) Decision {
 	}
 
 	// Constraint.
-	var sc *semver.Constraints
+	check := func(candidate) bool { return true }
 	if s.Strategy == StrategySemver {
 		c := constraint
 		if c == "" && v.EmptyConstraintExcludesPrereleases() {
 			c = "*"
 		}
 		if c != "" {
-			var err error
-			sc, err = semver.NewConstraint(c)
+			sc, err := semver.NewConstraint(c)
 			if err != nil {
 				d.logf("error", "invalid constraint '%s' given: '%v'", constraint, err)
 				d.fail(ErrImproperConstraint, "Unable to find newest version from available tags: "+err.Error(), err)
@@ -362,15 +358,26 @@ func Select(in SelectInput) Decision {
 				markRemaining(fates, FateNotConsidered, "the image failed: its constraint does not parse")
 				return finish()
 			}
+			if fast, ok := compileConstraint(sc); ok {
+				check = func(c candidate) bool { return fast.check(c.ver) }
+			} else {
+				check = func(c candidate) bool {
+					lv, err := semver.NewVersion(c.name)
+					return err == nil && sc.Check(lv)
+				}
+			}
 		}
 	}
 
-	var consider []candidate
+	consider := make([]candidate, 0, len(avail))
+	releaseWhy, preWhy := constraintWhy(false, constraint, v), constraintWhy(true, constraint, v)
 	for _, c := range avail {
-		if sc != nil && !sc.Check(c.ver) {
-			f := fates[c.name]
-			f.Fate = FateConstraint
-			f.Why = constraintWhy(c.ver, constraint, v)
+		if !check(c) {
+			f := &fates.list[c.i]
+			f.Fate, f.Why = FateConstraint, releaseWhy
+			if c.ver.pre != "" {
+				f.Why = preWhy
+			}
 			continue
 		}
 		consider = append(consider, c)
@@ -378,7 +385,7 @@ func Select(in SelectInput) Decision {
 	d.Candidates = len(consider)
 	d.logf("debug", "found %d from %d tags eligible for consideration", len(consider), len(avail))
 	for i, c := range consider {
-		f := fates[c.name]
+		f := &fates.list[c.i]
 		f.Kept = true
 		f.Rank = len(consider) - i
 		f.Fate, f.Why = FateCandidate, rankWhy(s.Strategy, f.Rank, c)
@@ -397,7 +404,7 @@ func Select(in SelectInput) Decision {
 		return finish()
 	}
 	win := consider[len(consider)-1]
-	fates[win.name].Fate = FateSelected
+	fates.list[win.i].Fate = FateSelected
 	d.Selected = &Pick{Tag: win.name, Digest: win.digest}
 	d.decideUpdate(in)
 	return finish()
@@ -500,7 +507,7 @@ func needsUpdate(in SelectInput, pick Pick) bool {
 
 // noTagsOld models v1.1 and older: with no tag left the running tag is
 // returned, so the image silently looks up to date.
-func (d *Decision) noTagsOld(in SelectInput, fates map[string]*TagFate, order []string) Decision {
+func (d *Decision) noTagsOld(in SelectInput, fates *fateTable) Decision {
 	if in.Live == nil || (in.Live.Tag == "" && in.Live.Digest == "") {
 		d.Outcome = OutcomeNoCandidate
 		d.logf("debug", "No suitable image tag for upgrade found in list of available tags.")
@@ -513,7 +520,7 @@ func (d *Decision) noTagsOld(in SelectInput, fates map[string]*TagFate, order []
 		d.logf("debug", "Image '%s' already on latest allowed version", in.Image.FullName()+":"+in.Live.TagWithDigest())
 		d.Reason = noTagsReason(d.Listed, fates) + fmt.Sprintf(" Image Updater %s then keeps the running tag %s and logs nothing above debug level, so it looks up to date.", d.versionShort(), displayTag(*in.Live))
 	}
-	d.Tags = arrange(order, fates)
+	d.Tags = fates.arranged()
 	return *d
 }
 
@@ -569,37 +576,72 @@ func dedupe(tags []string) []string {
 	return out
 }
 
-func markAll(fates map[string]*TagFate, f Fate, why string) {
-	for _, t := range fates {
-		t.Fate, t.Why = f, why
+// fateTable holds one fate per listed tag, in registry order.
+type fateTable struct {
+	list []TagFate
+	idx  map[string]int
+}
+
+// newFateTable makes one entry per distinct tag, keeping the first
+// occurrence (Image Updater keeps tags in a map by name).
+func newFateTable(tags []string) *fateTable {
+	ft := &fateTable{list: make([]TagFate, 0, len(tags)), idx: make(map[string]int, len(tags))}
+	for _, t := range tags {
+		if _, dup := ft.idx[t]; dup {
+			continue
+		}
+		ft.idx[t] = len(ft.list)
+		ft.list = append(ft.list, TagFate{Tag: t})
+	}
+	return ft
+}
+
+func (ft *fateTable) tags() []string {
+	out := make([]string, len(ft.list))
+	for i := range ft.list {
+		out[i] = ft.list[i].Tag
+	}
+	return out
+}
+
+func (ft *fateTable) get(tag string) *TagFate { return &ft.list[ft.idx[tag]] }
+
+func markAll(ft *fateTable, f Fate, why string) {
+	for i := range ft.list {
+		ft.list[i].Fate, ft.list[i].Why = f, why
 	}
 }
 
-func markRemaining(fates map[string]*TagFate, f Fate, why string) {
-	for _, t := range fates {
-		if t.Fate == "" {
-			t.Fate, t.Why = f, why
+func markRemaining(ft *fateTable, f Fate, why string) {
+	for i := range ft.list {
+		if ft.list[i].Fate == "" {
+			ft.list[i].Fate, ft.list[i].Why = f, why
 		}
 	}
 }
 
-// arrange orders fates: candidates by rank, then the rest in registry order.
-func arrange(order []string, fates map[string]*TagFate) []TagFate {
-	out := make([]TagFate, 0, len(order))
-	var rest []TagFate
-	for _, t := range order {
-		f := fates[t]
-		if f.Fate == "" {
-			f.Fate, f.Why = FateNotConsidered, "not reached"
+// arranged orders fates: candidates by rank, then the rest in registry order.
+func (ft *fateTable) arranged() []TagFate {
+	ranked := 0
+	for i := range ft.list {
+		if ft.list[i].Fate == "" {
+			ft.list[i].Fate, ft.list[i].Why = FateNotConsidered, "not reached"
 		}
+		if ft.list[i].Rank > 0 {
+			ranked++
+		}
+	}
+	out := make([]TagFate, len(ft.list))
+	rest := ranked
+	for _, f := range ft.list {
 		if f.Rank > 0 {
-			out = append(out, *f)
+			out[f.Rank-1] = f
 		} else {
-			rest = append(rest, *f)
+			out[rest] = f
+			rest++
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
-	return append(out, rest...)
+	return out
 }
 
 func allowWhy(a AllowTags) string {
@@ -609,18 +651,19 @@ func allowWhy(a AllowTags) string {
 	return fmt.Sprintf("does not match allow-tags %q (unanchored: a match anywhere in the tag counts)", a.Raw)
 }
 
-func constraintWhy(ver *semver.Version, constraint string, v Version) string {
+// constraintWhy explains a constraint failure of a release or a pre-release.
+func constraintWhy(prerelease bool, constraint string, v Version) string {
 	if constraint == "" {
-		return fmt.Sprintf("pre-release %s: with no constraint, Image Updater %s excludes pre-releases", ver.Original(), v.Short())
+		return "pre-release: with no constraint, Image Updater " + v.Short() + " excludes pre-releases"
 	}
-	if ver.Prerelease() != "" {
+	if prerelease {
 		hint := strings.TrimSpace(constraint) + "-0"
 		if strings.ContainsAny(strings.TrimSpace(constraint), " ,|") || strings.Contains(constraint, "-") {
 			hint = "a lower bound such as >=1.2.0-0"
 		}
-		return fmt.Sprintf("pre-release %s: a constraint only matches pre-releases when it has a pre-release part itself (e.g. %s)", ver.Original(), hint)
+		return "pre-release: a constraint only matches pre-releases when it has a pre-release part itself (e.g. " + hint + ")"
 	}
-	return fmt.Sprintf("outside constraint %q", constraint)
+	return "outside constraint " + strconv.Quote(constraint)
 }
 
 func rankWhy(s Strategy, rank int, c candidate) string {
@@ -630,7 +673,7 @@ func rankWhy(s Strategy, rank int, c candidate) string {
 	}
 	switch s {
 	case StrategySemver:
-		return fmt.Sprintf("%s by semantic version (%s)", place, c.ver.String())
+		return place + " by semantic version"
 	case StrategyNewestBuild:
 		return fmt.Sprintf("%s by build date %s (ties go to the greater name)", place, c.created.UTC().Format(time.RFC3339))
 	case StrategyAlphabetical:
@@ -641,12 +684,12 @@ func rankWhy(s Strategy, rank int, c candidate) string {
 	return place
 }
 
-func noTagsReason(listed int, fates map[string]*TagFate) string {
+func noTagsReason(listed int, fates *fateTable) string {
 	if listed == 0 {
 		return "The registry returned no tags for this repository."
 	}
 	counts := map[Fate]int{}
-	for _, f := range fates {
+	for _, f := range fates.list {
 		counts[f.Fate]++
 	}
 	var parts []string

@@ -291,7 +291,7 @@ func NamespaceWatched(ns string, opts SelectOptions) bool {
 // explains the decision.
 func SourceType(app Application, wb WriteBack, v Version) (kind string, supported bool, why string) {
 	forced := wb.forcesSourceType()
-	if forced == AppSourceHelm && !v.UsesCRs() {
+	if forced == AppSourceHelm && !v.ForcesHelmFromWriteBackTarget() {
 		forced = ""
 	}
 	switch {
@@ -603,7 +603,7 @@ func finishCR(app Application, sel *crSelection, opts SelectOptions, t *Targetin
 	}
 	for _, ic := range t.Images {
 		for _, n := range ic.Settings.Notes {
-			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.Original), n))
+			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.String()), n))
 		}
 	}
 
@@ -613,7 +613,7 @@ func finishCR(app Application, sel *crSelection, opts SelectOptions, t *Targetin
 		for _, ic := range t.Images {
 			if ic.Target.Kind != TargetKindPlugin {
 				t.add(problemf(ProblemPluginGitTreatedAsHelm, SeverityWarning,
-					"image %s: a Plugin application with git write-back is written as Helm parameters unless the image has manifestTargets.plugin", imageLabel(ic.Alias, ic.Image.Original)))
+					"image %s: a Plugin application with git write-back is written as Helm parameters unless the image has manifestTargets.plugin", imageLabel(ic.Alias, ic.Image.String())))
 			}
 		}
 	}
@@ -731,7 +731,7 @@ func selectV0(app Application, opts SelectOptions, t *Targeting) {
 	t.Images = cfg.Images
 	for _, ic := range t.Images {
 		for _, n := range ic.Settings.Notes {
-			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.Original), n))
+			t.add(problemf(ProblemSettingsWarning, SeverityWarning, "image %s: %s", imageLabel(ic.Alias, ic.Image.String()), n))
 		}
 	}
 	t.Selected = t.SourceSupported && len(t.Images) > 0 && werr == nil

@@ -263,6 +263,12 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 	wb := WriteBack{Method: WriteBackArgoCD, Sources: opts.Sources}
 	kind0, _, _ := SourceType(app, WriteBack{}, v)
 	src0, ok := app.EditedSource(kind0)
+	if !ok && app.Hydrator != nil && v.SupportsPluginSources() {
+		// A hydrated Application may have no spec.source; v1.3.0 reads the
+		// drySource instead (derived from the hydrator support, unverified).
+		h := app.Hydrator
+		src0, ok = AppSource{RepoURL: h.RepoURL, Path: h.Path, TargetRevision: h.TargetRevision, HasHelm: h.HasHelm, HasKustomize: h.HasKustomize, HasPlugin: h.HasPlugin}, true
+	}
 	if !ok {
 		return wb, &WriteBackError{Part: "source", Value: app.Key(), Reason: "application source is not defined"}
 	}
@@ -289,7 +295,7 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 			switch {
 			case t.Path == "":
 				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: "", Reason: "empty write-back target: Image Updater replaces the default override file with an empty path and cannot write it"})
-			case kustomizationFileNames[filepath.Base(t.Path)] && v.AtLeast(1, 3, 0):
+			case kustomizationFileNames[filepath.Base(t.Path)] && v.RejectsBareKustomizationTarget():
 				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: t.Raw,
 					Reason: "a bare path to a kustomization file is rejected since v1.3.0 (PR #1766); use \"kustomization:" + filepath.Dir(t.Path) + "\" to edit its images"})
 			case kustomizationFileNames[filepath.Base(t.Path)]:
@@ -307,7 +313,10 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 	// The repository default comes from the source Image Updater edits for
 	// the type the (possibly forced) write-back target implies.
 	kind, _, _ := SourceType(app, wb, v)
-	src, _ := app.EditedSource(kind)
+	src, ok := app.EditedSource(kind)
+	if !ok {
+		src = src0
+	}
 	if gc.Repository != nil {
 		wb.Repository = *gc.Repository
 	} else {
@@ -341,7 +350,7 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 		switch {
 		case m.SecretName == "":
 			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef, Reason: "secret reference names no secret"})
-		case m.SecretNamespace == "" && !v.AtLeast(1, 3, 0):
+		case m.SecretNamespace == "" && !v.GitSecretMayOmitNamespace():
 			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef,
 				Reason: fmt.Sprintf("secret ref must be in format 'namespace/name' before v1.3.0; write \"git:secret:%s/%s\"", app.Namespace, m.SecretName)})
 		case m.SecretNamespace == "":

@@ -170,6 +170,13 @@ func TestBuildWriteBack(t *testing.T) {
 			}
 		}},
 		{name: "no source at all", app: &Application{Name: "x", Namespace: "argocd"}, v: V1_3, wantErrPart: "source"},
+		{name: "hydrated app without spec.source on v1.2", app: &Application{Name: "x", Namespace: "argocd", Hydrator: &DrySource{RepoURL: "https://g/dry.git", Path: "dry"}}, v: V1_2, wantErrPart: "source"},
+		{name: "hydrated app uses the drySource on v1.3", app: &Application{Name: "x", Namespace: "argocd", Hydrator: &DrySource{RepoURL: "https://g/dry.git", Path: "dry", HasHelm: true}},
+			cfg: wbc("git"), v: V1_3, check: func(t *testing.T, wb WriteBack) {
+				if wb.Repository != "https://g/dry.git" || wb.Target.Path != "dry/.argocd-source-x.yaml" {
+					t.Fatalf("%+v", wb)
+				}
+			}},
 		{name: "git repocreds defaults", cfg: wbc("git"), v: V1_2, check: func(t *testing.T, wb WriteBack) {
 			if wb.Method != WriteBackGit || wb.Creds != GitCredsRepoCreds || wb.Repository != app.Sources[0].RepoURL || !wb.RepositoryFromApp || wb.BaseBranch != "" {
 				t.Fatalf("%+v", wb)

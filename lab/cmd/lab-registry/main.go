@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	labregistry "github.com/imgupd/imgupd/lab/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
 func main() {
