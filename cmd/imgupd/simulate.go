@@ -115,11 +115,10 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	opts := []registry.Option{registry.WithConcurrency(o.concurrency)}
-	if o.rateLimit > 0 {
-		opts = append(opts, registry.WithRateLimit(o.rateLimit))
+	runner := &simulate.Runner{
+		Options: []registry.Option{registry.WithConcurrency(o.concurrency)},
+		Creds:   &clusterCredentials{opts: o.kube},
 	}
-	runner := &simulate.Runner{Client: registry.New(opts...), Creds: &clusterCredentials{opts: o.kube}}
 	res, err := runner.Run(ctx, req)
 	if err != nil {
 		var re *simulate.RegistryError

@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"golang.org/x/time/rate"
 )
 
 // Target is one repository on one registry, with how to reach it.
@@ -82,7 +83,7 @@ type Client struct {
 	userAgent   string
 
 	sem     chan struct{}
-	limiter *tokenBucket
+	limiter *rate.Limiter
 	stats   stats
 
 	mu       sync.Mutex
@@ -103,7 +104,7 @@ func New(opts ...Option) *Client {
 	}
 	c.sem = make(chan struct{}, c.concurrency)
 	if c.rps > 0 {
-		c.limiter = newTokenBucket(c.rps)
+		c.limiter = rate.NewLimiter(rate.Limit(c.rps), max(1, int(c.rps)))
 	}
 	return c
 }

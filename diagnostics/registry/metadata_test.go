@@ -239,14 +239,16 @@ func TestRateLimit(t *testing.T) {
 	if _, err := c.Metadata(testCtx(t), targetOf(s, "app"), []string{"1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := newTokenBucket(0.01) // one token, then one every 100s
-	ctx := testCtx(t)
-	if err := b.wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	// At 0.01 requests/s the first request takes the only token; the next
+	// waits ~100 s, so a short deadline ends the call with no request sent.
+	slow := New(WithRateLimit(0.01))
+	short, cancel := context.WithTimeout(testCtx(t), 200*time.Millisecond)
 	defer cancel()
-	if err := b.wait(short); err == nil {
-		t.Error("second token at 0.01 rps came at once")
+	before := s.Requests().Total()
+	if _, err := slow.ListTags(short, targetOf(s, "app")); err == nil {
+		t.Error("a second request at 0.01 requests/s went through at once")
+	}
+	if sent := s.Requests().Total() - before; sent > 1 {
+		t.Errorf("%d requests reached the registry, want at most 1", sent)
 	}
 }

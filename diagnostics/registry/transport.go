@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // countingTransport is the base of every session's transport, under
@@ -25,7 +27,7 @@ type countingTransport struct {
 	host    string
 	scheme  string
 	stats   *stats
-	limiter *tokenBucket
+	limiter *rate.Limiter
 }
 
 // errSchemeNotUsed is the refused racer's error. It only ever appears next
@@ -40,7 +42,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, errSchemeNotUsed
 	}
 	if t.limiter != nil {
-		if err := t.limiter.wait(req.Context()); err != nil {
+		if err := t.limiter.Wait(req.Context()); err != nil {
 			if req.Body != nil {
 				req.Body.Close()
 			}

@@ -86,9 +86,14 @@ func (e *RegistryError) Unwrap() error { return e.Err }
 // Hint is the suggested fix.
 func (e *RegistryError) Hint() string { return e.Err.Hint() }
 
-// Runner runs simulations with one registry client (sharing its caches).
+// Runner runs simulations.
 type Runner struct {
-	Client *registry.Client
+	// Client, when set, is used for every run (sharing its caches and its
+	// rate limit). When nil, each run gets a client limited to the
+	// endpoint's rate (registries.conf limit, or Request.RateLimit), built
+	// with Options.
+	Client  *registry.Client
+	Options []registry.Option
 	// Creds performs the I/O of credential references; nil uses the local
 	// environment and executables only.
 	Creds updater.CredentialSource
@@ -162,7 +167,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		if err != nil {
 			return res, &InputError{Field: "credentials", Reason: "could not fetch credentials", Err: err}
 		}
-		target.Username, target.Password = creds.Username, string(creds.Password)
+		target.Username, target.Password = creds.Username, creds.Password.Reveal()
 		res.CredentialsUsed = describeRef(ref)
 	} else {
 		res.CredentialsUsed = "anonymous"
@@ -174,7 +179,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		if req.RateLimit > 0 {
 			limit = req.RateLimit
 		}
-		client = registry.New(registry.WithRateLimit(limit))
+		client = registry.New(append([]registry.Option{registry.WithRateLimit(limit)}, r.Options...)...)
 	}
 	before := client.Stats()
 

@@ -208,7 +208,7 @@ func Select(in SelectInput) Decision {
 	}
 
 	// GetTags: allow-tags, ignore-tags and (digest) the constraint tag.
-	kept := make([]string, 0, len(tags))
+	kept := make([]int, 0, len(tags)) // indices into fates.list
 	for i, t := range tags {
 		f := &fates.list[i]
 		switch {
@@ -219,7 +219,7 @@ func Select(in SelectInput) Decision {
 		case s.Strategy == StrategyDigest && t != constraint:
 			f.Fate, f.Why = FateNotConstraintTag, fmt.Sprintf("the digest strategy only follows tag %q", constraint)
 		default:
-			kept = append(kept, t)
+			kept = append(kept, i)
 		}
 	}
 
@@ -230,7 +230,7 @@ func Select(in SelectInput) Decision {
 		if s.Strategy.NeedsMetadata() {
 			d.logf("info", "taglistsort is set to '%s' but update strategy '%s' requires metadata. Results may not be what you expect.", in.TagSortMode, s.Strategy)
 		}
-		for i, t := range kept {
+		for i, k := range kept {
 			var ts int
 			switch in.TagSortMode {
 			case "latest-first":
@@ -238,7 +238,7 @@ func Select(in SelectInput) Decision {
 			case "latest-last":
 				ts = i
 			}
-			cands = append(cands, candidate{i: fates.idx[t], name: t, created: time.Unix(int64(ts), 0)})
+			cands = append(cands, candidate{i: k, name: tags[k], created: time.Unix(int64(ts), 0)})
 		}
 	} else {
 		ps := PlatformFilter(in)
@@ -246,8 +246,9 @@ func Select(in SelectInput) Decision {
 		for _, p := range ps.Problems {
 			d.logf("warn", "%s", p)
 		}
-		for _, t := range kept {
-			f := fates.get(t)
+		for _, k := range kept {
+			t := tags[k]
+			f := &fates.list[k]
 			m, ok := in.Meta[t]
 			if !ok {
 				f.Fate, f.Why = FateMetadata, "metadata was not fetched"
@@ -270,7 +271,7 @@ func Select(in SelectInput) Decision {
 			f.Digest = m.Digest
 			c := created
 			f.Created = &c
-			cd := candidate{i: fates.idx[t], name: t, created: created}
+			cd := candidate{i: k, name: t, created: created}
 			if s.Strategy == StrategyDigest {
 				cd.digest = m.Digest
 			}
@@ -289,8 +290,9 @@ func Select(in SelectInput) Decision {
 		return finish()
 	}
 
-	// Sort by strategy (ascending); the last element wins.
-	avail := make([]candidate, 0, len(cands))
+	// Sort by strategy (ascending); the last element wins. Sorts move
+	// indices into cands, not the candidates themselves.
+	avail := make([]int32, 0, len(cands))
 	switch s.Strategy {
 	case StrategySemver:
 		for i := range cands {
@@ -301,25 +303,26 @@ func Select(in SelectInput) Decision {
 				continue
 			}
 			cands[i].ver = ver
-			avail = append(avail, cands[i])
+			avail = append(avail, int32(i))
 		}
-		slices.SortFunc(avail, func(a, b candidate) int {
-			if c := a.ver.cmp(b.ver); c != 0 {
-				return c
-			}
-			return strings.Compare(a.name, b.name)
-		})
+		// Sorted after the constraint check below: only the tags that pass
+		// it get a rank, and filtering commutes with sorting.
 	case StrategyNewestBuild:
-		avail = cands
-		slices.SortFunc(avail, func(a, b candidate) int {
+		for i := range cands {
+			avail = append(avail, int32(i))
+		}
+		slices.SortFunc(avail, func(x, y int32) int {
+			a, b := &cands[x], &cands[y]
 			if c := a.created.Compare(b.created); c != 0 {
 				return c
 			}
 			return strings.Compare(a.name, b.name)
 		})
 	default: // alphabetical, digest
-		avail = cands
-		slices.SortFunc(avail, func(a, b candidate) int { return strings.Compare(a.name, b.name) })
+		for i := range cands {
+			avail = append(avail, int32(i))
+		}
+		slices.SortFunc(avail, func(x, y int32) int { return strings.Compare(cands[x].name, cands[y].name) })
 	}
 
 	if len(avail) == 0 {
@@ -343,7 +346,7 @@ func Select(in SelectInput) Decision {
 	}
 
 	// Constraint.
-	check := func(candidate) bool { return true }
+	check := func(*candidate) bool { return true }
 	if s.Strategy == StrategySemver {
 		c := constraint
 		if c == "" && v.EmptyConstraintExcludesPrereleases() {
@@ -359,9 +362,9 @@ func Select(in SelectInput) Decision {
 				return finish()
 			}
 			if fast, ok := compileConstraint(sc); ok {
-				check = func(c candidate) bool { return fast.check(c.ver) }
+				check = func(c *candidate) bool { return fast.check(c.ver) }
 			} else {
-				check = func(c candidate) bool {
+				check = func(c *candidate) bool {
 					lv, err := semver.NewVersion(c.name)
 					return err == nil && sc.Check(lv)
 				}
@@ -369,9 +372,10 @@ func Select(in SelectInput) Decision {
 		}
 	}
 
-	consider := make([]candidate, 0, len(avail))
+	consider := avail[:0]
 	releaseWhy, preWhy := constraintWhy(false, constraint, v), constraintWhy(true, constraint, v)
-	for _, c := range avail {
+	for _, x := range avail {
+		c := &cands[x]
 		if !check(c) {
 			f := &fates.list[c.i]
 			f.Fate, f.Why = FateConstraint, releaseWhy
@@ -380,11 +384,21 @@ func Select(in SelectInput) Decision {
 			}
 			continue
 		}
-		consider = append(consider, c)
+		consider = append(consider, x)
+	}
+	if s.Strategy == StrategySemver {
+		slices.SortFunc(consider, func(x, y int32) int {
+			a, b := &cands[x], &cands[y]
+			if c := a.ver.cmp(b.ver); c != 0 {
+				return c
+			}
+			return strings.Compare(a.name, b.name)
+		})
 	}
 	d.Candidates = len(consider)
 	d.logf("debug", "found %d from %d tags eligible for consideration", len(consider), len(avail))
-	for i, c := range consider {
+	for i, x := range consider {
+		c := &cands[x]
 		f := &fates.list[c.i]
 		f.Kept = true
 		f.Rank = len(consider) - i
@@ -403,7 +417,7 @@ func Select(in SelectInput) Decision {
 		}
 		return finish()
 	}
-	win := consider[len(consider)-1]
+	win := &cands[consider[len(consider)-1]]
 	fates.list[win.i].Fate = FateSelected
 	d.Selected = &Pick{Tag: win.name, Digest: win.digest}
 	d.decideUpdate(in)
@@ -576,21 +590,34 @@ func dedupe(tags []string) []string {
 	return out
 }
 
-// fateTable holds one fate per listed tag, in registry order.
+// fateTable holds one fate per distinct listed tag, in registry order.
 type fateTable struct {
 	list []TagFate
-	idx  map[string]int
 }
 
 // newFateTable makes one entry per distinct tag, keeping the first
-// occurrence (Image Updater keeps tags in a map by name).
+// occurrence (Image Updater keeps tags in a map by name). Registries list
+// tags in lexical order, which proves there are no duplicates without
+// hashing every tag; other lists go through a set.
 func newFateTable(tags []string) *fateTable {
-	ft := &fateTable{list: make([]TagFate, 0, len(tags)), idx: make(map[string]int, len(tags))}
+	ft := &fateTable{list: make([]TagFate, 0, len(tags))}
+	if slices.IsSortedFunc(tags, func(a, b string) int {
+		if a == b {
+			return 1 // a duplicate breaks strict order
+		}
+		return strings.Compare(a, b)
+	}) {
+		for _, t := range tags {
+			ft.list = append(ft.list, TagFate{Tag: t})
+		}
+		return ft
+	}
+	seen := make(map[string]struct{}, len(tags))
 	for _, t := range tags {
-		if _, dup := ft.idx[t]; dup {
+		if _, dup := seen[t]; dup {
 			continue
 		}
-		ft.idx[t] = len(ft.list)
+		seen[t] = struct{}{}
 		ft.list = append(ft.list, TagFate{Tag: t})
 	}
 	return ft
@@ -603,8 +630,6 @@ func (ft *fateTable) tags() []string {
 	}
 	return out
 }
-
-func (ft *fateTable) get(tag string) *TagFate { return &ft.list[ft.idx[tag]] }
 
 func markAll(ft *fateTable, f Fate, why string) {
 	for i := range ft.list {
@@ -620,28 +645,34 @@ func markRemaining(ft *fateTable, f Fate, why string) {
 	}
 }
 
-// arranged orders fates: candidates by rank, then the rest in registry order.
+// arranged orders fates in place: candidates by rank, then the rest in
+// registry order. The table is not used after this.
 func (ft *fateTable) arranged() []TagFate {
-	ranked := 0
+	var ranked []TagFate
 	for i := range ft.list {
 		if ft.list[i].Fate == "" {
 			ft.list[i].Fate, ft.list[i].Why = FateNotConsidered, "not reached"
 		}
 		if ft.list[i].Rank > 0 {
-			ranked++
+			ranked = append(ranked, ft.list[i])
 		}
 	}
-	out := make([]TagFate, len(ft.list))
-	rest := ranked
-	for _, f := range ft.list {
-		if f.Rank > 0 {
-			out[f.Rank-1] = f
-		} else {
-			out[rest] = f
-			rest++
+	if len(ranked) == 0 {
+		return ft.list
+	}
+	// Move the unranked entries to the back, keeping their order, then put
+	// the ranked ones in front by rank.
+	w := len(ft.list)
+	for r := len(ft.list) - 1; r >= 0; r-- {
+		if ft.list[r].Rank == 0 {
+			w--
+			ft.list[w] = ft.list[r]
 		}
 	}
-	return out
+	for _, f := range ranked {
+		ft.list[f.Rank-1] = f
+	}
+	return ft.list
 }
 
 func allowWhy(a AllowTags) string {
@@ -666,7 +697,7 @@ func constraintWhy(prerelease bool, constraint string, v Version) string {
 	return "outside constraint " + strconv.Quote(constraint)
 }
 
-func rankWhy(s Strategy, rank int, c candidate) string {
+func rankWhy(s Strategy, rank int, c *candidate) string {
 	place := "the pick"
 	if rank > 1 {
 		place = fmt.Sprintf("#%d", rank)
