@@ -30,26 +30,6 @@ var (
 	arm = updater.Platform{OS: "linux", Arch: "arm64"}
 )
 
-// pubImages is the repository of tag-selection-cases.md.
-func pubImages() []labregistry.Image {
-	return []labregistry.Image{
-		{Tag: "0.1.0", Created: day("2026-01-01")},
-		{Tag: "0.2.0", Created: day("2026-01-02")},
-		{Tag: "0.10.0", Created: day("2026-01-03")},
-		{Tag: "1.0.0-alpha", Created: day("2026-01-04")},
-		{Tag: "1.0.0-beta.2", Created: day("2026-01-05")},
-		{Tag: "1.0.0", Created: day("2026-01-06")},
-		{Tag: "1.0.1", Created: day("2026-01-07")},
-		{Tag: "1.1", Created: day("2026-01-08")},
-		{Tag: "v1.1.5", Created: day("2026-01-09")},
-		{Tag: "2020.01.01", Created: day("2025-06-01")},
-		{Tag: "1.0.1-hotfix", Created: day("2026-01-10")},
-		{Tag: "nightly", Created: day("2026-01-11")},
-		{Tag: "dev-123", Created: day("2026-01-12"), Platforms: []updater.Platform{arm}},
-		{Tag: "stable", SameAs: "1.0.1"},
-	}
-}
-
 func start(t *testing.T, opts ...labregistry.Option) *labregistry.Server {
 	t.Helper()
 	srv, err := labregistry.Start(opts...)
@@ -73,7 +53,7 @@ func str(s string) *string { return &s }
 // command through the whole path: real registry, real metadata, the model.
 func TestCalibrationOnRealRegistry(t *testing.T) {
 	srv := start(t)
-	push(t, srv, "acme/pub", pubImages()...)
+	push(t, srv, "acme/pub", labregistry.CalibrationImages()...)
 	stable, err := remote.Head(mustRef(t, srv.Host+"/acme/pub:1.0.1"))
 	if err != nil {
 		t.Fatal(err)

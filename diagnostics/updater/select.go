@@ -421,6 +421,18 @@ func Select(in SelectInput) Decision {
 	fates.list[win.i].Fate = FateSelected
 	d.Selected = &Pick{Tag: win.name, Digest: win.digest}
 	d.decideUpdate(in)
+	if s.Strategy == StrategyNewestBuild {
+		var tied []string
+		for _, x := range consider[:len(consider)-1] {
+			if cands[x].created.Equal(win.created) {
+				tied = append(tied, cands[x].name)
+			}
+		}
+		if len(tied) > 0 {
+			d.Reason += fmt.Sprintf(" %s shares its build time with %s; on a tie the greater name wins. If you meant %s, add ignore-tags %q.",
+				win.name, strings.Join(tied, ", "), tied[len(tied)-1], win.name)
+		}
+	}
 	return finish()
 }
 

@@ -283,7 +283,7 @@ func TestSelectRules(t *testing.T) {
 		// newest-build: dates, ties, platforms.
 		{name: "newest-build tie goes to greater name (latest)", version: V1_3, image: "acme/app", strategy: "newest-build",
 			tags: []string{"1.2.3", "latest"}, meta: map[string]TagMeta{"1.2.3": amd("2026-03-01T00:00:00Z"), "latest": amd("2026-03-01T00:00:00Z")},
-			pick: "latest"},
+			pick: "latest", reason: `If you meant 1.2.3, add ignore-tags "latest"`},
 		{name: "newest-build ignores constraint", version: V1_3, image: "acme/app:~1.0", strategy: "newest-build",
 			tags: []string{"1.0.0", "5.0.0"}, meta: map[string]TagMeta{"1.0.0": amd("2026-03-01T00:00:00Z"), "5.0.0": amd("2026-03-02T00:00:00Z")},
 			pick: "5.0.0"},
