@@ -613,12 +613,7 @@ type fateTable struct {
 // hashing every tag; other lists go through a set.
 func newFateTable(tags []string) *fateTable {
 	ft := &fateTable{list: make([]TagFate, 0, len(tags))}
-	if slices.IsSortedFunc(tags, func(a, b string) int {
-		if a == b {
-			return 1 // a duplicate breaks strict order
-		}
-		return strings.Compare(a, b)
-	}) {
+	if strictlyIncreasing(tags) {
 		for _, t := range tags {
 			ft.list = append(ft.list, TagFate{Tag: t})
 		}
@@ -633,6 +628,17 @@ func newFateTable(tags []string) *fateTable {
 		ft.list = append(ft.list, TagFate{Tag: t})
 	}
 	return ft
+}
+
+// strictlyIncreasing reports whether every tag is greater than the one
+// before it, which rules out duplicates.
+func strictlyIncreasing(tags []string) bool {
+	for i := 1; i < len(tags); i++ {
+		if tags[i] <= tags[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 func (ft *fateTable) tags() []string {

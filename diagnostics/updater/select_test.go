@@ -228,6 +228,8 @@ func TestSelectRules(t *testing.T) {
 			tags: []string{"1.2.3", "1.2.4"}, pick: "1.2.3"},
 		{name: "latest as constraint is an error", version: V1_3, image: "acme/app:latest", strategy: "semver",
 			tags: []string{"1.0.0", "latest"}, live: live("latest"), outcome: OutcomeError, errKind: ErrImproperConstraint, log: "invalid constraint 'latest'"},
+		{name: "duplicate tags in a sorted listing count once", version: V1_3, image: "acme/app", strategy: "semver",
+			tags: []string{"1.0.0", "1.0.0", "1.1.0"}, pick: "1.1.0"},
 		{name: "semver ties: lexically greatest original", version: V1_3, image: "acme/app", strategy: "semver",
 			tags: []string{"1.2.0", "v1.2.0", "1.2"}, pick: "v1.2.0"},
 		{name: "lenient semver: v prefix, missing parts, date-like", version: V1_3, image: "acme/app", strategy: "semver",
