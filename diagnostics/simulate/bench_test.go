@@ -124,7 +124,8 @@ func BenchmarkSimulateNewestBuild200Warm(b *testing.B) {
 
 // BenchmarkBaselineMetadata200 is the unavoidable I/O of the newest-build
 // case with plain go-containerregistry: remote.List, then remote.Get and the
-// config for every tag, 8 at a time (the same concurrency as simulate).
+// config for every tag, 8 at a time (the same concurrency as simulate), on
+// one shared puller.
 func BenchmarkBaselineMetadata200(b *testing.B) {
 	srv := benchRegistry(b)
 	repo, err := name.NewRepository(srv.Host+"/nb/app", name.Insecure)
@@ -134,7 +135,13 @@ func BenchmarkBaselineMetadata200(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tags, err := remote.List(repo)
+		// One puller per run, as simulate has one client per run: the
+		// registry handshake is done once, not once per tag.
+		puller, err := remote.NewPuller()
+		if err != nil {
+			b.Fatal(err)
+		}
+		tags, err := remote.List(repo, remote.Reuse(puller))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -146,7 +153,7 @@ func BenchmarkBaselineMetadata200(b *testing.B) {
 			sem <- struct{}{}
 			go func(t string) {
 				defer func() { <-sem; wg.Done() }()
-				desc, err := remote.Get(repo.Tag(t))
+				desc, err := remote.Get(repo.Tag(t), remote.Reuse(puller))
 				if err != nil {
 					errs <- err
 					return
