@@ -1,0 +1,4 @@
+package gitsource
+
+// Temporary: pins go-git while the package is written.
+import _ "github.com/go-git/go-git/v5"
