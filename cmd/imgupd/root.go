@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -69,7 +70,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
-	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io))
+	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io), newDiagnoseCmd(io), newExplainCmd(io))
 	return root
 }
 
@@ -131,4 +132,18 @@ func splitList(s string) []string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// nearest is the closest of candidates to s, or "".
+func nearest(s string, candidates []string) string {
+	best, bd := "", 1<<30
+	for _, c := range candidates {
+		if d := levenshtein.ComputeDistance(s, c); d < bd {
+			best, bd = c, d
+		}
+	}
+	if bd > len(s)/2+2 {
+		return ""
+	}
+	return best
 }

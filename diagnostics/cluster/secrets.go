@@ -11,9 +11,11 @@ import (
 )
 
 // AccessError is a read the API server refused or could not answer, with the
-// RBAC rule that would allow it.
+// RBAC rule that would allow it. Group is the API group ("" for core,
+// "argoproj.io", "apps", ...); Resource may name a subresource ("pods/log");
+// Namespace "" means cluster-wide or all namespaces; Name "" means a list.
 type AccessError struct {
-	Verb, Resource, Namespace, Name string
+	Verb, Group, Resource, Namespace, Name string
 	// Forbidden is true for a 403 (the missing rule is Rule()); false for a
 	// missing object or another failure.
 	Forbidden bool
@@ -24,18 +26,57 @@ type AccessError struct {
 func (e *AccessError) Error() string {
 	switch {
 	case e.Forbidden:
-		return fmt.Sprintf("forbidden to %s %s %s/%s: the reader needs RBAC rule %s", e.Verb, e.Resource, e.Namespace, e.Name, e.Rule())
+		return fmt.Sprintf("forbidden to %s %s %s: the reader needs RBAC rule %s", e.Verb, e.resourceName(), e.where(), e.Rule())
+	case e.NotFound && e.Name == "" && e.Err != nil:
+		return fmt.Sprintf("%s %s: %v", e.resourceName(), e.where(), e.Err)
 	case e.NotFound:
-		return fmt.Sprintf("%s %s/%s not found", e.Resource, e.Namespace, e.Name)
+		return fmt.Sprintf("%s %s not found", e.resourceName(), e.where())
 	}
-	return fmt.Sprintf("%s %s %s/%s: %v", e.Verb, e.Resource, e.Namespace, e.Name, e.Err)
+	return fmt.Sprintf("%s %s %s: %v", e.Verb, e.resourceName(), e.where(), e.Err)
 }
 
 func (e *AccessError) Unwrap() error { return e.Err }
 
-// Rule is the missing RBAC rule in the form of a Role rule.
+// Rule is the missing RBAC rule in the form of a Role rule (or, for
+// cluster-wide reads, a ClusterRole rule).
 func (e *AccessError) Rule() string {
-	return fmt.Sprintf(`{apiGroups: [""], resources: [%q], verbs: [%q]} in namespace %s`, e.Resource, e.Verb, e.Namespace)
+	scope := "in namespace " + e.Namespace
+	if e.Namespace == "" {
+		scope = "cluster-wide (ClusterRole)"
+	}
+	return fmt.Sprintf(`{apiGroups: [%q], resources: [%q], verbs: [%q]} %s`, e.Group, e.Resource, e.Verb, scope)
+}
+
+// resourceName is "secrets" for the core group, "applications.argoproj.io"
+// otherwise (kubectl's spelling).
+func (e *AccessError) resourceName() string {
+	if e.Group == "" {
+		return e.Resource
+	}
+	return e.Resource + "." + e.Group
+}
+
+func (e *AccessError) where() string {
+	switch {
+	case e.Namespace == "" && e.Name == "":
+		return "in all namespaces"
+	case e.Namespace == "":
+		return e.Name
+	case e.Name == "":
+		return "in namespace " + e.Namespace
+	}
+	return e.Namespace + "/" + e.Name
+}
+
+// newAccessError classifies an API error by its status (never its text).
+func newAccessError(verb, group, resource, ns, name string, err error) *AccessError {
+	ae := &AccessError{Verb: verb, Group: group, Resource: resource, Namespace: ns, Name: name, Err: err}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		ae.Forbidden = apierrors.IsForbidden(err)
+		ae.NotFound = apierrors.IsNotFound(err)
+	}
+	return ae
 }
 
 // Secrets reads Secrets. It implements the Secret half of the updater
@@ -48,13 +89,7 @@ type Secrets struct {
 func (s Secrets) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
 	sec, err := s.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		ae := &AccessError{Verb: "get", Resource: "secrets", Namespace: ns, Name: name, Err: err}
-		var status apierrors.APIStatus
-		if errors.As(err, &status) {
-			ae.Forbidden = apierrors.IsForbidden(err)
-			ae.NotFound = apierrors.IsNotFound(err)
-		}
-		return nil, ae
+		return nil, newAccessError("get", "", "secrets", ns, name, err)
 	}
 	return sec.Data, nil
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // AnnotationPrefix is the prefix of every Image Updater annotation key.
@@ -588,30 +590,14 @@ func closest(s string, cands []string) (string, int) {
 	return best, bd
 }
 
-// levenshteinDistance is the edit distance between a and b in bytes.
+// levenshteinDistance is the edit distance between a and b; keys are
+// short, so hostile input is bounded before the library runs.
 func levenshteinDistance(a, b string) int {
 	if len(a) > 256 || len(b) > 256 {
-		// Keys are short; bound the work for hostile input.
 		if a == b {
 			return 0
 		}
 		return max(len(a), len(b))
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return levenshtein.ComputeDistance(a, b)
 }

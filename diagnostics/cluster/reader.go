@@ -1,0 +1,45 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Reader reads everything the diagnosis needs from one cluster: core objects
+// through Kube, Argo CD and Image Updater objects through Dynamic, container
+// logs through Logs. It never writes. Every error it returns is an
+// *AccessError naming the refused or failed read.
+//
+// Tests and the lab build a Reader from client-go fakes or a local API
+// server and inject their own LogSource (an API server without kubelets
+// cannot serve logs).
+type Reader struct {
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	// Logs serves container logs; nil means KubeLogs{Kube}.
+	Logs LogSource
+}
+
+// NewReader builds a Reader for cfg with client-go's typed and dynamic
+// clients and logs read through the API server.
+func NewReader(cfg *rest.Config) (*Reader, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a Kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a dynamic Kubernetes client: %w", err)
+	}
+	return &Reader{Kube: kube, Dynamic: dyn, Logs: KubeLogs{Kube: kube}}, nil
+}
+
+// Secret returns the data of a Secret (see Secrets.Secret); with it a Reader
+// serves the Secret half of the updater model's CredentialSource.
+func (r *Reader) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
+	return Secrets{Client: r.Kube}.Secret(ctx, ns, name)
+}

@@ -1,0 +1,328 @@
+package gitsource
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// Kind is the class of a git access failure.
+type Kind int
+
+const (
+	// Other: none of the kinds below.
+	Other Kind = iota
+	// AuthRequired: the server wants credentials and none were given
+	// (HTTP 401 or 403 without credentials, SSH without a key).
+	AuthRequired
+	// AuthFailed: credentials were given and refused (HTTP 401 or 403,
+	// SSH authentication failure).
+	AuthFailed
+	// RepoNotFound: the server has no such repository (HTTP 404). GitHub
+	// and others also answer so for private repositories the credentials
+	// cannot see.
+	RepoNotFound
+	// BranchNotFound: the repository has no such branch (or no branches).
+	BranchNotFound
+	// DNS: the host name does not resolve.
+	DNS
+	// Connect: connection refused, reset, or host/network unreachable.
+	Connect
+	// TLS: the server's identity could not be verified (TLS certificate,
+	// TLS handshake, or SSH host key).
+	TLS
+	// Timeout: no answer in time (network timeout or the deadline).
+	Timeout
+	// UnsupportedURL: the URL cannot be used: an unknown scheme, or a
+	// URL git:secret credentials cannot be used with (see
+	// RequiresSecureURL).
+	UnsupportedURL
+	// Canceled: the caller canceled the context.
+	Canceled
+)
+
+var kindNames = [...]string{
+	Other: "Other", AuthRequired: "AuthRequired", AuthFailed: "AuthFailed", RepoNotFound: "RepoNotFound",
+	BranchNotFound: "BranchNotFound", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout",
+	UnsupportedURL: "UnsupportedURL", Canceled: "Canceled",
+}
+
+// String is the kind's stable name, e.g. "AuthFailed".
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// MarshalText writes the kind's name, so JSON carries "AuthFailed", not 2.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+var kindPhrases = [...]string{
+	Other: "failed", AuthRequired: "authentication required", AuthFailed: "credentials refused",
+	RepoNotFound: "repository not found", BranchNotFound: "branch not found", DNS: "host not found (DNS)",
+	Connect: "connection refused or host unreachable", TLS: "server identity not verified",
+	Timeout: "timed out", UnsupportedURL: "unsupported URL", Canceled: "canceled",
+}
+
+var errNeedsSecureURL = errors.New("git:secret credentials need an https:// or SSH (user@host) URL; Image Updater fails with \"unknown repository type\"")
+
+// Error is one classified git failure. Its message is one line and never
+// contains credentials: URL has its userinfo removed and the detail text is
+// scrubbed of the secrets that were in use.
+type Error struct {
+	Kind Kind
+	// Op is what was being done: "ls-remote", "fetch", "push check", ...
+	Op string
+	// URL is the repository URL without userinfo.
+	URL string
+	// Branch is the branch concerned, when there is one.
+	Branch string
+	// Status is the HTTP status when one is known (401, 403, 404, ...),
+	// else 0.
+	Status int
+	// Err is the underlying error, for errors.Is/As. Print Error(), never
+	// Err: its text was not scrubbed.
+	Err error `json:"-"`
+
+	detail string
+}
+
+// Error is "<op> <url>: <what> (HTTP <status>): <detail>", on one line.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if e.URL != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.URL)
+	}
+	if e.Branch != "" {
+		b.WriteString(" branch " + e.Branch)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(phrase(e.Kind))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	d := e.detail
+	if d == "" && e.Err != nil && e.Kind == UnsupportedURL {
+		d = e.Err.Error() // our own text, no secrets
+	}
+	if d != "" {
+		b.WriteString(": " + d)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+func phrase(k Kind) string {
+	if k >= 0 && int(k) < len(kindPhrases) {
+		return kindPhrases[k]
+	}
+	return "failed"
+}
+
+// classify turns an error from go-git or the network into an *Error, using
+// typed errors only (errors.Is / errors.As). go-git's
+// plumbing.PermanentError and UnexpectedError have no Unwrap, so their
+// inner error is joined in explicitly.
+//
+// One exception is documented: golang.org/x/crypto/ssh reports a refused
+// SSH login only as text ("ssh: unable to authenticate"), so that phrase is
+// matched to classify AuthFailed over SSH.
+func classify(op, rawURL string, a Auth, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var already *Error
+	if errors.As(err, &already) {
+		c := *already
+		if c.Op == "" {
+			c.Op = op
+		}
+		return &c
+	}
+	e := &Error{Kind: Other, Op: op, URL: redactURL(rawURL), Err: err}
+	all := withInner(err)
+	var (
+		dnsErr   *net.DNSError
+		netErr   net.Error
+		opErr    *net.OpError
+		certErr  *tls.CertificateVerificationError
+		uaErr    x509.UnknownAuthorityError
+		hostErr  x509.HostnameError
+		invErr   x509.CertificateInvalidError
+		recErr   tls.RecordHeaderError
+		alertErr tls.AlertError
+		keyErr   *knownhosts.KeyError
+		httpErr  *githttp.Err
+		refErr   git.NoMatchingRefSpecError
+	)
+	detail := err
+	creds := a.hasCredentials() || urlHasPassword(rawURL)
+	switch {
+	case errors.Is(all, errUnsupportedScheme):
+		e.Kind = UnsupportedURL
+	case errors.Is(all, context.Canceled):
+		e.Kind = Canceled
+	case errors.Is(all, context.DeadlineExceeded):
+		e.Kind = Timeout
+	case errors.As(all, &dnsErr):
+		e.Kind, detail = DNS, dnsErr
+	case errors.As(all, &certErr):
+		e.Kind, detail = TLS, certErr
+	case errors.As(all, &uaErr):
+		e.Kind, detail = TLS, uaErr
+	case errors.As(all, &hostErr):
+		e.Kind, detail = TLS, hostErr
+	case errors.As(all, &invErr):
+		e.Kind, detail = TLS, invErr
+	case errors.As(all, &recErr):
+		e.Kind, detail = TLS, recErr
+	case errors.As(all, &alertErr):
+		e.Kind, detail = TLS, alertErr
+	case errors.Is(all, http.ErrSchemeMismatch):
+		e.Kind, detail = TLS, http.ErrSchemeMismatch
+	case errors.As(all, &keyErr):
+		e.Kind, detail = TLS, keyErr
+	case errors.Is(all, transport.ErrAuthenticationRequired):
+		e.Kind, detail = authKind(creds), transport.ErrAuthenticationRequired
+		e.Status = httpStatus(rawURL, http.StatusUnauthorized)
+	case errors.Is(all, transport.ErrAuthorizationFailed):
+		e.Kind, detail = authKind(creds), transport.ErrAuthorizationFailed
+		e.Status = httpStatus(rawURL, http.StatusForbidden)
+	case errors.Is(all, transport.ErrRepositoryNotFound):
+		e.Kind, detail = RepoNotFound, transport.ErrRepositoryNotFound
+		e.Status = httpStatus(rawURL, http.StatusNotFound)
+	case errors.Is(all, plumbing.ErrReferenceNotFound):
+		e.Kind, detail = BranchNotFound, plumbing.ErrReferenceNotFound
+	case errors.As(all, &refErr):
+		e.Kind, detail = BranchNotFound, refErr
+	case errors.Is(all, transport.ErrEmptyRemoteRepository):
+		e.Kind, detail = BranchNotFound, transport.ErrEmptyRemoteRepository
+	case errors.As(all, &netErr) && netErr.Timeout():
+		e.Kind = Timeout
+	case errors.Is(all, syscall.ECONNREFUSED), errors.Is(all, syscall.ECONNRESET),
+		errors.Is(all, syscall.EHOSTUNREACH), errors.Is(all, syscall.ENETUNREACH):
+		e.Kind = Connect
+		if errors.As(all, &opErr) {
+			detail = opErr
+		}
+	case errors.As(all, &httpErr):
+		e.Status = httpErr.StatusCode()
+		detail = httpErr
+	case isSSHAuthFailure(all):
+		e.Kind = AuthFailed
+	}
+	if !isSentinel(detail) {
+		e.detail = scrub(oneLine(detail.Error()), a, rawURL)
+	}
+	return e
+}
+
+// isSentinel reports whether err is one of go-git's bare sentinels, whose
+// text only repeats the kind's phrase.
+func isSentinel(err error) bool {
+	for _, s := range []error{transport.ErrAuthenticationRequired, transport.ErrAuthorizationFailed,
+		transport.ErrRepositoryNotFound, plumbing.ErrReferenceNotFound} {
+		if err == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withInner joins err with the errors inside go-git's PermanentError and
+// UnexpectedError, which do not implement Unwrap.
+func withInner(err error) error {
+	errs := []error{err}
+	for cur := err; ; {
+		var p *plumbing.PermanentError
+		var u *plumbing.UnexpectedError
+		switch {
+		case errors.As(cur, &p) && p.Err != nil:
+			cur = p.Err
+		case errors.As(cur, &u) && u.Err != nil:
+			cur = u.Err
+		default:
+			return errors.Join(errs...)
+		}
+		errs = append(errs, cur)
+	}
+}
+
+func authKind(creds bool) Kind {
+	if creds {
+		return AuthFailed
+	}
+	return AuthRequired
+}
+
+// httpStatus is status for HTTP(S) URLs, where go-git's sentinel errors
+// stand for exactly one status, and 0 otherwise.
+func httpStatus(rawURL string, status int) int {
+	l := strings.ToLower(strings.TrimSpace(rawURL))
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+		return status
+	}
+	return 0
+}
+
+// isSSHAuthFailure is the one documented text match (see classify).
+func isSSHAuthFailure(err error) bool {
+	return strings.Contains(err.Error(), "ssh: unable to authenticate")
+}
+
+// maxDetail bounds the detail text: servers sometimes answer errors with
+// whole HTML pages.
+const maxDetail = 300
+
+// oneLine collapses whitespace and control characters and truncates.
+func oneLine(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
+	}), " ")
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxDetail {
+		s = string(r[:maxDetail]) + "…"
+	}
+	return s
+}
+
+// scrub removes every secret in use (3 characters or more), and the URL's
+// userinfo, from a detail text, in case a server or library echoed one.
+func scrub(s string, a Auth, rawURL string) string {
+	secrets := []string{a.Password.Reveal(), a.SSHKeyPassphrase.Reveal(), urlPassword(rawURL), urlUsername(rawURL)}
+	for _, line := range strings.Split(a.SSHPrivateKey.Reveal(), "\n") {
+		secrets = append(secrets, strings.TrimSpace(line))
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 3 && !isPEMBoundary(sec) {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+func isPEMBoundary(line string) bool { return strings.HasPrefix(line, "-----") }
+
+// GoString prints like Error, so %#v cannot reach Err's unscrubbed text.
+func (e *Error) GoString() string { return "gitsource.Error{" + e.Error() + "}" }

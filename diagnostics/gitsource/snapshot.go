@@ -1,0 +1,268 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// Snapshot is a shallow, read-only copy of one branch: its last
+// SnapshotDepth commits and their trees, held in memory. It has no work
+// tree; files are read from the head commit's tree. It is safe for
+// concurrent use.
+type Snapshot struct {
+	// URL is the repository URL without userinfo; Branch the branch read.
+	URL, Branch string
+
+	head      Commit
+	commits   []Commit // newest first, the whole fetched history
+	truncated bool     // history stops at a shallow boundary
+
+	st   *memory.Storage
+	mu   sync.Mutex // object.Tree caches lookups and is not safe for concurrent use
+	tree *object.Tree
+}
+
+// Head is the branch's head commit.
+func (s *Snapshot) Head() Commit { return s.head }
+
+// Truncated reports whether the fetched history stops before the root
+// commit (the branch has more than SnapshotDepth commits), so a commit
+// missing from Commits may still exist further back.
+func (s *Snapshot) Truncated() bool { return s.truncated }
+
+// ReadFile returns the content of a file in the head commit. A leading
+// "/" is the repository root, as in Image Updater's write-back targets.
+// A missing path gives an *fs.PathError wrapping fs.ErrNotExist; a
+// directory one wrapping errIsDir.
+func (s *Snapshot) ReadFile(p string) ([]byte, error) {
+	p = cleanPath(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ent, err := s.tree.FindEntry(p)
+	if err != nil || p == "" {
+		if p == "" {
+			return nil, &fs.PathError{Op: "read", Path: "/", Err: errIsDir}
+		}
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
+	}
+	if !ent.Mode.IsFile() {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errIsDir}
+	}
+	f, err := s.tree.File(p)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("%w: %w", fs.ErrNotExist, err)}
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	return b, nil
+}
+
+var errIsDir = errors.New("is a directory")
+
+// Exists reports whether a file or directory exists in the head commit.
+func (s *Snapshot) Exists(p string) bool {
+	p = cleanPath(p)
+	if p == "" {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.tree.FindEntry(p)
+	return err == nil
+}
+
+// ListDir lists a directory of the head commit ("" or "/" is the root),
+// sorted, with a "/" after subdirectory names ("apps/", "README.md"). A
+// missing directory gives an *fs.PathError wrapping fs.ErrNotExist.
+func (s *Snapshot) ListDir(p string) ([]string, error) {
+	p = cleanPath(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tree
+	if p != "" {
+		ent, err := t.FindEntry(p)
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
+		}
+		if ent.Mode.IsFile() {
+			return nil, &fs.PathError{Op: "readdir", Path: p, Err: errNotDir}
+		}
+		if t, err = t.Tree(p); err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fmt.Errorf("%w: %w", fs.ErrNotExist, err)}
+		}
+	}
+	out := make([]string, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		name := e.Name
+		if !e.Mode.IsFile() && e.Mode != filemode.Submodule { // not a file, not a submodule: a tree
+			name += "/"
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+var errNotDir = errors.New("not a directory")
+
+// cleanPath makes a repository-relative path: no leading "/", no "./".
+func cleanPath(p string) string {
+	p = path.Clean("/" + strings.TrimSpace(p))
+	return strings.TrimPrefix(p, "/")
+}
+
+// snapEntry is one cached (or in-flight) snapshot.
+type snapEntry struct {
+	done chan struct{}
+	snap *Snapshot
+	err  error
+}
+
+// Snapshot returns a shallow (SnapshotDepth commits) single-branch copy
+// of the branch, fetched into memory. branch is a name ("main") or
+// "refs/heads/main"; "" or "HEAD" means the remote's default branch, as
+// Image Updater resolves it. Snapshots are cached per repository (after
+// NormalizeURL), branch and credentials for the life of the Client, so a
+// second call makes no request; concurrent calls for the same key share
+// one fetch. Failures are not cached. Errors are *Error; a missing branch
+// is Kind BranchNotFound.
+func (c *Client) Snapshot(ctx context.Context, url, branch string, auth Auth) (*Snapshot, error) {
+	branch = strings.TrimPrefix(strings.TrimSpace(branch), "refs/heads/")
+	key := NormalizeURL(url) + "\x00" + branch + "\x00" + auth.withURLUserinfo(url).identity()
+	for {
+		c.mu.Lock()
+		ent, ok := c.snaps[key]
+		if !ok {
+			ent = &snapEntry{done: make(chan struct{})}
+			c.snaps[key] = ent
+			c.mu.Unlock()
+			ent.snap, ent.err = c.fetch(ctx, url, branch, auth)
+			if ent.err != nil {
+				c.mu.Lock()
+				delete(c.snaps, key)
+				c.mu.Unlock()
+			}
+			close(ent.done)
+			return ent.snap, ent.err
+		}
+		c.mu.Unlock()
+		select {
+		case <-ent.done:
+		case <-ctx.Done():
+			return nil, classify("fetch", url, auth, ctx.Err())
+		}
+		if ent.err == nil {
+			c.stats.cacheHits.Add(1)
+			return ent.snap, nil
+		}
+		// The fetch we waited for failed (perhaps on its caller's
+		// context): try ourselves.
+	}
+}
+
+// fetch makes the snapshot: one ref advertisement and one upload-pack
+// request for the branch head with a depth limit.
+func (c *Client) fetch(ctx context.Context, url, branch string, auth Auth) (*Snapshot, error) {
+	c.stats.fetches.Add(1)
+	ctx, cancel := c.opContext(ctx)
+	defer cancel()
+	const op = "fetch"
+	cn, err := c.connect(op, url, auth)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Snapshot, error) {
+		e := classify(op, url, cn.creds, ctxErr(ctx, err))
+		e.Branch = branch
+		return nil, e
+	}
+	sess, err := cn.tr.NewUploadPackSession(cn.ep, cn.auth)
+	if err != nil {
+		return fail(err)
+	}
+	c.countSSH(cn.ep)
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if branch == "" || branch == "HEAD" {
+		if branch = defaultBranch(ar); branch == "" {
+			return fail(fmt.Errorf("remote HEAD names no branch: %w", plumbing.ErrReferenceNotFound))
+		}
+	}
+	refName := plumbing.NewBranchReferenceName(branch)
+	want, ok := ar.References[refName.String()]
+	if !ok {
+		return fail(fmt.Errorf("%s: %w", refName, plumbing.ErrReferenceNotFound))
+	}
+
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	req.Wants = []plumbing.Hash{want}
+	req.Depth = packp.DepthCommits(SnapshotDepth)
+	if err := req.Capabilities.Set(capability.Shallow); err != nil {
+		return fail(err)
+	}
+	if ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	resp, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Close()
+
+	st := memory.NewStorage()
+	if len(resp.Shallows) > 0 {
+		if err := st.SetShallow(resp.Shallows); err != nil {
+			return fail(err)
+		}
+	}
+	if err := packfile.UpdateObjectStorage(st, sidebandReader(req.Capabilities, resp)); err != nil {
+		return fail(err)
+	}
+	if err := st.SetReference(plumbing.NewHashReference(refName, want)); err != nil {
+		return fail(err)
+	}
+	snap, err := newSnapshot(st, want)
+	if err != nil {
+		return fail(err)
+	}
+	snap.URL, snap.Branch = redactURL(url), branch
+	return snap, nil
+}
+
+// sidebandReader demultiplexes the pack stream when a sideband was
+// negotiated, as go-git's own fetch does.
+func sidebandReader(l *capability.List, r io.Reader) io.Reader {
+	switch {
+	case l.Supports(capability.Sideband64k):
+		return sideband.NewDemuxer(sideband.Sideband64k, r)
+	case l.Supports(capability.Sideband):
+		return sideband.NewDemuxer(sideband.Sideband, r)
+	}
+	return r
+}

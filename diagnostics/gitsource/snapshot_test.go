@@ -1,0 +1,225 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func TestSnapshotFiles(t *testing.T) {
+	t.Parallel()
+	s := authedLab(t)
+	c := newClient()
+	auth := Auth{Username: readerUser, Password: readerPass}
+	snap, err := c.Snapshot(context.Background(), s.RepoURL("team/app"), "main", auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := s.BranchHash("team/app", "main")
+	if snap.Head().Hash != head || snap.Branch != "main" {
+		t.Fatalf("head = %s on %q, want %s", snap.Head().Hash, snap.Branch, head)
+	}
+
+	files := []struct {
+		path, want string
+		err        error
+	}{
+		{"README.md", "# app v2\n", nil},
+		{"/apps/web/values.yaml", "image:\n  tag: 1.0.0\n", nil},
+		{"./apps/web/.argocd-source-web.yaml", "helm:\n  parameters: []\n", nil},
+		{"apps/api/values.yaml", "", fs.ErrNotExist}, // deleted by the last commit
+		{"nope.yaml", "", fs.ErrNotExist},
+		{"apps/web", "", errIsDir},
+		{"/", "", errIsDir},
+	}
+	for _, f := range files {
+		b, err := snap.ReadFile(f.path)
+		if f.err != nil {
+			var pe *fs.PathError
+			if !errors.Is(err, f.err) || !errors.As(err, &pe) {
+				t.Errorf("ReadFile(%q) err = %v, want %v as *fs.PathError", f.path, err, f.err)
+			}
+			continue
+		}
+		if err != nil || string(b) != f.want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", f.path, b, err, f.want)
+		}
+	}
+
+	for p, want := range map[string]bool{"apps": true, "apps/web/values.yaml": true, "/": true, "apps/api": false, "x/y": false} {
+		if got := snap.Exists(p); got != want {
+			t.Errorf("Exists(%q) = %v", p, got)
+		}
+	}
+
+	dirs := []struct {
+		path string
+		want []string
+		err  error
+	}{
+		{"", []string{"README.md", "apps/"}, nil},
+		{"/apps", []string{"web/"}, nil},
+		{"apps/web/", []string{".argocd-source-web.yaml", "values.yaml"}, nil},
+		{"missing", nil, fs.ErrNotExist},
+		{"README.md", nil, errNotDir},
+	}
+	for _, d := range dirs {
+		got, err := snap.ListDir(d.path)
+		if d.err != nil {
+			if !errors.Is(err, d.err) {
+				t.Errorf("ListDir(%q) err = %v, want %v", d.path, err, d.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, d.want) {
+			t.Errorf("ListDir(%q) = %v, %v; want %v", d.path, got, err, d.want)
+		}
+	}
+
+	// Other branches have their own trees.
+	dev, err := c.Snapshot(context.Background(), s.RepoURL("team/app"), "refs/heads/dev", auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := dev.ReadFile("README.md"); string(b) != "# dev\n" || dev.Exists("apps") {
+		t.Errorf("dev README = %q, apps exists = %v", b, dev.Exists("apps"))
+	}
+}
+
+func TestSnapshotHistory(t *testing.T) {
+	t.Parallel()
+	s := startLab(t)
+	c := newClient()
+	snap, err := c.Snapshot(context.Background(), s.RepoURL("team/app"), "", Auth{}) // "" = remote HEAD
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Branch != "main" || snap.Truncated() {
+		t.Errorf("branch %q truncated %v", snap.Branch, snap.Truncated())
+	}
+	commits, err := snap.Commits(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cm := range commits {
+		got = append(got, cm.Message)
+	}
+	want := []string{"docs", "build: automatic update of web\n\nupdates image web tag '1.0.0' to '1.1.0'", "Initial commit"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("messages = %q, want %q", got, want)
+	}
+	if f := commits[0].Files; !reflect.DeepEqual(f, []string{"README.md", "apps/api/values.yaml"}) {
+		t.Errorf("docs commit Files = %v", f)
+	}
+	if f := commits[2].Files; len(f) != 3 {
+		t.Errorf("root commit Files = %v, want every path", f)
+	}
+	if one, _ := snap.Commits(1); len(one) != 1 || one[0].Hash != snap.Head().Hash {
+		t.Errorf("Commits(1) = %v", one)
+	}
+
+	iu, err := snap.LastCommitBy("NoReply@argoproj.io")
+	if err != nil || iu == nil {
+		t.Fatalf("LastCommitBy = %v, %v", iu, err)
+	}
+	if iu.AuthorName != "argocd-image-updater" || !reflect.DeepEqual(iu.Files, []string{"apps/web/.argocd-source-web.yaml"}) ||
+		iu.When.IsZero() {
+		t.Errorf("image updater commit = %+v", iu)
+	}
+	if none, err := snap.LastCommitBy("nobody@example.com"); none != nil || err != nil {
+		t.Errorf("LastCommitBy(nobody) = %v, %v", none, err)
+	}
+
+	for h, want := range map[string]bool{
+		iu.Hash: true, iu.Hash[:7]: true, iu.Hash[:6]: false, "zzzzzzz": false,
+		"0123456789012345678901234567890123456789": false,
+	} {
+		if snap.Contains(h) != want {
+			t.Errorf("Contains(%q) = %v", h, !want)
+		}
+	}
+
+	long, err := c.Snapshot(context.Background(), s.RepoURL("team/app"), "long", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := long.Commits(0)
+	if len(all) != SnapshotDepth || !long.Truncated() {
+		t.Errorf("long: %d commits, truncated %v; want %d, true", len(all), long.Truncated(), SnapshotDepth)
+	}
+	if all[0].Message != "step 24" || all[len(all)-1].Files != nil {
+		t.Errorf("long newest %q, oldest Files %v (want nil at the shallow boundary)", all[0].Message, all[len(all)-1].Files)
+	}
+}
+
+func TestSnapshotMissingBranch(t *testing.T) {
+	t.Parallel()
+	s := startLab(t)
+	_, err := newClient().Snapshot(context.Background(), s.RepoURL("team/app"), "release", Auth{})
+	e := wantKind(t, err, BranchNotFound)
+	if e.Branch != "release" || !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		t.Errorf("error = %v (branch %q)", e, e.Branch)
+	}
+}
+
+func TestSnapshotCache(t *testing.T) {
+	t.Parallel()
+	s := authedLab(t)
+	c := newClient()
+	ctx := context.Background()
+	url := s.RepoURL("team/app")
+	auth := Auth{Username: writerUser, Password: writerPass}
+
+	first, err := c.Snapshot(ctx, url, "main", auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.Requests()
+	// Same repository spelled differently, same credentials: cached.
+	var wg sync.WaitGroup
+	for _, u := range []string{url, url + "/", "http://" + s.Host + "/team/app"} {
+		wg.Add(1)
+		go func(u string) {
+			defer wg.Done()
+			again, err := c.Snapshot(ctx, u, "main", auth)
+			if err != nil || again != first {
+				t.Errorf("Snapshot(%q) = %p, %v; want the cached %p", u, again, err, first)
+			}
+			// Concurrent reads of one snapshot are safe.
+			if _, err := again.ReadFile("apps/web/values.yaml"); err != nil {
+				t.Error(err)
+			}
+			_, _ = again.ListDir("apps")
+		}(u)
+	}
+	wg.Wait()
+	if after := s.Requests(); after != before {
+		t.Errorf("cached Snapshot made requests: before %+v after %+v", before, after)
+	}
+	if st := c.Stats(); st.Fetches != 1 || st.SnapshotCacheHits != 3 {
+		t.Errorf("stats = %s", st)
+	}
+
+	// Other credentials are another cache entry.
+	if _, err := c.Snapshot(ctx, url, "main", Auth{Username: readerUser, Password: readerPass}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Requests().UploadPack; got != before.UploadPack+1 {
+		t.Errorf("upload-pack = %d, want %d", got, before.UploadPack+1)
+	}
+	// Failures are not cached.
+	for i := 0; i < 2; i++ {
+		if _, err := c.Snapshot(ctx, url, "main", Auth{Username: writerUser, Password: "bad"}); err == nil {
+			t.Fatal("want error")
+		}
+	}
+	if st := c.Stats(); st.Fetches != 4 {
+		t.Errorf("fetches = %d, want 4", st.Fetches)
+	}
+}

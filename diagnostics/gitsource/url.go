@@ -1,0 +1,96 @@
+package gitsource
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// scpLike matches "user@host:path", git's scp-like SSH syntax.
+var scpLike = regexp.MustCompile(`^([^@/:]+)@([^/:]+):(.*)$`)
+
+// argoSSH is Argo CD's IsSSHURL test (util/git), which Image Updater uses
+// to choose SSH credentials: an optional "ssh://", then a user, "@", and
+// the rest. "ssh://host/repo" without a user is not SSH to Argo CD.
+var argoSSH = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
+
+// NormalizeURL returns a repository URL in a form for comparison: userinfo
+// removed, host lower-cased, trailing "/" and ".git" removed, and the
+// scp-like SSH form "git@host:org/repo" rewritten as "ssh://host/org/repo".
+// Scheme, port and path case are kept (paths are case-sensitive on most
+// git hosts). Strings that do not parse as URLs are only trimmed.
+func NormalizeURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
+		s = "ssh://" + m[2] + "/" + strings.TrimPrefix(m[3], "/")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return trimRepoSuffix(s)
+	}
+	u.User = nil
+	u.Host = strings.ToLower(u.Host)
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.RawQuery, u.Fragment, u.RawPath = "", "", ""
+	u.Path = trimRepoSuffix(u.Path)
+	return u.String()
+}
+
+func trimRepoSuffix(p string) string {
+	for {
+		q := strings.TrimSuffix(strings.TrimSuffix(p, "/"), ".git")
+		if q == p {
+			return p
+		}
+		p = q
+	}
+}
+
+// SameRepo reports whether two URLs name the same repository after
+// NormalizeURL: credentials, a trailing ".git" or "/" and host case do not
+// matter; scheme does ("https://" and SSH URLs of one repository are
+// different to Argo CD's credential matching, too).
+func SameRepo(a, b string) bool { return NormalizeURL(a) == NormalizeURL(b) }
+
+// RequiresSecureURL reports whether Image Updater's git:secret credentials
+// cannot be used with this URL as written, because they need an https://
+// or SSH URL (image-updater.md §10.2): with http://, git://, file:// or a
+// local path Image Updater fails with "could not get creds for repo '...':
+// unknown repository type". The test mirrors Argo CD's IsSSHURL and
+// IsHTTPSURL, which are case-sensitive.
+func RequiresSecureURL(raw string) bool {
+	return !isArgoSSH(raw) && !strings.HasPrefix(raw, "https://")
+}
+
+func isArgoSSH(raw string) bool { return argoSSH.MatchString(raw) }
+
+// CheckSecretURL returns an *Error of Kind UnsupportedURL when
+// RequiresSecureURL(raw), else nil.
+func CheckSecretURL(raw string) error {
+	if !RequiresSecureURL(raw) {
+		return nil
+	}
+	return &Error{Kind: UnsupportedURL, Op: "check URL", URL: redactURL(raw), Err: errNeedsSecureURL}
+}
+
+// redactURL removes userinfo (user names included: they may be tokens)
+// from anything URL-shaped.
+func redactURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
+		return m[2] + ":" + m[3]
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// Unparsable: drop anything up to the last "@" before the path.
+		if i := strings.Index(s, "://"); i >= 0 {
+			rest := s[i+3:]
+			if at := strings.LastIndex(rest, "@"); at >= 0 {
+				return s[:i+3] + rest[at+1:]
+			}
+		}
+		return s
+	}
+	u.User = nil
+	return u.String()
+}

@@ -1,0 +1,165 @@
+// Package render turns a diagnosis Report into text for a terminal, Markdown
+// for issues and chat, and JSON. Renderers only format: everything shown is
+// in the Report.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// Symbols per status, as in `flux check`.
+var symbols = map[diagnostics.Severity]string{
+	diagnostics.Fail: "✗", diagnostics.Warn: "⚠", diagnostics.Info: "ℹ", diagnostics.Pass: "✔",
+	diagnostics.Skipped: "⏭", diagnostics.Unknown: "?",
+}
+
+// Symbol is the status mark of a severity.
+func Symbol(s diagnostics.Severity) string { return symbols[s] }
+
+// TextOptions shape the terminal output.
+type TextOptions struct {
+	// Verbose shows passing findings and their evidence too.
+	Verbose bool
+	// MaxTags caps the candidate table (0 = 12).
+	MaxTags int
+}
+
+// Text writes the report for a terminal: the verdict and root cause with its
+// fix first, then one block per stage.
+func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
+	if o.MaxTags == 0 {
+		o.MaxTags = 12
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s  %s — %s\n", verdictMark(r.Verdict), r.App, verdictText(r))
+	p("   Image Updater %s (%s mode)%s\n", r.UpdaterVersion, orDash(r.Mode), assumed(r))
+	if rc := r.RootCause; rc != nil {
+		p("\nRoot cause [%s] %s\n", rc.Code, rc.Title)
+		if rc.Detail != "" {
+			p("   %s\n", rc.Detail)
+		}
+		writeEvidence(w, rc.Evidence, "   ")
+		writeFix(w, rc.Fix, "   ")
+	}
+	p("\n")
+	for _, s := range r.Stages {
+		p("%s %s", Symbol(s.Status), s.Title)
+		if s.SkipReason != "" {
+			p(" — %s", s.SkipReason)
+		}
+		p("\n")
+		for _, f := range s.Findings {
+			if !o.Verbose && (f.Severity == diagnostics.Pass || f.Severity == diagnostics.Info) && !isContext(f) {
+				continue
+			}
+			if r.RootCause != nil && f.Code == r.RootCause.Code && f.Title == r.RootCause.Title {
+				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), f.Code, f.Title)
+				continue
+			}
+			p("   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
+			if o.Verbose || f.Severity == diagnostics.Fail || f.Severity == diagnostics.Warn || f.Severity == diagnostics.Unknown {
+				writeEvidence(w, f.Evidence, "      ")
+				if f.Severity != diagnostics.Pass && f.Severity != diagnostics.Info {
+					writeFix(w, f.Fix, "      ")
+				}
+			}
+		}
+	}
+	for _, c := range r.Candidates {
+		p("\nCandidates for %s (%s): %s\n", c.Alias, c.Image, c.Decision.Reason)
+		writeTags(w, c.Decision, o.MaxTags)
+	}
+	if len(r.Unchecked) > 0 {
+		p("\nNot checked:\n")
+		for _, u := range r.Unchecked {
+			p("   - %s\n", u)
+		}
+	}
+	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
+}
+
+// isContext marks info findings worth showing without -v.
+func isContext(f diagnostics.Finding) bool {
+	switch f.Code {
+	case diagnostics.CodeCandidatesUpdate, diagnostics.CodeWriteBackMethod, diagnostics.CodeTargetMatched, diagnostics.CodeUpdaterRunning:
+		return true
+	}
+	return false
+}
+
+func writeEvidence(w io.Writer, ev []diagnostics.Evidence, indent string) {
+	for _, e := range ev {
+		fmt.Fprintf(w, "%s· %s: %s\n", indent, e.Label, e.Display())
+	}
+}
+
+func writeFix(w io.Writer, f *diagnostics.Fix, indent string) {
+	if f == nil || f.Summary == "" {
+		return
+	}
+	fmt.Fprintf(w, "%s→ Fix: %s", indent, f.Summary)
+	if f.Where != "" {
+		fmt.Fprintf(w, " (%s)", f.Where)
+	}
+	fmt.Fprintln(w)
+	if f.Snippet != "" {
+		for _, l := range strings.Split(f.Snippet, "\n") {
+			fmt.Fprintf(w, "%s    %s\n", indent, l)
+		}
+	}
+}
+
+func writeTags(w io.Writer, d updater.Decision, max int) {
+	shown := 0
+	for _, t := range d.Tags {
+		if shown == max {
+			fmt.Fprintf(w, "   … %d more (imgupd simulate lists them all)\n", len(d.Tags)-shown)
+			return
+		}
+		rank := "  "
+		if t.Rank > 0 {
+			rank = fmt.Sprintf("%2d", t.Rank)
+		}
+		fmt.Fprintf(w, "   %s %-24s %-22s %s\n", rank, t.Tag, strings.TrimPrefix(string(t.Fate), "dropped: "), t.Why)
+		shown++
+	}
+}
+
+func verdictMark(v diagnostics.Verdict) string {
+	switch v {
+	case diagnostics.VerdictHealthy:
+		return "✔"
+	case diagnostics.VerdictBroken:
+		return "✗"
+	}
+	return "?"
+}
+
+func verdictText(r *diagnostics.Report) string {
+	switch r.Verdict {
+	case diagnostics.VerdictHealthy:
+		return "Image Updater can update this app; nothing blocks it"
+	case diagnostics.VerdictBroken:
+		return "Image Updater does not update this app"
+	}
+	return "could not be fully diagnosed"
+}
+
+func assumed(r *diagnostics.Report) string {
+	if r.UpdaterVersionAssumed {
+		return ", version assumed"
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

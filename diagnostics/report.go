@@ -1,0 +1,216 @@
+package diagnostics
+
+import (
+	"time"
+
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// Severity of a finding, and the status of a stage.
+type Severity string
+
+const (
+	// Fail: Image Updater will not update the app because of this.
+	Fail Severity = "fail"
+	// Warn: probably wrong, or will break under some conditions.
+	Warn Severity = "warn"
+	// Info: context that helps read the report.
+	Info Severity = "info"
+	// Pass: a check that was made and is fine.
+	Pass Severity = "pass"
+	// Skipped: not checked because a prerequisite failed.
+	Skipped Severity = "skipped"
+	// Unknown: could not be checked (forbidden read, timeout, no data).
+	Unknown Severity = "unknown"
+)
+
+// rank orders severities for a stage's status: the worst wins.
+func (s Severity) rank() int {
+	switch s {
+	case Fail:
+		return 5
+	case Unknown:
+		return 4
+	case Warn:
+		return 3
+	case Info, Pass:
+		return 1
+	case Skipped:
+		return 0
+	}
+	return 0
+}
+
+// StageID names a stage.
+type StageID string
+
+const (
+	StageHealth     StageID = "health"
+	StageTarget     StageID = "target"
+	StageSource     StageID = "source"
+	StageLive       StageID = "live"
+	StageRegistry   StageID = "registry"
+	StageCandidates StageID = "candidates"
+	StageWriteBack  StageID = "writeback"
+	StageSync       StageID = "sync"
+	StageHistory    StageID = "history"
+)
+
+// StageInfo describes a stage.
+type StageInfo struct {
+	ID    StageID `json:"id"`
+	Title string  `json:"title"`
+	// Question is what the stage answers.
+	Question string `json:"question"`
+}
+
+// Stages lists the stages in the order they run.
+func Stages() []StageInfo {
+	return []StageInfo{
+		{StageHealth, "Image Updater health", "Is Image Updater running, which version, and is it cycling?"},
+		{StageTarget, "Target", "Does Image Updater pick up this Application, with which settings?"},
+		{StageSource, "Source and mapping", "Can Image Updater write to this source, and do the names match what renders?"},
+		{StageLive, "Live image", "Is each configured image running in the Application?"},
+		{StageRegistry, "Registry and network", "Can the registry be reached with Image Updater's endpoint and credentials?"},
+		{StageCandidates, "Candidates", "Which tag would be picked, and is an update due?"},
+		{StageWriteBack, "Write-back", "Can the change be written, and will it stick?"},
+		{StageSync, "Sync", "Will Argo CD deploy what was written?"},
+		{StageHistory, "History", "When did the image last change, and what happened since?"},
+	}
+}
+
+// Evidence is one fact a finding rests on. Values read from secrets are
+// never stored: Sensitive marks a value renderers must mask anyway (a key
+// name, a URL that could carry credentials).
+type Evidence struct {
+	Label     string `json:"label"`
+	Value     string `json:"value"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+}
+
+// Display is the value as it may be shown.
+func (e Evidence) Display() string {
+	if e.Sensitive {
+		return "***"
+	}
+	return e.Value
+}
+
+// Fix is what to change, where, with a snippet to paste.
+type Fix struct {
+	// Summary is one sentence: what to do.
+	Summary string `json:"summary"`
+	// Where names the object or file to change.
+	Where string `json:"where,omitempty"`
+	// Snippet is copy-pasteable: a YAML patch, an annotation, a command.
+	Snippet string `json:"snippet,omitempty"`
+	// Lang is the snippet's language for highlighting: yaml, sh, text.
+	Lang string `json:"lang,omitempty"`
+}
+
+// Finding is one result of one check.
+type Finding struct {
+	Code     Code     `json:"code"`
+	Stage    StageID  `json:"stage"`
+	Severity Severity `json:"severity"`
+	// Title is one line naming the object ("image web (ghcr.io/acme/web) is not live").
+	Title string `json:"title"`
+	// Detail explains, for the on-call engineer, in a few sentences.
+	Detail   string     `json:"detail,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Fix      *Fix       `json:"fix,omitempty"`
+	// Image is the alias of the image the finding is about, if any.
+	Image string `json:"image,omitempty"`
+}
+
+// StageResult is one stage's outcome.
+type StageResult struct {
+	StageInfo
+	Status Severity `json:"status"`
+	// SkipReason says why a skipped stage did not run.
+	SkipReason string        `json:"skipReason,omitempty"`
+	Duration   time.Duration `json:"durationNs"`
+	Findings   []Finding     `json:"findings"`
+}
+
+// AppRef names an Application.
+type AppRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (a AppRef) String() string { return a.Namespace + "/" + a.Name }
+
+// Verdict is the report's conclusion.
+type Verdict string
+
+const (
+	// VerdictHealthy: nothing fails; Image Updater can update the app.
+	VerdictHealthy Verdict = "healthy"
+	// VerdictBroken: a failing finding explains why no update happens.
+	VerdictBroken Verdict = "broken"
+	// VerdictUnknown: the diagnosis could not finish (app not found,
+	// forbidden reads, deadline) and found no failure in what it saw.
+	VerdictUnknown Verdict = "unknown"
+)
+
+// CandidateTable is the tag selection for one image.
+type CandidateTable struct {
+	Alias    string           `json:"alias"`
+	Image    string           `json:"image"`
+	Decision updater.Decision `json:"decision"`
+}
+
+// Report is everything a transport needs to show a diagnosis.
+type Report struct {
+	App     AppRef `json:"app"`
+	Cluster string `json:"cluster,omitempty"`
+	// UpdaterVersion is the Image Updater version the diagnosis modelled.
+	UpdaterVersion string `json:"updaterVersion"`
+	// UpdaterVersionAssumed is true when it could not be read from the
+	// cluster and the default was used.
+	UpdaterVersionAssumed bool `json:"updaterVersionAssumed,omitempty"`
+	// Mode is how Image Updater is configured for this app: "cr",
+	// "cr+annotations" (useAnnotations) or "annotations" (v0.x).
+	Mode    string  `json:"mode,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	// RootCause is the first failing finding, in stage order.
+	RootCause  *Finding         `json:"rootCause"`
+	Stages     []StageResult    `json:"stages"`
+	Candidates []CandidateTable `json:"candidates,omitempty"`
+	// Unchecked lists what could not be checked, and why.
+	Unchecked []string      `json:"unchecked,omitempty"`
+	StartedAt time.Time     `json:"startedAt"`
+	Duration  time.Duration `json:"durationNs"`
+	// RegistryRequests is the number of HTTP requests made to registries.
+	RegistryRequests int64 `json:"registryRequests"`
+}
+
+// Findings returns every finding in stage order.
+func (r *Report) Findings() []Finding {
+	var out []Finding
+	for _, s := range r.Stages {
+		out = append(out, s.Findings...)
+	}
+	return out
+}
+
+// Stage returns the result of one stage, or nil.
+func (r *Report) Stage(id StageID) *StageResult {
+	for i := range r.Stages {
+		if r.Stages[i].ID == id {
+			return &r.Stages[i]
+		}
+	}
+	return nil
+}
+
+// HasCode reports whether any finding carries the code.
+func (r *Report) HasCode(c Code) bool {
+	for _, f := range r.Findings() {
+		if f.Code == c {
+			return true
+		}
+	}
+	return false
+}

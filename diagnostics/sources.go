@@ -1,0 +1,45 @@
+package diagnostics
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// Cluster is what the engine reads from Kubernetes. *cluster.Reader
+// implements it over client-go; the lab and the tests give it fakes or a
+// real API server.
+type Cluster interface {
+	Application(ctx context.Context, ns, name string) (*argo.Application, error)
+	Applications(ctx context.Context, ns string) ([]argo.Application, error)
+	AppProject(ctx context.Context, ns, name string) (*argo.AppProject, error)
+	ImageUpdaters(ctx context.Context, ns string) ([]updater.ImageUpdater, error)
+	FindUpdater(ctx context.Context, preferNS string) (*cluster.UpdaterInstall, error)
+	PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limitBytes int64) (string, error)
+	Secret(ctx context.Context, ns, name string) (map[string][]byte, error)
+	Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error)
+	RepoCredentials(ctx context.Context, argocdNS string) ([]cluster.RepoCred, error)
+}
+
+// Registry is what the engine reads from container registries.
+// *registry.Client implements it.
+type Registry interface {
+	ListTags(ctx context.Context, t registry.Target) ([]string, error)
+	Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error)
+	Stats() registry.Stats
+}
+
+// Git is what the engine reads from git servers. *gitsource.Client
+// implements it.
+type Git interface {
+	LsRemote(ctx context.Context, url string, auth gitsource.Auth) (gitsource.Remote, error)
+	Snapshot(ctx context.Context, url, branch string, auth gitsource.Auth) (*gitsource.Snapshot, error)
+	CanPush(ctx context.Context, url string, auth gitsource.Auth) (gitsource.PushCheck, error)
+}

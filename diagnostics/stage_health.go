@@ -1,0 +1,181 @@
+package diagnostics
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+)
+
+// checkHealth is the article's five-minute check: is Image Updater
+// installed and ready, which version in which mode, do its logs show update
+// cycles and errors about this app, and does its registries.conf parse.
+// It also reads the Application, which every later stage needs.
+func checkHealth(ctx context.Context, r *run) []Finding {
+	var out []Finding
+	app, err := r.e.Cluster.Application(ctx, r.req.Namespace, r.req.App)
+	if err != nil {
+		r.appErr = err
+	} else {
+		r.app = app
+		r.model = app.ToModel()
+	}
+
+	inst, err := r.e.Cluster.FindUpdater(ctx, r.req.UpdaterNamespace)
+	switch {
+	case err != nil && !isNotFound(err):
+		out = append(out, readFailure(StageHealth, "the Image Updater Deployment", err))
+		r.rep.UpdaterVersionAssumed = true
+		return out
+	case inst == nil:
+		r.rep.UpdaterVersionAssumed = true
+		return append(out, find(CodeUpdaterNotFound, Fail,
+			fmt.Sprintf("Image Updater is not installed (no Deployment in %s or any namespace imgupd can read)", r.req.UpdaterNamespace)).
+			fix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
+				"kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml", "sh"))
+	}
+	r.install = inst
+	where := inst.Namespace + "/" + inst.Name
+	if inst.Version == (updater.Version{}) {
+		r.rep.UpdaterVersionAssumed = true
+		out = append(out, find(CodeUpdaterVersionUnknown, Warn,
+			fmt.Sprintf("Image Updater's image %s has no version tag; assuming %s", inst.Image, r.version.Short())).
+			with(ev("deployment", where), ev("image", inst.Image)))
+	} else {
+		r.version = inst.Version
+	}
+	r.rep.Mode = modeOf(r.version)
+
+	switch {
+	case inst.Replicas == 0:
+		out = append(out, find(CodeUpdaterScaledToZero, Fail, "Image Updater "+where+" is scaled to zero").
+			fix("Scale it back to one replica.", where, fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name), "sh"))
+	case inst.ReadyReplicas == 0:
+		f := find(CodeUpdaterNotReady, Fail, "Image Updater "+where+" has no ready replica").with(ev("deployment", where))
+		for _, p := range inst.Pods {
+			f = f.with(ev("pod "+p.Name, podState(p)))
+		}
+		out = append(out, f.fix("Find out why the pod does not start.", where,
+			fmt.Sprintf("kubectl -n %s describe deploy/%s\nkubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name, inst.Namespace, inst.Name), "sh"))
+	default:
+		out = append(out, find(CodeUpdaterRunning, Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
+			with(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
+				ev("watched namespaces", watchDisplay(inst))))
+	}
+	if inst.Replicas > 1 {
+		out = append(out, find(CodeUpdaterReplicas, Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
+	}
+	for _, o := range inst.Others {
+		out = append(out, find(CodeUpdaterInstalls, Warn, "another Image Updater runs in "+o.Namespace+"/"+o.Name).with(ev("image", o.Image)))
+	}
+
+	if len(inst.RegistriesConf) > 0 {
+		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
+		if err != nil {
+			out = append(out, find(CodeRegistriesConfInvalid, Fail, "registries.conf does not parse: "+oneLine(err.Error())).
+				with(ev("source", inst.RegistriesConfSource)))
+		} else {
+			r.conf = conf
+			for _, w := range conf.Warnings {
+				out = append(out, find(CodeRegistriesConfWarning, Warn, "registries.conf: "+w).with(ev("source", inst.RegistriesConfSource)))
+			}
+		}
+	}
+	return append(out, r.checkLogs(ctx)...)
+}
+
+func (r *run) checkLogs(ctx context.Context) []Finding {
+	inst := r.install
+	var pod *cluster.Pod
+	for i := range inst.Pods {
+		if inst.Pods[i].Ready || pod == nil {
+			pod = &inst.Pods[i]
+		}
+	}
+	if pod == nil {
+		return nil
+	}
+	text, err := r.e.Cluster.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, r.opts.LogWindow, r.opts.LogLimit)
+	if err != nil {
+		f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod.Name)
+		if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
+			f.Evidence = fr.Evidence
+			f.Fix = fr.Fix
+		} else {
+			f = f.with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
+		}
+		return []Finding{f}
+	}
+	a := updaterlog.Analyze(updaterlog.ParseString(text), updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App}, r.version)
+	r.logs = &a
+	var out []Finding
+	window := fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name)
+	if a.LastCycle == nil {
+		out = append(out, find(CodeUpdaterNoCycles, Warn, "no update cycle in the "+window).
+			with(ev("lines read", fmt.Sprint(a.Lines))))
+	} else {
+		c := a.LastCycle
+		f := find(CodeUpdaterCycling, Pass, fmt.Sprintf("%d update cycle(s) in the %s", len(a.Cycles), window)).
+			with(ev("last cycle", fmt.Sprintf("%s: applications=%d images_considered=%d images_skipped=%d images_updated=%d errors=%d",
+				c.Time.UTC().Format("2006-01-02 15:04:05Z"), c.Applications, c.ImagesConsidered, c.ImagesSkipped, c.ImagesUpdated, c.Errors)))
+		if a.CycleInterval > 0 {
+			f = f.with(ev("interval", a.CycleInterval.String()))
+		}
+		out = append(out, f)
+	}
+	var errs []string
+	for _, e := range a.ForApp {
+		if e.Level == "error" || e.Level == "warning" {
+			errs = append(errs, clip(updaterlog.Redact(e.Msg), 300))
+		}
+	}
+	if len(errs) > 0 {
+		f := find(CodeUpdaterLogErrors, Warn, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", len(errs), r.req.App))
+		for i, m := range lastN(errs, 5) {
+			f = f.with(ev(fmt.Sprintf("line %d", i+1), m))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func lastN(s []string, n int) []string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func modeOf(v updater.Version) string {
+	if v.UsesCRs() {
+		return "cr"
+	}
+	return "annotations"
+}
+
+func podState(p cluster.Pod) string {
+	s := p.Phase
+	if !p.Ready {
+		s += ", not ready"
+	}
+	if p.Restarts > 0 {
+		s += fmt.Sprintf(", %d restarts", p.Restarts)
+	}
+	if p.LastTermination != "" {
+		s += ", last termination: " + p.LastTermination
+	}
+	return s
+}
+
+func watchDisplay(inst *cluster.UpdaterInstall) string {
+	switch strings.TrimSpace(inst.WatchNamespaces) {
+	case "":
+		return inst.Namespace + " (default: its own namespace)"
+	case "*":
+		return "all"
+	}
+	return inst.WatchNamespaces
+}

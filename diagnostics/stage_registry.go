@@ -1,0 +1,277 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// checkRegistry resolves, for each image Image Updater would process, the
+// registry endpoint and credentials exactly as Image Updater would (the
+// pull secret exists, has a matching auths key, the env var is set in the
+// updater's pod, the v1.3 namespace rule), then lists the tags for real and
+// classifies any failure. It also compares the updater pod's proxy settings
+// with what reaching the registry needs.
+func checkRegistry(ctx context.Context, r *run) []Finding {
+	var out []Finding
+	for _, im := range r.images {
+		m, ok := r.live[im.Alias]
+		if !ok || !m.Found {
+			continue // Image Updater skips images that are not live
+		}
+		out = append(out, r.checkImageRegistry(ctx, im)...)
+	}
+	return out
+}
+
+func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []Finding {
+	name := aliasOr(im)
+	ep, how := updater.ResolveEndpoint(im.Image, r.conf)
+	repo := ep.RepositoryPath(im.Image)
+	ir := &imageRegistry{endpoint: ep}
+	r.reg[im.Alias] = ir
+	out := []Finding{find(CodeRegistryEndpoint, Info, fmt.Sprintf("image %s uses registry %s (%s)", name, ep.APIURL, how.Rule)).image(im.Alias).
+		with(ev("endpoint", ep.Name), ev("API", ep.APIURL), ev("repository", repo), ev("why", how.Summary))}
+	for _, w := range how.Warnings {
+		out = append(out, find(CodeRegistriesConfWarning, Warn, w).image(im.Alias))
+	}
+	target := registry.Target{APIURL: ep.APIURL, Repository: repo, Insecure: ep.Insecure}
+	if ep.CAData != "" {
+		target.CAData = []byte(ep.CAData)
+	}
+
+	// Credentials: the image's pullSecret wins over the registry's.
+	refStr, level, from := im.Settings.PullSecret, updater.CredLevelImage, "the image's pullSecret"
+	if refStr == "" {
+		refStr, level, from = ep.Credentials, updater.CredLevelRegistry, "registries.conf entry "+ep.Name
+	}
+	credsChecked := true
+	if refStr != "" {
+		ref, err := updater.ParseCredentialRef(refStr)
+		if err != nil {
+			ir.err = err
+			return append(out, find(CodeRegistryCredsRef, Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).image(im.Alias).
+				with(ev("value", refStr)))
+		}
+		if err := updater.CheckSecretNamespace(refStr, r.req.Namespace, level, r.version); err != nil {
+			ir.err = err
+			f := find(CodeRegistrySecretNamespace, Fail, fmt.Sprintf("the pull secret of image %s is not in the app's namespace %s", name, r.req.Namespace)).image(im.Alias).
+				with(ev("reference", refStr))
+			var sn *updater.SecretNamespaceError
+			if errors.As(err, &sn) {
+				f = f.fix(sn.Fix(), "the image's pullSecret", "", "")
+			}
+			return append(out, f)
+		}
+		creds, err := updater.ResolveCredentials(ctx, ref, ep, &clusterCreds{ctx: ctx, r: r})
+		switch {
+		case errors.Is(err, errExtUnchecked):
+			credsChecked = false
+			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).image(im.Alias))
+		case err != nil:
+			ir.err = err
+			return append(out, credentialFailure(name, im.Alias, from, refStr, ep, err))
+		default:
+			target.Username, target.Password = creds.Username, creds.Password.Reveal()
+		}
+	}
+
+	tags, err := r.e.Registry.ListTags(ctx, target)
+	ir.target = target
+	if err != nil {
+		ir.err = err
+		var re *registry.Error
+		if !errors.As(err, &re) {
+			re = registry.Classify("list tags", err)
+		}
+		f := registryFailure(name, im, ep, re, refStr != "")
+		if !credsChecked && (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) {
+			f.Severity = Unknown
+			f.Title += " (without the ext: credentials imgupd cannot run)"
+		}
+		out = append(out, f)
+		return append(out, r.proxyFindings(im, ep, false)...)
+	}
+	ir.tags = tags
+	out = append(out, r.proxyFindings(im, ep, true)...)
+	return append(out, find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).image(im.Alias))
+}
+
+// errExtUnchecked marks an ext: credentials script imgupd cannot run.
+var errExtUnchecked = errors.New("ext: credentials run inside Image Updater's pod")
+
+// clusterCreds performs credential I/O as Image Updater's pod would see it:
+// env vars from the updater's pod spec (secretKeyRef values read from the
+// cluster), secrets through the cluster reader, no scripts.
+type clusterCreds struct {
+	ctx context.Context
+	r   *run
+}
+
+func (c *clusterCreds) Env(name string) (string, bool) {
+	if c.r.install == nil {
+		return "", false
+	}
+	for _, e := range c.r.install.Env {
+		if e.Name != name {
+			continue
+		}
+		if e.SecretRef != nil {
+			data, err := c.r.e.Cluster.Secret(c.ctx, c.r.install.Namespace, e.SecretRef.Name)
+			if err != nil {
+				return "", false
+			}
+			v, ok := data[e.SecretRef.Key]
+			return string(v), ok
+		}
+		return e.Value, true
+	}
+	return "", false
+}
+
+func (c *clusterCreds) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
+	return c.r.e.Cluster.Secret(ctx, ns, name)
+}
+
+func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {
+	return "", errExtUnchecked
+}
+
+func credentialFailure(name, alias, from, ref string, ep updater.Endpoint, err error) Finding {
+	var ce *updater.CredentialError
+	if !errors.As(err, &ce) {
+		return find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).image(alias)
+	}
+	var ae *cluster.AccessError
+	switch {
+	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.NotFound:
+		return find(CodeRegistryPullSecretMissing, Fail, fmt.Sprintf("the secret %s/%s named by %s does not exist", ae.Namespace, ae.Name, from)).image(alias).
+			with(ev("reference", ref))
+	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.Forbidden:
+		return readFailure(StageRegistry, "the pull secret "+ae.Namespace+"/"+ae.Name, err)
+	case ce.Code == updater.CredErrNoAuthEntry:
+		f := find(CodeRegistryPullSecretKey, Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).image(alias).
+			with(ev("reference", ref), ev("Image Updater logs", ce.Error()))
+		if ce.Fix != "" {
+			f = f.fix(ce.Fix, "the pull secret's .dockerconfigjson", "", "")
+		}
+		return f
+	}
+	f := find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).image(alias).
+		with(ev("reference", ref))
+	if ce.Fix != "" {
+		f = f.fix(ce.Fix, from, "", "")
+	}
+	return f
+}
+
+var registryCodes = map[registry.Kind]Code{
+	registry.Unauthorized: CodeRegistryUnauthorized, registry.Forbidden: CodeRegistryForbidden,
+	registry.NotFound: CodeRegistryNotFound, registry.RateLimited: CodeRegistryRateLimited,
+	registry.DNS: CodeRegistryDNS, registry.Connect: CodeRegistryConnect, registry.TLS: CodeRegistryTLS,
+	registry.Timeout: CodeRegistryTimeout, registry.Proxy: CodeRegistryProxy, registry.NotRegistry: CodeRegistryNotRegistry,
+	registry.Canceled: CodeCheckTimeout,
+}
+
+func registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool) Finding {
+	code, ok := registryCodes[re.Kind]
+	if !ok {
+		code = CodeRegistryError
+	}
+	sev := Fail
+	if code == CodeCheckTimeout {
+		sev = Unknown
+	}
+	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).image(im.Alias).
+		with(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
+	hint := re.Hint()
+	host := ep.Host()
+	switch {
+	case re.Kind == registry.Forbidden && strings.HasSuffix(host, "ghcr.io"):
+		hint = "GHCR: the token needs the read:packages scope (a fine-grained token: Packages read), and the package must grant the token's owner access."
+	case (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) && strings.Contains(host, ".dkr.ecr.") && strings.HasSuffix(host, ".amazonaws.com"):
+		hint = "ECR: Image Updater needs a token from an IAM role (IRSA on the updater's ServiceAccount) with ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, fed through an ext: credentials script."
+	case re.Kind == registry.Unauthorized && !hasCreds:
+		hint = "The registry wants credentials and none are configured for this image: set pullSecret on the image (pullsecret:<app-namespace>/<secret>) or credentials in registries.conf."
+	}
+	if hint != "" {
+		f = f.fix(hint, "", "", "")
+	}
+	return f
+}
+
+// proxyFindings compares how imgupd reached the registry with the proxy
+// settings of Image Updater's pod.
+func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached bool) []Finding {
+	if r.install == nil {
+		return nil
+	}
+	u, err := url.Parse(ep.APIURL + "/v2/")
+	if err != nil {
+		return nil
+	}
+	p := r.install.Proxy
+	cfg := httpproxy.Config{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
+	theirs, _ := cfg.ProxyFunc()(u)
+	ours, _ := r.opts.OwnProxy(&http.Request{URL: u})
+	host := ep.Host()
+	where := r.install.Namespace + "/" + r.install.Name
+	switch {
+	case reached && ours != nil && theirs == nil:
+		env := "HTTPS_PROXY"
+		if u.Scheme == "http" {
+			env = "HTTP_PROXY"
+		}
+		return []Finding{find(CodeRegistryProxyMissing, Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).image(im.Alias).
+			fix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
+				fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy)), "sh")}
+	case theirs != nil && internalHost(host):
+		return []Finding{find(CodeRegistryNoProxyMissing, Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).image(im.Alias).
+			fix("Add the registry host to NO_PROXY.", "Deployment "+where,
+				fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host))), "sh")}
+	}
+	return nil
+}
+
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return h
+}
+
+// internalHost: cluster services, single-label names and private addresses.
+func internalHost(h string) bool {
+	h = hostOnly(h)
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsPrivate() || ip.IsLoopback()
+	}
+	return !strings.Contains(h, ".") || strings.HasSuffix(h, ".svc") || strings.HasSuffix(h, ".cluster.local") || strings.HasSuffix(h, ".internal")
+}
+
+func suggestNoProxy(current string) string {
+	return joinNoProxy(current, "localhost,127.0.0.1,.svc,.cluster.local")
+}
+
+func joinNoProxy(current, add string) string {
+	if strings.TrimSpace(current) == "" {
+		return add
+	}
+	return current + "," + add
+}

@@ -1,0 +1,183 @@
+package diagnostics
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// checkTarget decides whether Image Updater picks up the Application: which
+// ImageUpdater CR and applicationRef select it (or, on v0.x and with
+// useAnnotations, its annotations), with which effective settings, and every
+// configuration problem the model finds on the way.
+func checkTarget(ctx context.Context, r *run) []Finding {
+	if r.app == nil {
+		if !isNotFound(r.appErr) {
+			return []Finding{readFailure(StageTarget, fmt.Sprintf("Application %s/%s", r.req.Namespace, r.req.App), r.appErr)}
+		}
+		return []Finding{r.appNotFound(ctx)}
+	}
+	var out []Finding
+	if r.version.UsesCRs() {
+		crs, err := r.e.Cluster.ImageUpdaters(ctx, "")
+		if err != nil {
+			// A cluster-wide list may be forbidden; the CRs that matter for
+			// v1.2+ are in the app's namespace.
+			crs, err = r.e.Cluster.ImageUpdaters(ctx, r.req.Namespace)
+			if err != nil {
+				return []Finding{readFailure(StageTarget, "ImageUpdater CRs", err)}
+			}
+			out = append(out, Finding{Code: CodeReadForbidden, Severity: Info,
+				Title: "ImageUpdater CRs were read in " + r.req.Namespace + " only (a cluster-wide list is not allowed)"})
+		}
+		r.crs = crs
+	}
+	opts := updater.SelectOptions{Version: r.version}
+	if r.install != nil {
+		opts.ControllerNamespace = r.install.Namespace
+		if w := strings.TrimSpace(r.install.WatchNamespaces); w != "" {
+			opts.WatchNamespaces = []string{w}
+		}
+	}
+	t := updater.SelectTarget(r.model, r.crs, opts)
+	r.target = t
+	r.images = t.Images
+	if t.Mode != "" {
+		r.rep.Mode = string(t.Mode)
+	}
+	for _, p := range t.Problems {
+		f := problemFinding(p)
+		if f.Stage == StageTarget {
+			out = append(out, f)
+		}
+	}
+	out = dedupeFindings(out)
+	if !t.Selected {
+		if !hasSeverity(out, Fail) {
+			out = append(out, find(Code("TARGET_NO_MATCHING_REF"), Fail, "Image Updater does not pick up "+r.req.App))
+		}
+		return out
+	}
+	f := find(CodeTargetMatched, Pass, selectedTitle(t))
+	if t.CR != "" {
+		f = f.with(ev("ImageUpdater", t.CR), ev("applicationRef", fmt.Sprintf("#%d namePattern %q", t.RefIndex, t.NamePattern)))
+	}
+	f = f.with(ev("mode", string(t.Mode)))
+	for _, im := range t.Images {
+		f = f.with(ev("image "+aliasOr(im), imageSettings(im)))
+	}
+	for _, d := range t.Dropped {
+		f = f.with(ev("dropped image "+d.ImageName, d.Reason))
+	}
+	return append(out, f)
+}
+
+func (r *run) appNotFound(ctx context.Context) Finding {
+	f := find(CodeAppNotFound, Fail, fmt.Sprintf("Application %s/%s does not exist", r.req.Namespace, r.req.App))
+	apps, err := r.e.Cluster.Applications(ctx, r.req.Namespace)
+	if err != nil {
+		return f
+	}
+	var names []string
+	for _, a := range apps {
+		names = append(names, a.Name)
+	}
+	if near := closest(r.req.App, names, 3); len(near) > 0 {
+		f.Title += "; did you mean " + strings.Join(near, ", ") + "?"
+		f = f.with(ev("closest names", strings.Join(near, ", ")))
+	} else if len(names) > 0 {
+		sort.Strings(names)
+		f = f.with(ev("Applications in "+r.req.Namespace, clip(strings.Join(names, ", "), 300)))
+	} else {
+		f = f.with(ev("Applications in "+r.req.Namespace, "none"))
+	}
+	return f
+}
+
+func selectedTitle(t updater.Targeting) string {
+	n := len(t.Images)
+	switch {
+	case t.CR != "":
+		return fmt.Sprintf("ImageUpdater %s selects the app (%d image(s), %s)", t.CR, n, t.Mode)
+	default:
+		return fmt.Sprintf("Image Updater picks up the app from its annotations (%d image(s))", n)
+	}
+}
+
+func aliasOr(im updater.ImageConfig) string {
+	if im.Alias != "" {
+		return im.Alias
+	}
+	return im.Image.FullName()
+}
+
+// imageSettings is one line with an image's effective settings and, for the
+// ones not defaulted, where each came from.
+func imageSettings(im updater.ImageConfig) string {
+	s := im.Settings
+	parts := []string{im.Image.String()}
+	src := func(field string) string {
+		if l, ok := im.Sources[field]; ok && l != "" && l != updater.SettingFromDefault {
+			return " (from " + string(l) + ")"
+		}
+		return ""
+	}
+	parts = append(parts, "strategy "+s.Strategy.String()+src(updater.FieldUpdateStrategy))
+	if c := im.Image.Constraint(); c != "" {
+		parts = append(parts, "constraint "+c)
+	}
+	if s.AllowTags.Raw != "" {
+		parts = append(parts, "allow-tags "+s.AllowTags.Raw+src(updater.FieldAllowTags))
+	}
+	if len(s.IgnoreTags) > 0 {
+		parts = append(parts, "ignore-tags "+strings.Join(s.IgnoreTags, ",")+src(updater.FieldIgnoreTags))
+	}
+	if len(s.Platforms) > 0 {
+		parts = append(parts, "platforms "+strings.Join(s.Platforms, ",")+src(updater.FieldPlatforms))
+	}
+	if s.ForceUpdate {
+		parts = append(parts, "forceUpdate"+src(updater.FieldForceUpdate))
+	}
+	if s.PullSecret != "" {
+		parts = append(parts, "pullSecret "+s.PullSecret+src(updater.FieldPullSecret))
+	}
+	if im.Target.Kind != "" {
+		parts = append(parts, "target "+targetString(im.Target))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func targetString(t updater.ManifestTarget) string {
+	switch {
+	case t.Spec != "":
+		return t.Kind + " spec=" + t.Spec
+	case t.Name != "" || t.Tag != "":
+		return fmt.Sprintf("%s name=%s tag=%s", t.Kind, t.Name, t.Tag)
+	}
+	return t.Kind
+}
+
+func hasSeverity(fs []Finding, s Severity) bool {
+	for _, f := range fs {
+		if f.Severity == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupeFindings(fs []Finding) []Finding {
+	seen := map[string]bool{}
+	var out []Finding
+	for _, f := range fs {
+		k := string(f.Code) + "\x00" + f.Title
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}

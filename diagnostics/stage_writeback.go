@@ -1,0 +1,340 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// iuAuthorEmail is the author of Image Updater's commits.
+const iuAuthorEmail = "noreply@argoproj.io"
+
+// checkWriteBack checks how the update is recorded and whether it sticks:
+// for argocd write-back, whether a parent Application, an ApplicationSet or
+// an .argocd-source file will undo it; for git write-back, the credentials
+// (really used, with ls-remote), the branch, the target file, push
+// permission (without writing) and Image Updater's last commit.
+func checkWriteBack(ctx context.Context, r *run) []Finding {
+	wb := r.target.WriteBack
+	if wb == nil {
+		return nil
+	}
+	var out []Finding
+	for _, p := range r.target.Problems {
+		if f := problemFinding(p); f.Stage == StageWriteBack {
+			out = append(out, f)
+		}
+	}
+	desc := wb.Method
+	if wb.Method == "git" {
+		desc = "git (" + wb.Creds + ") to " + wb.Repository
+	}
+	out = append(out, find(CodeWriteBackMethod, Info, "write-back: "+desc).with(ev("method", wb.Method)))
+	if wb.Method != "git" {
+		out = append(out, r.checkArgoCDWriteBack(ctx)...)
+	} else {
+		out = append(out, r.checkGitWriteBack(ctx, wb)...)
+	}
+	out = append(out, r.commitFailuresInLogs()...)
+	if !hasSeverity(out, Fail) && !hasSeverity(out, Unknown) {
+		out = append(out, find(CodeWriteBackOK, Pass, "write-back can succeed"))
+	}
+	return out
+}
+
+func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
+	var out []Finding
+	if p, ok := r.app.Parent(); ok {
+		sev := Fail
+		if p.Via == argo.ViaInstanceLabel {
+			sev = Warn // Helm charts set the same label; weaker evidence
+		}
+		out = append(out, find(CodeWriteBackParentReverts, sev, fmt.Sprintf("%s manages %s and will revert the parameters Image Updater sets", p.String(), r.req.App)).
+			with(ev("managed via", p.Via)).
+			fix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
+				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
+	}
+	src := r.editedSource("")
+	if src == nil || src.RepoURL == "" || src.Chart != "" || r.e.Git == nil {
+		return out
+	}
+	auth, _ := r.repoAuth(ctx, src.RepoURL)
+	branch, err := r.resolveBranch(ctx, src.RepoURL, src.TargetRevision, auth)
+	if err != nil {
+		return out
+	}
+	snap, err := r.e.Git.Snapshot(ctx, src.RepoURL, branch, auth)
+	if err != nil {
+		return out
+	}
+	for _, name := range []string{".argocd-source-" + r.req.App + ".yaml", ".argocd-source.yaml"} {
+		p := path.Join(src.Path, name)
+		if snap.Exists(p) {
+			out = append(out, find(CodeWriteBackSourceFile, Fail, fmt.Sprintf("%s in %s overrides the parameters Image Updater writes to the Application", p, src.RepoURL)).
+				with(ev("file", p), ev("branch", branch)).
+				fix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
+		}
+	}
+	return out
+}
+
+func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Finding {
+	var out []Finding
+	repo := wb.Repository
+	if repo == "" {
+		return append(out, find(CodeWriteBackRepoNotFound, Fail, "no repository to write back to (the source has no repoURL)"))
+	}
+	auth, f := r.gitWriteBackAuth(ctx, wb)
+	if f != nil {
+		return append(out, *f)
+	}
+	if wb.Creds == "secret" {
+		out = append(out, find(CodeWriteBackTLSUnverified, Info, "Image Updater does not verify the git server's TLS certificate or SSH host key with git:secret credentials; imgupd probes the same way"))
+	}
+	if r.e.Git == nil {
+		return out
+	}
+	remote, err := r.e.Git.LsRemote(ctx, repo, auth)
+	if err != nil {
+		return append(out, gitFailure(repo, err))
+	}
+	src := r.editedSource("")
+	tracked := ""
+	if src != nil {
+		tracked = src.TargetRevision
+	}
+	base := wb.BaseBranch
+	if base == "" {
+		base = tracked
+	}
+	if base == "" || base == "HEAD" {
+		base = remote.DefaultBranch
+	}
+	if tracked == "" || tracked == "HEAD" {
+		tracked = remote.DefaultBranch
+	}
+	if !hasBranch(remote, base) {
+		return append(out, find(CodeWriteBackBranchMissing, Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
+			with(ev("branches", clip(strings.Join(remote.Branches, ", "), 200))).
+			fix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
+				fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base), "sh"))
+	}
+	push := base
+	if wb.TargetBranchTemplate != "" {
+		push = wb.TargetBranchTemplate
+	}
+	switch {
+	case wb.PullRequest != nil:
+		out = append(out, find(CodeWriteBackBranchMismatch, Info, "updates are proposed as pull requests; they deploy once merged into "+tracked))
+	case push != tracked:
+		out = append(out, find(CodeWriteBackBranchMismatch, Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q", push, tracked)).
+			fix("Write to the branch the Application tracks.", "gitConfig.branch / git-branch", "branch: "+tracked, "yaml"))
+	}
+	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
+	if err != nil {
+		return append(out, gitFailure(repo, err))
+	}
+	if tf := r.checkTargetFile(snap, wb, base); tf != nil {
+		out = append(out, *tf)
+	}
+	if pc, err := r.e.Git.CanPush(ctx, repo, auth); err == nil && !pc.Allowed {
+		out = append(out, find(CodeWriteBackPushDenied, Fail, fmt.Sprintf("the write-back credentials may not push to %s: %s", repo, pc.Reason)).
+			with(ev("HTTP status", fmt.Sprint(pc.Status))))
+	}
+	if c, err := snap.LastCommitBy(iuAuthorEmail); err == nil && c != nil {
+		r.iuCommit = c.Hash
+		out = append(out, find(CodeWriteBackLastCommit, Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
+			with(ev("message", clip(firstLine(c.Message), 200))))
+	}
+	return out
+}
+
+// gitWriteBackAuth reads the credentials Image Updater would use.
+func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gitsource.Auth, *Finding) {
+	repo := wb.Repository
+	if wb.Creds == "secret" {
+		if !isSSH(repo) && !strings.HasPrefix(strings.ToLower(repo), "https://") {
+			f := find(CodeWriteBackInsecureURL, Fail, fmt.Sprintf("git:secret credentials need an https:// or SSH URL, not %s", repo)).
+				with(ev("Image Updater logs", "could not get creds for repo '"+repo+"': unknown repository type"))
+			return gitsource.Auth{}, &f
+		}
+		ns := wb.SecretNamespace
+		if ns == "" {
+			ns = r.req.Namespace
+		}
+		data, err := r.e.Cluster.Secret(ctx, ns, wb.SecretName)
+		if err != nil {
+			if isNotFound(err) {
+				f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s does not exist", ns, wb.SecretName))
+				return gitsource.Auth{}, &f
+			}
+			f := readFailure(StageWriteBack, "the write-back secret "+ns+"/"+wb.SecretName, err)
+			return gitsource.Auth{}, &f
+		}
+		auth, missing := authFromData(data, repo)
+		if missing != "" {
+			f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s lacks %s", ns, wb.SecretName, missing)).
+				with(ev("keys present", strings.Join(keysOf(data), ", ")))
+			return gitsource.Auth{}, &f
+		}
+		auth.InsecureSkipTLS = true
+		return auth, nil
+	}
+	auth, f := r.repoAuth(ctx, repo)
+	return auth, f
+}
+
+// repoAuth finds the Argo CD repository credentials for a repository.
+func (r *run) repoAuth(ctx context.Context, repo string) (gitsource.Auth, *Finding) {
+	ns := r.req.UpdaterNamespace
+	if r.install != nil {
+		ns = r.install.ArgoCDNamespace
+		if ns == "" {
+			ns = r.install.Namespace
+		}
+	}
+	creds, err := r.e.Cluster.RepoCredentials(ctx, ns)
+	if err != nil {
+		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
+		return gitsource.Auth{}, &f
+	}
+	rc, why := cluster.MatchRepoCredential(creds, repo)
+	if rc == nil {
+		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repo)).
+			with(ev("why", why), ev("looked in", "secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
+		return gitsource.Auth{}, &f
+	}
+	auth, _ := authFromData(rc.Data, repo)
+	return auth, nil
+}
+
+func authFromData(data map[string][]byte, repo string) (gitsource.Auth, string) {
+	var a gitsource.Auth
+	if isSSH(repo) {
+		k, ok := data["sshPrivateKey"]
+		if !ok || len(k) == 0 {
+			return a, "sshPrivateKey"
+		}
+		a.SSHPrivateKey = updater.Secret(k)
+		return a, ""
+	}
+	if _, ok := data["githubAppPrivateKey"]; ok {
+		return a, "" // GitHub App credentials: probed anonymously
+	}
+	u, p := data["username"], data["password"]
+	if len(p) == 0 {
+		return a, "username and password"
+	}
+	a.Username, a.Password = string(u), updater.Secret(p)
+	return a, ""
+}
+
+func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *Finding {
+	t := wb.Target
+	switch t.Kind {
+	case updater.TargetKustomization:
+		for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+			if snap.Exists(path.Join(t.Path, n)) {
+				return nil
+			}
+		}
+		f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("no kustomization in %q on %s", t.Path, branch)).
+			with(ev("Image Updater logs", "could not find kustomization in "+t.Path))
+		return &f
+	case updater.TargetHelmValues:
+		if !snap.Exists(t.Path) {
+			f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("the values file %q does not exist on %s", t.Path, branch))
+			return &f
+		}
+	}
+	return nil
+}
+
+// commitFailuresInLogs reports Image Updater's own failed commits for the app.
+func (r *run) commitFailuresInLogs() []Finding {
+	if r.logs == nil {
+		return nil
+	}
+	for i := len(r.logs.ForApp) - 1; i >= 0; i-- {
+		e := r.logs.ForApp[i]
+		if e.Match.Code == "COMMIT_FAILED" {
+			return []Finding{find(CodeWriteBackCommitFailed, Fail, "Image Updater's last write-back failed: "+clip(oneLine(e.Msg), 300)).
+				with(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
+		}
+	}
+	return nil
+}
+
+func gitFailure(repo string, err error) Finding {
+	var ge *gitsource.Error
+	if !errors.As(err, &ge) {
+		return find(CodeWriteBackGitUnreachable, Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
+	}
+	code := CodeWriteBackGitUnreachable
+	switch ge.Kind {
+	case gitsource.AuthRequired, gitsource.AuthFailed:
+		code = CodeWriteBackAuthFailed
+	case gitsource.RepoNotFound:
+		code = CodeWriteBackRepoNotFound
+	case gitsource.BranchNotFound:
+		code = CodeWriteBackBranchMissing
+	case gitsource.UnsupportedURL:
+		code = CodeWriteBackInsecureURL
+	}
+	f := find(code, Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
+	if h := ge.Hint(); h != "" {
+		f = f.fix(h, "", "", "")
+	}
+	return f
+}
+
+func (r *run) resolveBranch(ctx context.Context, repo, rev string, auth gitsource.Auth) (string, error) {
+	if rev != "" && rev != "HEAD" {
+		return rev, nil
+	}
+	remote, err := r.e.Git.LsRemote(ctx, repo, auth)
+	if err != nil {
+		return "", err
+	}
+	return remote.DefaultBranch, nil
+}
+
+func hasBranch(rem gitsource.Remote, b string) bool {
+	for _, x := range rem.Branches {
+		if x == b {
+			return true
+		}
+	}
+	return false
+}
+
+func isSSH(u string) bool {
+	return strings.HasPrefix(u, "ssh://") || (strings.Contains(u, "@") && !strings.Contains(u, "://"))
+}
+
+func keysOf(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return sortedStrings(out)
+}
+
+func shortHash(h string) string {
+	if len(h) > 8 {
+		return h[:8]
+	}
+	return h
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

@@ -1,0 +1,125 @@
+package updaterlog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Mask replaces every secret Redact finds.
+const Mask = "***"
+
+// secretKey matches the names of keys whose values are secrets.
+const secretKey = `[\w.-]*?(?:password|passwd|passphrase|secret_?key|client_?secret|access_?key|private_?key|privatekey|api_?key|apikey|token)[\w.-]*|pwd|auth`
+
+var (
+	privateKeyRE = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
+	// scheme://userinfo@ — userinfo cannot hold an unescaped / ? # @.
+	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s"'\\]+@`)
+	// Authorization: <scheme> <credentials>, as header, field or JSON member.
+	authHeaderRE = regexp.MustCompile(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
+	bearerRE     = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
+	// key=value, key: value, "key":"value", \"key\":\"value\" (JSON inside a quoted msg).
+	keyValueRE  = regexp.MustCompile(`(?i)\b(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	secretKeyRE = regexp.MustCompile(`(?i)^(?:` + secretKey + `)$`)
+	// Well-known token shapes: GitHub, GitLab, Slack, AWS access keys, JWTs.
+	tokenShapeRE = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
+	// A credential reference that is not of a known form may be a raw user:password.
+	credRefRE   = regexp.MustCompile(`(Invalid credential reference specified: )([^\s"\\]+)`)
+	knownCredRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
+)
+
+// Redact masks secrets that may appear in log text: the userinfo of URLs
+// (https://user:pass@host), Authorization headers and bearer tokens, values
+// of password/token/secret-like keys (key=value, key: value, JSON members,
+// also escaped inside a quoted logrus msg), private key blocks, well-known
+// token shapes (GitHub, GitLab, Slack, AWS, JWT) and credential references
+// that are not of a known form. Everything else is left as it is.
+//
+// Redact is idempotent: Redact(Redact(s)) == Redact(s). It errs on the side
+// of masking: a masked non-secret costs a little evidence, a leaked secret
+// cannot be taken back.
+func Redact(s string) string {
+	// Each rule's output is stable under every rule; the loop only guards
+	// against rules uncovering each other's matches.
+	for range 8 {
+		next := redactOnce(s)
+		if next == s {
+			return s
+		}
+		s = next
+	}
+	return s
+}
+
+func redactOnce(s string) string {
+	s = privateKeyRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+	s = userinfoRE.ReplaceAllString(s, "${1}"+Mask+"@")
+	s = authHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := authHeaderRE.FindStringSubmatch(m)
+		if sub[2] != "" {
+			return sub[1] + sub[2] + " " + Mask
+		}
+		return sub[1] + Mask
+	})
+	s = bearerRE.ReplaceAllString(s, "${1} "+Mask)
+	s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := keyValueRE.FindStringSubmatch(m)
+		return sub[1] + sub[2] + maskValue(sub[3])
+	})
+	s = tokenShapeRE.ReplaceAllString(s, Mask)
+	s = credRefRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := credRefRE.FindStringSubmatch(m)
+		if knownCredRE.MatchString(sub[2]) {
+			return m
+		}
+		return sub[1] + Mask
+	})
+	return s
+}
+
+// maskValue masks a value and keeps its quotes.
+func maskValue(v string) string {
+	switch {
+	case strings.HasPrefix(v, `\"`) && strings.HasSuffix(v, `\"`) && len(v) >= 4:
+		return `\"` + Mask + `\"`
+	case strings.HasPrefix(v, `"`) && strings.HasSuffix(v, `"`) && len(v) >= 2:
+		return `"` + Mask + `"`
+	case strings.HasPrefix(v, `'`) && strings.HasSuffix(v, `'`) && len(v) >= 2:
+		return `'` + Mask + `'`
+	}
+	return Mask
+}
+
+// Redacted returns a copy of the line with secrets masked in Raw, Msg and
+// every field value; values of secret-like keys are masked whole.
+func (l Line) Redacted() Line {
+	out := l
+	out.Raw = Redact(l.Raw)
+	out.Msg = Redact(l.Msg)
+	if l.Fields != nil {
+		out.Fields = make(map[string]string, len(l.Fields))
+		for k, v := range l.Fields {
+			if v != "" && secretKeyRE.MatchString(k) {
+				out.Fields[k] = Mask
+				continue
+			}
+			out.Fields[k] = Redact(v)
+		}
+	}
+	return out
+}
+
+// Redacted returns a copy of the event with its line and captures redacted.
+func (e Event) Redacted() Event {
+	out := Event{Line: e.Line.Redacted(), Match: e.Match}
+	if e.Captures != nil {
+		out.Captures = make(map[string]string, len(e.Captures))
+		for k, v := range e.Captures {
+			if e.Code == CodeCredsInvalidReference && k == "reference" && !knownCredRE.MatchString(v) {
+				v = Mask
+			}
+			out.Captures[k] = Redact(v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,199 @@
+// Package labgit runs a real git server on loopback for tests, benchmarks
+// and the demo lab.
+//
+// Repositories are bare repositories under the server's own temporary
+// directory, served over smart HTTP by git's own
+// /usr/lib/git-core/git-http-backend through net/http/cgi, so clients meet
+// the same protocol, errors and hooks as with a real git host. The server
+// adds what such hosts do in front of git: HTTP basic authentication, a
+// read-only user whose pushes are refused with 403, TLS with a self-signed
+// CA, and protected branches (a pre-receive hook that rejects pushes with a
+// GitHub-like message). Every request is counted by service.
+package labgit
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultBackend is where Debian's git package installs git-http-backend.
+const DefaultBackend = "/usr/lib/git-core/git-http-backend"
+
+// Server is a running lab git server. Its exported fields are set by Start
+// and must not be changed.
+type Server struct {
+	// URL is "http://127.0.0.1:PORT", or "https://127.0.0.1:PORT" with
+	// WithTLS. Repositories are at URL + "/" + name (see RepoURL).
+	URL string
+	// Host is "127.0.0.1:PORT".
+	Host string
+	// CAPEM is the PEM certificate that signs the server's TLS certificate
+	// (nil without WithTLS). Give it to clients as their extra root CA.
+	CAPEM []byte
+
+	cfg      config
+	root     string // the temporary directory: repos/ and home/
+	srv      *http.Server
+	counter  requestCounter
+	repoMu   sync.Mutex
+	closeMu  sync.Once
+	serveErr chan error
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	tls      bool
+	users    map[string]user
+	backend  string
+	errorLog *log.Logger
+	stderr   io.Writer
+}
+
+type user struct {
+	pass     string
+	readOnly bool
+}
+
+// WithTLS serves HTTPS with a freshly generated self-signed certificate for
+// 127.0.0.1 and localhost; Server.CAPEM holds it.
+func WithTLS() Option { return func(c *config) { c.tls = true } }
+
+// WithHTTPOnly serves plain HTTP. It is the default and exists so callers
+// can say so explicitly.
+func WithHTTPOnly() Option { return func(c *config) { c.tls = false } }
+
+// WithBasicAuth adds a user who may fetch and push. Once any user is
+// configured, every request needs valid basic credentials; requests without
+// them, or with others, get 401 with `WWW-Authenticate: Basic`.
+func WithBasicAuth(username, password string) Option {
+	return func(c *config) { c.addUser(username, user{pass: password}) }
+}
+
+// WithReadOnlyUser adds a user who may fetch but not push: the push
+// advertisement (info/refs?service=git-receive-pack) and git-receive-pack
+// itself answer 403, as a git host does for a token without write access.
+func WithReadOnlyUser(username, password string) Option {
+	return func(c *config) { c.addUser(username, user{pass: password, readOnly: true}) }
+}
+
+// WithBackend overrides the path of git-http-backend.
+func WithBackend(path string) Option { return func(c *config) { c.backend = path } }
+
+// WithErrorLog sets the logger for the HTTP server's own errors (TLS
+// handshake failures and the like). By default they are discarded.
+func WithErrorLog(l *log.Logger) Option { return func(c *config) { c.errorLog = l } }
+
+// WithBackendStderr receives git-http-backend's and the hooks' standard
+// error. By default it is discarded.
+func WithBackendStderr(w io.Writer) Option { return func(c *config) { c.stderr = w } }
+
+func (c *config) addUser(name string, u user) {
+	if c.users == nil {
+		c.users = map[string]user{}
+	}
+	c.users[name] = u
+}
+
+// Start starts a git server on 127.0.0.1 on a free port, with no
+// repositories (add them with CreateRepo). Close it when done: Close also
+// removes the repositories.
+func Start(opts ...Option) (*Server, error) {
+	s := &Server{serveErr: make(chan error, 1)}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	if s.cfg.backend == "" {
+		s.cfg.backend = DefaultBackend
+	}
+	if s.cfg.errorLog == nil {
+		s.cfg.errorLog = log.New(io.Discard, "", 0)
+	}
+	if s.cfg.stderr == nil {
+		s.cfg.stderr = io.Discard
+	}
+	if _, err := os.Stat(s.cfg.backend); err != nil {
+		return nil, fmt.Errorf("labgit: git-http-backend: %w", err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, fmt.Errorf("labgit: git CLI: %w", err)
+	}
+	root, err := os.MkdirTemp("", "labgit-")
+	if err != nil {
+		return nil, fmt.Errorf("labgit: temp dir: %w", err)
+	}
+	s.root = root
+	for _, d := range []string{s.reposDir(), s.homeDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			_ = os.RemoveAll(root)
+			return nil, fmt.Errorf("labgit: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = os.RemoveAll(root)
+		return nil, fmt.Errorf("labgit: listen: %w", err)
+	}
+	s.Host = ln.Addr().String()
+	s.URL = "http://" + s.Host
+	if s.cfg.tls {
+		cert, caPEM, err := selfSignedCert()
+		if err != nil {
+			ln.Close()
+			_ = os.RemoveAll(root)
+			return nil, fmt.Errorf("labgit: certificate: %w", err)
+		}
+		s.CAPEM = caPEM
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		s.URL = "https://" + s.Host
+	}
+	s.srv = &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          s.cfg.errorLog,
+	}
+	go func() { s.serveErr <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server, closes open connections and removes every
+// repository from disk.
+func (s *Server) Close() {
+	s.closeMu.Do(func() {
+		_ = s.srv.Close()
+		if err := <-s.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.cfg.errorLog.Printf("labgit: serve: %v", err)
+		}
+		_ = os.RemoveAll(s.root)
+	})
+}
+
+// RepoURL is the clone URL of the repository name, e.g.
+// "http://127.0.0.1:PORT/team/app.git". A name without ".git" gets it.
+func (s *Server) RepoURL(name string) string {
+	return s.URL + "/" + repoPath(name)
+}
+
+// repoPath is name cleaned of surrounding slashes, with ".git" appended.
+func repoPath(name string) string {
+	name = strings.Trim(name, "/")
+	if !strings.HasSuffix(name, ".git") {
+		name += ".git"
+	}
+	return name
+}
+
+func (s *Server) reposDir() string { return s.root + "/repos" }
+func (s *Server) homeDir() string  { return s.root + "/home" }
