@@ -141,6 +141,17 @@ func (e *Engine) stages() []stage {
 		}
 		return ""
 	}
+	// The source stage also runs when the only thing that stops Image
+	// Updater is the source type itself.
+	needConfig := func(r *run) string {
+		if s := needApp(r); s != "" {
+			return s
+		}
+		if r.target.Selected && len(r.images) > 0 || r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13) {
+			return ""
+		}
+		return "Image Updater does not pick up this Application (see the target stage)"
+	}
 	needTags := func(r *run) string {
 		if s := needTarget(r); s != "" {
 			return s
@@ -155,7 +166,7 @@ func (e *Engine) stages() []stage {
 	return []stage{
 		{StageHealth, nil, checkHealth},
 		{StageTarget, nil, checkTarget},
-		{StageSource, needTarget, checkSource},
+		{StageSource, needConfig, checkSource},
 		{StageLive, needTarget, checkLive},
 		{StageRegistry, needTarget, checkRegistry},
 		{StageCandidates, needTags, checkCandidates},

@@ -56,7 +56,11 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	}
 	out = dedupeFindings(out)
 	if !t.Selected {
-		if !hasSeverity(out, Fail) {
+		failsElsewhere := false
+		for _, p := range t.Problems {
+			failsElsewhere = failsElsewhere || p.Severity == updater.SeverityError
+		}
+		if !hasSeverity(out, Fail) && !failsElsewhere {
 			out = append(out, find(Code("TARGET_NO_MATCHING_REF"), Fail, "Image Updater does not pick up "+r.req.App))
 		}
 		return out

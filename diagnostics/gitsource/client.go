@@ -120,18 +120,34 @@ func (c *Client) connect(op, rawURL string, a Auth) (*conn, error) {
 		}
 		cn.tr = githttp.NewClientWithOptions(hc, &githttp.ClientOptions{RedirectPolicy: githttp.FollowInitialRedirects})
 	case "ssh":
-		cfg := &gossh.ClientConfig{}
-		if c.timeout > 0 {
-			cfg.Timeout = c.timeout
-		}
-		cn.tr = gitssh.NewClient(cfg)
+		cn.tr = gitssh.NewClient(nil)
 	default:
 		return fail(fmt.Errorf("scheme %q: %w", ep.Protocol, errUnsupportedScheme))
 	}
 	if cn.auth, err = a.transportAuth(ep); err != nil {
 		return fail(err)
 	}
+	if m, ok := cn.auth.(gitssh.AuthMethod); ok && c.timeout > 0 {
+		cn.auth = sshDialTimeout{AuthMethod: m, timeout: c.timeout}
+	}
 	return cn, nil
+}
+
+// sshDialTimeout bounds the SSH connection and handshake, which go-git's
+// SSH transport starts without a context. (A ClientConfig passed to
+// gitssh.NewClient would replace every field of the auth's config, host
+// key callback included, so the timeout is set here instead.)
+type sshDialTimeout struct {
+	gitssh.AuthMethod
+	timeout time.Duration
+}
+
+func (a sshDialTimeout) ClientConfig() (*gossh.ClientConfig, error) {
+	cfg, err := a.AuthMethod.ClientConfig()
+	if err == nil && cfg.Timeout == 0 {
+		cfg.Timeout = a.timeout
+	}
+	return cfg, err
 }
 
 // httpClient returns an HTTP client for the TLS settings of a, counting

@@ -223,3 +223,34 @@ func TestSnapshotCache(t *testing.T) {
 		t.Errorf("fetches = %d, want 4", st.Fetches)
 	}
 }
+
+func TestSnapshotConcurrentFirstFetch(t *testing.T) {
+	t.Parallel()
+	s := startLab(t)
+	c := newClient()
+	const n = 8
+	snaps := make([]*Snapshot, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if snaps[i], err = c.Snapshot(context.Background(), s.RepoURL("team/app"), "main", Auth{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, sn := range snaps[1:] {
+		if sn != snaps[0] {
+			t.Fatal("concurrent calls returned different snapshots")
+		}
+	}
+	if st := c.Stats(); st.Fetches != 1 || st.SnapshotCacheHits != n-1 {
+		t.Errorf("stats = %s, want 1 fetch and %d cache hits", st, n-1)
+	}
+	if got := s.Requests().UploadPack; got != 1 {
+		t.Errorf("upload-pack requests = %d, want 1", got)
+	}
+}

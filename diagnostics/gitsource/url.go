@@ -64,6 +64,11 @@ func RequiresSecureURL(raw string) bool {
 
 func isArgoSSH(raw string) bool { return argoSSH.MatchString(raw) }
 
+// IsSSHURL reports whether Argo CD and Image Updater treat the URL as SSH
+// (and so use sshPrivateKey): "git@host:org/repo" or "ssh://user@host/...".
+// Argo CD's test needs a user: "ssh://host/repo" is not SSH to it.
+func IsSSHURL(raw string) bool { return isArgoSSH(strings.TrimSpace(raw)) }
+
 // CheckSecretURL returns an *Error of Kind UnsupportedURL when
 // RequiresSecureURL(raw), else nil.
 func CheckSecretURL(raw string) error {

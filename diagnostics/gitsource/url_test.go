@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,9 @@ func TestRequiresSecureURL(t *testing.T) {
 	for _, tc := range tests {
 		if got := RequiresSecureURL(tc.url); got != tc.want {
 			t.Errorf("RequiresSecureURL(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+		if ssh := strings.Contains(tc.url, "@"); IsSSHURL(tc.url) != ssh {
+			t.Errorf("IsSSHURL(%q) = %v", tc.url, !ssh)
 		}
 		err := CheckSecretURL(tc.url)
 		if (err != nil) != tc.want {

@@ -140,6 +140,7 @@ func Analyze(lines []Line, app AppRef, v updater.Version) Analysis {
 		warmUpEnd = warmUpDone
 	}
 	seenCR := map[CRRef]bool{}
+	warmUpOver := false
 	realCR := map[CRRef]bool{} // CRs that already wrote back for real: past their warm-up
 	for i, l := range lines {
 		if ok[i] && isRealWriteBack(matches[i]) {
@@ -155,7 +156,9 @@ func Analyze(lines []Line, app AppRef, v updater.Version) Analysis {
 		c.ImagesSkipped = atoi(caps["images_skipped"])
 		c.ImagesUpdated = atoi(caps["images_updated"])
 		c.Errors = atoi(caps["errors"])
-		if a.Startup && warmUpDone < 0 && v.UsesCRs() && !seenCR[c.CR] && !realCR[c.CR] {
+		// The warm-up pass is over once any CR cycles a second time.
+		warmUpOver = warmUpOver || seenCR[c.CR]
+		if a.Startup && warmUpDone < 0 && v.UsesCRs() && !warmUpOver && !realCR[c.CR] {
 			c.WarmUp = true
 			warmUpEnd = i
 		}

@@ -223,3 +223,19 @@ func BenchmarkRedact(b *testing.B) {
 		_ = Redact(line)
 	}
 }
+
+// A CR that first cycles after the warm-up pass is over is not warm-up.
+func TestAnalyzeLateCRNotWarmUp(t *testing.T) {
+	log := `time="2026-11-29T10:00:00Z" level=info msg="Starting manager"
+time="2026-11-29T10:00:02Z" level=info msg="Processing results: applications=1 images_considered=1 images_skipped=0 images_updated=0 errors=0" imageUpdater_name=demo imageUpdater_namespace=argocd
+time="2026-11-29T10:02:02Z" level=info msg="Processing results: applications=1 images_considered=1 images_skipped=0 images_updated=0 errors=0" imageUpdater_name=demo imageUpdater_namespace=argocd
+time="2026-11-29T10:03:02Z" level=info msg="Processing results: applications=3 images_considered=3 images_skipped=0 images_updated=0 errors=0" imageUpdater_name=late imageUpdater_namespace=argocd
+`
+	a := Analyze(ParseString(log), AppRef{"argocd", "web"}, updater.V1_3)
+	if len(a.Cycles) != 3 || !a.Cycles[0].WarmUp || a.Cycles[1].WarmUp || a.Cycles[2].WarmUp {
+		t.Fatalf("cycles: %+v", a.Cycles)
+	}
+	if a.LastCycle.CR.Name != "late" || a.CycleInterval != 0 {
+		t.Errorf("LastCycle %+v interval %v", a.LastCycle, a.CycleInterval)
+	}
+}

@@ -67,6 +67,7 @@ const (
 	CodeTargetNoApps          = "target.no_apps"
 	CodeTargetNoCRsRunOnce    = "target.no_crs_run_once"
 	CodeTargetLabelSelector   = "target.label_selector_invalid"
+	CodeTargetNamePattern     = "target.invalid_name_pattern"
 	CodeCRFailed              = "cr.failed"
 	CodeCRReconcileFailed     = "cr.reconcile_failed"
 	CodeAppUnsupportedSource  = "app.unsupported_source"
@@ -169,6 +170,10 @@ var entries = []Entry{
 	{Code: CodeTargetLabelSelector, Level: LevelWarning, Since: updater.V1_0,
 		Formats: []string{"Invalid label selector provided: %v"}, Captures: []string{CaptureError},
 		Meaning: "an applicationRef's labelSelectors is invalid; that ref matches no Application"},
+	{Code: CodeTargetNamePattern, Level: LevelError, Since: updater.V1_0,
+		Formats:  []string{"invalid application name pattern '%s': %v"},
+		Captures: []string{"pattern", CaptureError},
+		Meaning:  "an applicationRef's namePattern is not a valid glob; the whole CR fails (usually seen inside \"Failed to process ImageUpdater CR\")"},
 	{Code: CodeCRFailed, Level: LevelError, Since: updater.V1_0,
 		Formats: []string{"Failed to process ImageUpdater CR: %v"}, Captures: []string{CaptureError},
 		Meaning: "the whole CR failed (e.g. an invalid namePattern or no applicationRefs); none of its Applications were processed"},

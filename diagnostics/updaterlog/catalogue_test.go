@@ -41,6 +41,8 @@ var classifyCases = []classifyCase{
 		CodeTargetLabelSelector, map[string]string{"error": "key: Invalid value: \"app/\": name part must be non-empty"}, ""},
 	{"error", "Failed to process ImageUpdater CR: invalid application name pattern 'web-[': syntax error in pattern", crFields,
 		CodeCRFailed, map[string]string{"error": "invalid application name pattern 'web-[': syntax error in pattern", "pattern": "web-["}, "target.invalid_name_pattern"},
+	{"error", "invalid application name pattern 'web-[': syntax error in pattern", crFields,
+		CodeTargetNamePattern, map[string]string{"pattern": "web-[", "error": "syntax error in pattern"}, ""},
 	{"error", "Failed to process ImageUpdater CR: no application references defined in ImageUpdater CR", crFields,
 		CodeCRFailed, nil, "target.no_refs"},
 	{"warning", "Reconciliation failed for argocd/demo, will retry at normal interval: applications.argoproj.io is forbidden: User \"system:serviceaccount:argocd:argocd-image-updater\" cannot list resource", crFields,

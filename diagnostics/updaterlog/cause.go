@@ -16,7 +16,8 @@ type Cause struct {
 	re *regexp.Regexp
 }
 
-// causes is ordered from specific to general; the first match wins.
+// causes is ordered from specific to general; the first match wins. A cause
+// code equals a message code where the error is also logged on its own.
 var causes = compileCauses([]Cause{
 	{Code: "creds.no_auth_entry", Pattern: `no valid auth entry for registry (\S+) found in image pull secret`, Captures: []string{"registry_url"},
 		Meaning: "the pull secret has no auths key starting with the registry's API URL or host (Docker Hub needs https://registry-1.docker.io, not index.docker.io/v1/)"},
@@ -52,7 +53,7 @@ var causes = compileCauses([]Cause{
 		Meaning: "the constraint is not a semver constraint (e.g. latest)"},
 	{Code: "semver.invalid_running_tag", Pattern: `(?i)invalid semantic version`,
 		Meaning: "up to v1.1.0 a running tag that is not a version (latest, main-abc) fails the semver strategy"},
-	{Code: "target.invalid_name_pattern", Pattern: `invalid application name pattern '([^']*)'`, Captures: []string{"pattern"},
+	{Code: CodeTargetNamePattern, Pattern: `invalid application name pattern '([^']*)'`, Captures: []string{"pattern"},
 		Meaning: "an applicationRef's namePattern is not a valid glob; the whole CR fails"},
 	{Code: "target.no_refs", Pattern: `no application references defined in ImageUpdater CR`,
 		Meaning: "the CR has no applicationRefs"},

@@ -93,15 +93,17 @@ func ParseString(s string) []Line {
 func Parse(r io.Reader) ([]Line, error) {
 	br := bufio.NewReaderSize(r, MaxLineBytes)
 	var (
-		out   []Line
-		block *Line // open panic block
-		n     int
+		out      []Line
+		block    *Line           // open panic block
+		blockRaw strings.Builder // its text so far
+		n        int
 	)
 	flush := func() {
 		if block != nil {
-			block.Raw = strings.TrimRight(block.Raw, "\n")
+			block.Raw = strings.TrimRight(blockRaw.String(), "\n")
 			out = append(out, *block)
 			block = nil
+			blockRaw.Reset()
 		}
 	}
 	for {
@@ -121,8 +123,8 @@ func Parse(r io.Reader) ([]Line, error) {
 		l.Number = n
 		l.Truncated = truncated
 		if block != nil && !l.Parsed && l.Format == FormatUnknown && isPanicContinuation(raw) {
-			if len(block.Raw)+len(raw)+1 <= MaxLineBytes {
-				block.Raw += "\n" + raw
+			if blockRaw.Len()+len(raw)+1 <= MaxLineBytes {
+				blockRaw.WriteString("\n" + raw)
 			} else {
 				block.Truncated = true
 			}
@@ -134,6 +136,7 @@ func Parse(r io.Reader) ([]Line, error) {
 		flush()
 		if l.Format == FormatPanic {
 			block = &l
+			blockRaw.WriteString(raw)
 		} else {
 			out = append(out, l)
 		}
@@ -519,11 +522,13 @@ func parseTTY(s string, l *Line) bool {
 	rest := m[3]
 	msg, fields := strings.TrimRight(rest, " "), map[string]string{}
 	// %-44s then one space, then " key=value" per field: fields never start
-	// before column 44.
-	for p := 44; p < len(rest); p++ {
-		if rest[p] != ' ' {
+	// before column 44. A bounded number of tries keeps long lines linear.
+	tries := 0
+	for p := 44; p < len(rest) && tries < 16; p++ {
+		if rest[p] != ' ' || p+1 < len(rest) && rest[p+1] == ' ' {
 			continue
 		}
+		tries++
 		kv, ok := splitPairs(rest[p:], false)
 		if !ok || ttyCounterKeys[kv[0].k] {
 			continue

@@ -269,3 +269,17 @@ func TestNormalizeLevel(t *testing.T) {
 		}
 	}
 }
+
+// Long terminal-format lines whose tail almost parses as fields must stay
+// linear (bounded field-split attempts).
+func TestParseTTYLongLineLinear(t *testing.T) {
+	raw := "INFO[0000] " + strings.Repeat("a", 44) + strings.Repeat(" a=b", 16000) + " x"
+	start := time.Now()
+	lines := ParseString(raw)
+	if len(lines) != 1 || !lines[0].Parsed || lines[0].Level != LevelInfo {
+		t.Fatalf("got %+v", lines)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}

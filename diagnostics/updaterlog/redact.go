@@ -8,23 +8,26 @@ import (
 // Mask replaces every secret Redact finds.
 const Mask = "***"
 
-// secretKey matches the names of keys whose values are secrets.
-const secretKey = `[\w.-]*?(?:password|passwd|passphrase|secret_?key|client_?secret|access_?key|private_?key|privatekey|api_?key|apikey|token)[\w.-]*|pwd|auth`
+// secretKey matches the names of keys whose values are secrets, or their
+// tail: the characters before the keyword are left as they are anyway.
+const secretKey = `(?:password|passwd|passphrase|secret_?key|client_?secret|access_?key|private_?key|privatekey|api_?key|apikey|token)[\w.-]*|\bpwd|\bauth`
+
+// secretKeywords are the lower-case literals one of which a secret key
+// contains; they gate the key=value pattern cheaply.
+var secretKeywords = []string{"pass", "secret", "key", "token", "pwd", "auth"}
 
 var (
 	privateKeyRE = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
-	// scheme://userinfo@ — userinfo cannot hold an unescaped / ? # @.
-	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s"'\\]+@`)
 	// Authorization: <scheme> <credentials>, as header, field or JSON member.
 	authHeaderRE = regexp.MustCompile(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
 	bearerRE     = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, key: value, "key":"value", \"key\":\"value\" (JSON inside a quoted msg).
-	keyValueRE  = regexp.MustCompile(`(?i)\b(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
-	secretKeyRE = regexp.MustCompile(`(?i)^(?:` + secretKey + `)$`)
+	keyValueRE  = regexp.MustCompile(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	secretKeyRE = regexp.MustCompile(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
 	// Well-known token shapes: GitHub, GitLab, Slack, AWS access keys, JWTs.
 	tokenShapeRE = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
 	// A credential reference that is not of a known form may be a raw user:password.
-	credRefRE   = regexp.MustCompile(`(Invalid credential reference specified: )([^\s"\\]+)`)
+	credRefRE   = regexp.MustCompile(`(` + credRefPrefix + `)([^\s"\\]+)`)
 	knownCredRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
 )
 
@@ -52,29 +55,89 @@ func Redact(s string) string {
 }
 
 func redactOnce(s string) string {
-	s = privateKeyRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
-	s = userinfoRE.ReplaceAllString(s, "${1}"+Mask+"@")
-	s = authHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authHeaderRE.FindStringSubmatch(m)
-		if sub[2] != "" {
-			return sub[1] + sub[2] + " " + Mask
-		}
-		return sub[1] + Mask
-	})
-	s = bearerRE.ReplaceAllString(s, "${1} "+Mask)
-	s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := keyValueRE.FindStringSubmatch(m)
-		return sub[1] + sub[2] + maskValue(sub[3])
-	})
-	s = tokenShapeRE.ReplaceAllString(s, Mask)
-	s = credRefRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := credRefRE.FindStringSubmatch(m)
-		if knownCredRE.MatchString(sub[2]) {
-			return m
-		}
-		return sub[1] + Mask
-	})
+	// Cheap literal checks keep the regexps off the common line without secrets.
+	lower := strings.ToLower(s)
+	if strings.Contains(s, "PRIVATE KEY") {
+		s = privateKeyRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		s = maskUserinfo(s)
+	}
+	if strings.Contains(lower, "authorization") {
+		s = authHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := authHeaderRE.FindStringSubmatch(m)
+			if sub[2] != "" {
+				return sub[1] + sub[2] + " " + Mask
+			}
+			return sub[1] + Mask
+		})
+	}
+	if strings.Contains(lower, "bearer") {
+		s = bearerRE.ReplaceAllString(s, "${1} "+Mask)
+	}
+	if strings.ContainsAny(s, "=:") && containsAny(lower, secretKeywords) {
+		s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := keyValueRE.FindStringSubmatch(m)
+			return sub[1] + sub[2] + maskValue(sub[3])
+		})
+	}
+	if containsAny(s, tokenPrefixes) {
+		s = tokenShapeRE.ReplaceAllString(s, Mask)
+	}
+	if strings.Contains(s, credRefPrefix) {
+		s = credRefRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := credRefRE.FindStringSubmatch(m)
+			if knownCredRE.MatchString(sub[2]) {
+				return m
+			}
+			return sub[1] + Mask
+		})
+	}
 	return s
+}
+
+// tokenPrefixes gate tokenShapeRE.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "xapp-", "AKIA", "eyJ"}
+
+const credRefPrefix = "Invalid credential reference specified: "
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskUserinfo masks the userinfo of every scheme://userinfo@host in s;
+// userinfo cannot hold an unescaped / ? # or @, so it ends at the first @.
+func maskUserinfo(s string) string {
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		start := i + len("://")
+		end := start
+		for end < len(rest) && !strings.ContainsRune("/?#@ \t\r\n\"'\\", rune(rest[end])) {
+			end++
+		}
+		b.WriteString(rest[:start])
+		if end < len(rest) && rest[end] == '@' && end > start {
+			b.WriteString(Mask)
+		} else {
+			b.WriteString(rest[start:end])
+		}
+		rest = rest[end:]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // maskValue masks a value and keeps its quotes.

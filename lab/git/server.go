@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -197,3 +198,9 @@ func repoPath(name string) string {
 
 func (s *Server) reposDir() string { return s.root + "/repos" }
 func (s *Server) homeDir() string  { return s.root + "/home" }
+
+// RepoDir is the bare repository's directory on disk, for serving it over
+// another transport (an SSH server in tests) or inspecting it.
+func (s *Server) RepoDir(name string) string {
+	return filepath.Join(s.reposDir(), filepath.FromSlash(repoPath(name)))
+}

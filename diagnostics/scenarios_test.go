@@ -1,0 +1,219 @@
+package diagnostics_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	labregistry "github.com/imgupd/imgupd/lab/registry"
+)
+
+// primary is the code a user is pointed at: the root cause, or when nothing
+// fails, the first warning.
+func primary(r *diagnostics.Report) diagnostics.Code {
+	if r.RootCause != nil {
+		return r.RootCause.Code
+	}
+	for _, f := range r.Findings() {
+		if f.Severity == diagnostics.Warn {
+			return f.Code
+		}
+	}
+	return ""
+}
+
+func dumpReport(r *diagnostics.Report) string {
+	var b strings.Builder
+	render.Text(&b, r, render.TextOptions{Verbose: true})
+	return b.String()
+}
+
+func TestHealthyApp(t *testing.T) {
+	w := newWorld(t)
+	r := w.diagnose()
+	if r.Verdict != diagnostics.VerdictHealthy || r.RootCause != nil {
+		t.Fatalf("want healthy, got %s\n%s", r.Verdict, dumpReport(r))
+	}
+	if !r.HasCode(diagnostics.CodeCandidatesUpdate) {
+		t.Errorf("an update 1.0.0 → 1.0.1 should be due\n%s", dumpReport(r))
+	}
+	b, _ := json.Marshal(r)
+	if !strings.Contains(string(b), `"verdict":"healthy"`) {
+		t.Error("JSON lacks the verdict")
+	}
+}
+
+// scenario is one broken (or healthy) setup and the code it must produce.
+type scenario struct {
+	name  string
+	setup func(w *world)
+	want  diagnostics.Code
+}
+
+const crWithSettings = `apiVersion: argocd-image-updater.argoproj.io/v1alpha1
+kind: ImageUpdater
+metadata: {name: web, namespace: argocd}
+spec:
+  applicationRefs:
+  - namePattern: web
+    images:
+    - alias: web
+      imageName: "${IMAGE}:~1.0"
+      commonUpdateSettings: SETTINGS
+      manifestTargets: {kustomize: {name: "${IMAGE}"}}
+`
+
+func crWith(settings string) string { return strings.Replace(crWithSettings, "SETTINGS", settings, 1) }
+
+var repoSecret = `apiVersion: v1
+kind: Secret
+metadata:
+  name: repo-config
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+data: {url: "${GITREPO_B64}", username: ` + b64(gitUser) + `, password: ` + b64(gitPass) + `}
+`
+
+func gitWriteBack(branch string) string {
+	return strings.Replace(webCR, "  applicationRefs:", "  writeBackConfig:\n    method: git\n    gitConfig: {branch: "+branch+"}\n  applicationRefs:", 1)
+}
+
+// The seven causes of the source article and the ten report classes of
+// image-updater.md §8, each with the root cause imgupd must name.
+var scenarios = []scenario{
+	// Article 1: annotation / alias typos skip the app.
+	{"article-1 annotation key typo (v0.18)", func(w *world) {
+		w.edit("kind: Deployment", "argocd-image-updater:v1.3.0", "argocd-image-updater:v0.18.1")
+		w.edit("kind: Application", "metadata: {name: web, namespace: argocd}",
+			"metadata:\n  name: web\n  namespace: argocd\n  annotations: {argocd-image-updater.argoproj.io/image-lis: \"web=${IMAGE}\"}")
+	}, "TARGET_IMAGE_LIST_MISSING"},
+	// Article 2: filters leave no candidate.
+	{"article-2 allow-tags matches nothing", func(w *world) {
+		w.replace(webCR, crWith(`{allowTags: "regexp:^v[0-9]+\\.[0-9]+\\.[0-9]+$"}`))
+	}, diagnostics.CodeCandidatesNone},
+	// Article 3: registry authentication.
+	{"article-3 registry wants credentials", func(w *world) {
+		w.useRegistry(labregistry.WithBasicAuth(regUser, regPass))
+	}, diagnostics.CodeRegistryUnauthorized},
+	// Article 4: git write-back branch mismatch.
+	{"article-4 write-back branch does not exist", func(w *world) {
+		w.replace(webCR, gitWriteBack("master"))
+		w.kube = append(w.kube, repoSecret)
+	}, diagnostics.CodeWriteBackBranchMissing},
+	// Article 5: the update is written but Argo CD does not sync.
+	{"article-5 automated sync off with an update in the spec", func(w *world) {
+		w.edit("kind: Application", "kustomize: {}", `kustomize: {images: ["${IMAGE}:1.0.1"]}`)
+		w.edit("kind: Application", "  syncPolicy: {automated: {prune: true, selfHeal: true}}\n", "")
+	}, diagnostics.CodeSyncManual},
+	// Article 6: the manifest mapping is wrong.
+	{"article-6 kustomize name not used by the manifests", func(w *world) {
+		w.edit("kind: ImageUpdater", `manifestTargets: {kustomize: {name: "${IMAGE}"}}`, `manifestTargets: {kustomize: {name: "${REGISTRY}/team/other"}}`)
+	}, diagnostics.CodeKustomizeNameNotUsed},
+	// Article 7: network / DNS.
+	{"article-7 registry host does not resolve", func(w *world) {
+		w.edit("kind: ImageUpdater", `imageName: "${IMAGE}:~1.0"`, `imageName: "registry.invalid/team/web:~1.0"`)
+		w.edit("kind: ImageUpdater", `manifestTargets: {kustomize: {name: "${IMAGE}"}}`, `manifestTargets: {kustomize: {name: "registry.invalid/team/web"}}`)
+		w.edit("kind: Application", `images: ["${IMAGE}:1.0.0"]`, `images: ["registry.invalid/team/web:1.0.0"]`)
+		w.manifests("registry.invalid/team/web")
+	}, diagnostics.CodeRegistryDNS},
+
+	// §8.1 image not live.
+	{"report-1 image not live", func(w *world) {
+		w.edit("kind: Application", `images: ["${IMAGE}:1.0.0"]`, `images: ["${REGISTRY}/other/web:1.0.0"]`)
+	}, diagnostics.CodeLiveNotLive},
+	// §8.2 unsupported source type.
+	{"report-2 directory source", func(w *world) {
+		w.edit("kind: Application", ", kustomize: {}}", "}")
+		w.edit("kind: Application", "sourceType: Kustomize", "sourceType: Directory")
+	}, diagnostics.CodeSourceUnsupported},
+	// §8.3 semver vs non-semver: latest as a constraint.
+	{"report-3 latest used as a semver constraint", func(w *world) {
+		w.edit("kind: ImageUpdater", `imageName: "${IMAGE}:~1.0"`, `imageName: "${IMAGE}:latest"`)
+	}, diagnostics.CodeCandidatesConstraint},
+	// §8.4 pull secret keyed for another registry.
+	{"report-4 pull secret auths key mismatch", func(w *world) {
+		w.useRegistry(labregistry.WithBasicAuth(regUser, regPass))
+		w.replace(webCR, crWith(`{pullSecret: "pullsecret:argocd/regcred"}`))
+		w.kube = append(w.kube, dockerSecret("https://index.docker.io/v1/"))
+	}, diagnostics.CodeRegistryPullSecretKey},
+	// §8.5 argocd write-back reverted by an ApplicationSet.
+	{"report-5 argocd write-back under an ApplicationSet", func(w *world) {
+		w.edit("kind: Application", "metadata: {name: web, namespace: argocd}",
+			"metadata:\n  name: web\n  namespace: argocd\n  ownerReferences: [{apiVersion: argoproj.io/v1alpha1, kind: ApplicationSet, name: webs, uid: u1, controller: true}]")
+	}, diagnostics.CodeWriteBackParentReverts},
+	// §8.6 platform mismatch for newest-build.
+	{"report-6 newest-build finds no linux/amd64 image", func(w *world) {
+		w.push(w.vars["REPO"]+"-arm", labregistry.Image{Tag: "2.0.0", Created: day("2026-03-01"), Platforms: []updater.Platform{{OS: "linux", Arch: "arm64"}}})
+		w.edit("kind: ImageUpdater", `imageName: "${IMAGE}:~1.0"`, `imageName: "${IMAGE}-arm"`)
+		w.edit("kind: ImageUpdater", `manifestTargets: {kustomize: {name: "${IMAGE}"}}`, "commonUpdateSettings: {updateStrategy: newest-build}\n      manifestTargets: {kustomize: {name: \"${IMAGE}\"}}")
+	}, diagnostics.CodeCandidatesNone},
+	// §8.7 rate limits.
+	{"report-7 registry rate limit", func(w *world) {
+		w.useRegistry(labregistry.WithRepoBehaviour(w.vars["REPO"], labregistry.Behaviour{Status: 429, RetryAfter: 60 * time.Second, Only: "tags"}))
+	}, diagnostics.CodeRegistryRateLimited},
+	// §8.8 git write-back credentials missing.
+	{"report-8 no repository credentials for git write-back", func(w *world) {
+		w.replace(webCR, gitWriteBack("main"))
+	}, diagnostics.CodeWriteBackCredsMissing},
+	// §8.9 namespace scoping: the CR lives in a namespace the controller does not watch.
+	{"report-9 CR in an unwatched namespace", func(w *world) {
+		w.edit("kind: ImageUpdater", "metadata: {name: web, namespace: argocd}", "metadata: {name: web, namespace: team}")
+	}, "TARGET_CR_NAMESPACE_NOT_WATCHED"},
+	// §8.10 newest-build picks latest on a build-time tie.
+	{"report-10 newest-build tie goes to latest", func(w *world) {
+		w.push(w.vars["REPO"], labregistry.Image{Tag: "latest", SameAs: "1.0.1"})
+		w.edit("kind: ImageUpdater", `imageName: "${IMAGE}:~1.0"`, `imageName: "${IMAGE}"`)
+		w.edit("kind: ImageUpdater", `manifestTargets: {kustomize: {name: "${IMAGE}"}}`, "commonUpdateSettings: {updateStrategy: newest-build}\n      manifestTargets: {kustomize: {name: \"${IMAGE}\"}}")
+	}, diagnostics.CodeCandidatesTie},
+}
+
+func dockerSecret(key string) string {
+	auth := b64(regUser + ":" + regPass)
+	return `apiVersion: v1
+kind: Secret
+type: kubernetes.io/dockerconfigjson
+metadata: {name: regcred, namespace: argocd}
+data:
+  .dockerconfigjson: ` + b64(`{"auths":{"`+key+`":{"auth":"`+auth+`"}}}`) + `
+`
+}
+
+func TestScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			w := newWorld(t)
+			sc.setup(w)
+			r := w.diagnose()
+			if got := primary(r); got != sc.want {
+				t.Fatalf("primary finding %q, want %q\n%s", got, sc.want, dumpReport(r))
+			}
+			if sc.want != diagnostics.CodeCandidatesTie && r.Verdict != diagnostics.VerdictBroken {
+				t.Errorf("verdict %s, want broken", r.Verdict)
+			}
+			assertNoSecrets(t, r)
+		})
+	}
+}
+
+// assertNoSecrets renders the report every way and looks for the canaries.
+func assertNoSecrets(t *testing.T, r *diagnostics.Report) {
+	t.Helper()
+	var b strings.Builder
+	render.Text(&b, r, render.TextOptions{Verbose: true})
+	render.Markdown(&b, r)
+	j, _ := json.Marshal(r)
+	b.Write(j)
+	out := b.String()
+	for _, s := range []string{gitPass, regPass, base64.StdEncoding.EncodeToString([]byte(regUser + ":" + regPass))} {
+		if strings.Contains(out, s) {
+			t.Fatalf("a secret leaked into the report: %q", s)
+		}
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
