@@ -1,13 +1,22 @@
 package diagnostics_test
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
@@ -217,3 +226,56 @@ func assertNoSecrets(t *testing.T, r *diagnostics.Report) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func TestAppNotFoundSuggestsNames(t *testing.T) {
+	w := newWorld(t)
+	r := w.engine().Diagnose(context.Background(), diagnostics.Request{App: "wbe", Namespace: "argocd"})
+	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeAppNotFound || !strings.Contains(r.RootCause.Title, "did you mean web?") {
+		t.Fatalf("root cause %+v\n%s", r.RootCause, dumpReport(r))
+	}
+	for _, s := range r.Stages[2:] {
+		if s.Status != diagnostics.Skipped || s.SkipReason == "" {
+			t.Errorf("stage %s should be skipped with a reason, got %s", s.ID, s.Status)
+		}
+	}
+}
+
+// TestForbiddenReadNamesRule: a read RBAC forbids becomes a finding that
+// names the missing rule, never a pass.
+func TestForbiddenReadNamesRule(t *testing.T) {
+	w := newWorld(t)
+	eng := w.engine()
+	reader := eng.Cluster.(*cluster.Reader)
+	reader.Dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("list", "imageupdaters", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "argocd-image-updater.argoproj.io", Resource: "imageupdaters"}, "", errors.New("RBAC"))
+	})
+	r := eng.Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
+	st := r.Stage(diagnostics.StageTarget)
+	if st.Status != diagnostics.Unknown {
+		t.Fatalf("target stage %s, want unknown\n%s", st.Status, dumpReport(r))
+	}
+	f := st.Findings[0]
+	if f.Code != diagnostics.CodeReadForbidden || !strings.Contains(f.Evidence[0].Value, `argocd-image-updater.argoproj.io`) || !strings.Contains(f.Evidence[0].Value, "imageupdaters") {
+		t.Fatalf("finding %+v", f)
+	}
+	if r.Verdict == diagnostics.VerdictHealthy {
+		t.Error("a forbidden read must not end in a healthy verdict")
+	}
+}
+
+// TestDeadline: a registry slower than the whole diagnosis's deadline does
+// not hang it; the report says what was not finished.
+func TestDeadline(t *testing.T) {
+	w := newWorld(t)
+	w.useRegistry(labregistry.WithRepoBehaviour(w.vars["REPO"], labregistry.Behaviour{Delay: 5 * time.Second, Only: "tags"}))
+	eng := w.engine()
+	eng.Options.Timeout = 1500 * time.Millisecond
+	start := time.Now()
+	r := eng.Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
+	if d := time.Since(start); d > 4*time.Second {
+		t.Fatalf("diagnosis took %s with a 1.5 s deadline", d)
+	}
+	if r.Verdict == diagnostics.VerdictHealthy || len(r.Unchecked) == 0 {
+		t.Fatalf("verdict %s, unchecked %v\n%s", r.Verdict, r.Unchecked, dumpReport(r))
+	}
+}

@@ -214,7 +214,6 @@ func (w *world) diagnose() *diagnostics.Report {
 	return w.engine().Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
 }
 
-
 const updaterDeployment = `apiVersion: apps/v1
 kind: Deployment
 metadata:

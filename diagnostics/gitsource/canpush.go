@@ -33,7 +33,10 @@ type PushCheck struct {
 //
 // A refusal of the credentials (HTTP 401/403, SSH authentication) is a
 // verdict, returned with a nil error; every other failure (DNS, TLS,
-// repository not found, ...) is an *Error.
+// repository not found, ...) is an *Error. Over SSH a server that accepts
+// the login but refuses git-receive-pack (a read-only deploy key) answers
+// with text on stderr that go-git reports untyped: that is an *Error of
+// Kind Other whose message carries the server's words, not a verdict.
 func (c *Client) CanPush(ctx context.Context, url string, auth Auth) (PushCheck, error) {
 	c.stats.pushChecks.Add(1)
 	ctx, cancel := c.opContext(ctx)

@@ -49,7 +49,7 @@ func (s *Snapshot) Truncated() bool { return s.truncated }
 // ReadFile returns the content of a file in the head commit. A leading
 // "/" is the repository root, as in Image Updater's write-back targets.
 // A missing path gives an *fs.PathError wrapping fs.ErrNotExist; a
-// directory one wrapping errIsDir.
+// directory one wrapping ErrIsDir. Errors are *fs.PathError.
 func (s *Snapshot) ReadFile(p string) ([]byte, error) {
 	p = cleanPath(p)
 	s.mu.Lock()
@@ -57,12 +57,12 @@ func (s *Snapshot) ReadFile(p string) ([]byte, error) {
 	ent, err := s.tree.FindEntry(p)
 	if err != nil || p == "" {
 		if p == "" {
-			return nil, &fs.PathError{Op: "read", Path: "/", Err: errIsDir}
+			return nil, &fs.PathError{Op: "read", Path: "/", Err: ErrIsDir}
 		}
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
 	}
 	if !ent.Mode.IsFile() {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errIsDir}
+		return nil, &fs.PathError{Op: "read", Path: p, Err: ErrIsDir}
 	}
 	f, err := s.tree.File(p)
 	if err != nil {
@@ -80,7 +80,8 @@ func (s *Snapshot) ReadFile(p string) ([]byte, error) {
 	return b, nil
 }
 
-var errIsDir = errors.New("is a directory")
+// ErrIsDir is wrapped by ReadFile for a directory path.
+var ErrIsDir = errors.New("is a directory")
 
 // Exists reports whether a file or directory exists in the head commit.
 func (s *Snapshot) Exists(p string) bool {
@@ -108,7 +109,7 @@ func (s *Snapshot) ListDir(p string) ([]string, error) {
 			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
 		}
 		if ent.Mode.IsFile() {
-			return nil, &fs.PathError{Op: "readdir", Path: p, Err: errNotDir}
+			return nil, &fs.PathError{Op: "readdir", Path: p, Err: ErrNotDir}
 		}
 		if t, err = t.Tree(p); err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fmt.Errorf("%w: %w", fs.ErrNotExist, err)}
@@ -126,7 +127,8 @@ func (s *Snapshot) ListDir(p string) ([]string, error) {
 	return out, nil
 }
 
-var errNotDir = errors.New("not a directory")
+// ErrNotDir is wrapped by ListDir for a file path.
+var ErrNotDir = errors.New("not a directory")
 
 // cleanPath makes a repository-relative path: no leading "/", no "./".
 func cleanPath(p string) string {

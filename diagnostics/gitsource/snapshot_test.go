@@ -34,8 +34,8 @@ func TestSnapshotFiles(t *testing.T) {
 		{"./apps/web/.argocd-source-web.yaml", "helm:\n  parameters: []\n", nil},
 		{"apps/api/values.yaml", "", fs.ErrNotExist}, // deleted by the last commit
 		{"nope.yaml", "", fs.ErrNotExist},
-		{"apps/web", "", errIsDir},
-		{"/", "", errIsDir},
+		{"apps/web", "", ErrIsDir},
+		{"/", "", ErrIsDir},
 	}
 	for _, f := range files {
 		b, err := snap.ReadFile(f.path)
@@ -66,7 +66,7 @@ func TestSnapshotFiles(t *testing.T) {
 		{"/apps", []string{"web/"}, nil},
 		{"apps/web/", []string{".argocd-source-web.yaml", "values.yaml"}, nil},
 		{"missing", nil, fs.ErrNotExist},
-		{"README.md", nil, errNotDir},
+		{"README.md", nil, ErrNotDir},
 	}
 	for _, d := range dirs {
 		got, err := snap.ListDir(d.path)

@@ -48,7 +48,7 @@ type CommitSpec struct {
 	// Delete are paths removed by this commit.
 	Delete []string
 	// When is the author and commit date; zero means one minute after
-	// the repository's previous commit (the first is BaseTime), so
+	// the repository's previous commit (the first is 2026-01-01T00:00:00Z), so
 	// histories are reproducible.
 	When time.Time
 }
@@ -60,8 +60,8 @@ const (
 	DefaultAuthorEmail = "admin@lab.invalid"
 )
 
-// BaseTime is the date of the first commit of every repository.
-var BaseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// baseTime is the date of the first commit of every repository.
+var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // CreateRepo creates the bare repository name (".git" is appended when
 // missing; "team/app" is served at RepoURL("team/app")) with the given
@@ -99,7 +99,7 @@ func (s *Server) CreateRepo(name string, spec RepoSpec) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("labgit: %w", err)
 	}
-	b := &builder{gitDir: dir, home: s.homeDir(), clock: BaseTime}
+	b := &builder{gitDir: dir, home: s.homeDir(), clock: baseTime}
 	if err := b.create(def, names, spec); err != nil {
 		_ = os.RemoveAll(dir)
 		return fmt.Errorf("labgit: repository %q: %w", name, err)
