@@ -114,6 +114,12 @@ var scenarios = []scenario{
 		w.replace(webCR, gitWriteBack("master"))
 		w.kube = append(w.kube, repoSecret)
 	}, diagnostics.CodeWriteBackBranchMissing},
+	// Article 4 (protected branch): only Image Updater's own push can tell; its log says so.
+	{"article-4 protected branch rejects Image Updater's push", func(w *world) {
+		w.replace(webCR, gitWriteBack("main"))
+		w.kube = append(w.kube, repoSecret)
+		w.logs += `time="2026-11-29T10:04:00Z" level=error msg="Could not update application spec: could not push to remote: remote: error: GH006: Protected branch update failed for refs/heads/main." application=argocd/web imageUpdater_name=web imageUpdater_namespace=argocd` + "\n"
+	}, diagnostics.CodeWriteBackCommitFailed},
 	// Article 5: the update is written but Argo CD does not sync.
 	{"article-5 automated sync off with an update in the spec", func(w *world) {
 		w.edit("kind: Application", "kustomize: {}", `kustomize: {images: ["${IMAGE}:1.0.1"]}`)

@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
 // iuAuthorEmail is the author of Image Updater's commits.
@@ -160,7 +161,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gitsource.Auth, *Finding) {
 	repo := wb.Repository
 	if wb.Creds == "secret" {
-		if !isSSH(repo) && !strings.HasPrefix(strings.ToLower(repo), "https://") {
+		if gitsource.RequiresSecureURL(repo) {
 			f := find(CodeWriteBackInsecureURL, Fail, fmt.Sprintf("git:secret credentials need an https:// or SSH URL, not %s", repo)).
 				with(ev("Image Updater logs", "could not get creds for repo '"+repo+"': unknown repository type"))
 			return gitsource.Auth{}, &f
@@ -217,7 +218,7 @@ func (r *run) repoAuth(ctx context.Context, repo string) (gitsource.Auth, *Findi
 
 func authFromData(data map[string][]byte, repo string) (gitsource.Auth, string) {
 	var a gitsource.Auth
-	if isSSH(repo) {
+	if gitsource.IsSSHURL(repo) {
 		k, ok := data["sshPrivateKey"]
 		if !ok || len(k) == 0 {
 			return a, "sshPrivateKey"
@@ -264,8 +265,17 @@ func (r *run) commitFailuresInLogs() []Finding {
 	}
 	for i := len(r.logs.ForApp) - 1; i >= 0; i-- {
 		e := r.logs.ForApp[i]
-		if e.Match.Code == "COMMIT_FAILED" {
-			return []Finding{find(CodeWriteBackCommitFailed, Fail, "Image Updater's last write-back failed: "+clip(oneLine(e.Msg), 300)).
+		if e.Match.Code == updaterlog.CodeCommitLiveSpec || e.Match.Code == updaterlog.CodeCommitAppSpec {
+			return nil // a later write-back succeeded
+		}
+		if e.Match.Code == updaterlog.CodeCommitFailed {
+			f := find(CodeWriteBackCommitFailed, Fail, "Image Updater's last write-back failed: "+clip(oneLine(updaterlog.Redact(e.Msg)), 300))
+			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
+				f = f.fix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
+					"gitConfig.branch / gitConfig.pullRequest",
+					"# either commit to a side branch and merge it:\ngitConfig:\n  branch: main:image-updater\n# or (v1.2+) open pull requests:\ngitConfig:\n  branch: main\n  pullRequest:\n    github: {}", "yaml")
+			}
+			return []Finding{f.
 				with(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
 		}
 	}
@@ -313,10 +323,6 @@ func hasBranch(rem gitsource.Remote, b string) bool {
 		}
 	}
 	return false
-}
-
-func isSSH(u string) bool {
-	return strings.HasPrefix(u, "ssh://") || (strings.Contains(u, "@") && !strings.Contains(u, "://"))
 }
 
 func keysOf(m map[string][]byte) []string {
