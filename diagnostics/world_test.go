@@ -44,7 +44,7 @@ const (
 	regUser, regPass = "CANARY-reg-user-6c0d", "CANARY-reg-pass-3b77"
 )
 
-func lab(t *testing.T) (*labregistry.Server, *labgit.Server) {
+func lab(t testing.TB) (*labregistry.Server, *labgit.Server) {
 	t.Helper()
 	labOnce.Do(func() {
 		labReg, labErr = labregistry.Start()
@@ -70,7 +70,7 @@ func day(s string) time.Time {
 // world is one scenario's environment: cluster objects as YAML (with
 // placeholders), registry repositories, git repositories, updater logs.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	vars    map[string]string
 	kube    []string // typed objects (Deployment, Pod, Secret, ConfigMap, Event)
 	dyn     []string // Applications, AppProjects, ImageUpdaters
@@ -84,7 +84,7 @@ type world struct {
 // newWorld is a healthy setup: Image Updater v1.3.0 in argocd, an ImageUpdater
 // CR selecting Application "web" (Kustomize, argocd write-back), registry
 // repository team/web with 1.0.0 (running) and 1.0.1, the app's manifests in git.
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	reg, git := lab(t)
 	repoMu.Lock()
 	repoSeq++
