@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,6 +40,16 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	}
 	r.install = inst
 	where := inst.Namespace + "/" + inst.Name
+	for _, perr := range inst.Partial {
+		f := readFailure(StageHealth, "part of Image Updater's installation", perr)
+		var ae *cluster.AccessError
+		if errors.As(perr, &ae) && ae.Namespace == "" {
+			// Only the search for other installations needs cluster-wide reads.
+			f.Severity = Info
+			f.Title = "could not look for other Image Updater installations cluster-wide (" + f.Title + ")"
+		}
+		out = append(out, f)
+	}
 	if inst.Version == (updater.Version{}) {
 		r.rep.UpdaterVersionAssumed = true
 		out = append(out, find(CodeUpdaterVersionUnknown, Warn,
