@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +189,78 @@ var scenarios = []scenario{
 	}, diagnostics.CodeCandidatesTie},
 }
 
+// helmApp turns the app into a Helm chart in git whose values use
+// image.repository / image.tag.
+func helmApp(w *world) {
+	w.manifests(w.vars["IMAGE"])
+	w.gitRepo(w.vars["GITNAME"]+"h", "main", map[string]string{
+		"charts/web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"charts/web/values.yaml": "image:\n  repository: " + w.vars["IMAGE"] + "\n  tag: 1.0.0\nreplicas: 1\n",
+	})
+	w.vars["GITREPO"] = w.git.RepoURL(w.vars["GITNAME"] + "h")
+	w.edit("kind: Application", "path: apps/web, targetRevision: main, kustomize: {}", "path: charts/web, targetRevision: main, helm: {}")
+	w.edit("kind: Application", "sourceType: Kustomize", "sourceType: Helm")
+}
+
+var moreScenarios = []scenario{
+	{"helm parameters the chart does not read", func(w *world) {
+		helmApp(w)
+		w.edit("kind: ImageUpdater", `manifestTargets: {kustomize: {name: "${IMAGE}"}}`, `manifestTargets: {helm: {name: image.name, tag: image.tag}}`)
+	}, diagnostics.CodeHelmParamNotInValues},
+	{"annotation for an alias not in image-list (useAnnotations)", func(w *world) {
+		helmApp(w)
+		w.replace(webCR, "apiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata: {name: web, namespace: argocd}\nspec:\n  applicationRefs:\n  - namePattern: web\n    useAnnotations: true\n")
+		w.edit("kind: Application", "metadata: {name: web, namespace: argocd}",
+			"metadata:\n  name: web\n  namespace: argocd\n  annotations:\n    argocd-image-updater.argoproj.io/image-list: \"web=${IMAGE}:~1.0\"\n    argocd-image-updater.argoproj.io/app.helm.image-name: image.repository\n    argocd-image-updater.argoproj.io/app.helm.image-tag: image.tag")
+	}, diagnostics.CodeHelmParamNotInValues},
+	{"upgrade to v1.x without CRs ignores the annotations", func(w *world) {
+		w.remove(webCR)
+		w.edit("kind: Application", "metadata: {name: web, namespace: argocd}",
+			"metadata:\n  name: web\n  namespace: argocd\n  annotations: {argocd-image-updater.argoproj.io/image-list: \"web=${IMAGE}:~1.0\"}")
+	}, "TARGET_ANNOTATIONS_IGNORED"},
+	{"CRD-defaulted semver overrides a CR-wide newest-build", func(w *world) {
+		w.replace(webCR, strings.Replace(crWith(`{allowTags: any, updateStrategy: semver, forceUpdate: false}`), "spec:\n", "spec:\n  commonUpdateSettings: {updateStrategy: newest-build}\n", 1))
+	}, "TARGET_CRD_DEFAULTED_STRATEGY"},
+	{"Image Updater crash-loops", func(w *world) {
+		w.edit("kind: Deployment", "readyReplicas: 1, availableReplicas: 1", "readyReplicas: 0, availableReplicas: 0")
+		w.edit("kind: Pod", `conditions: [{type: Ready, status: "True"}]`, `conditions: [{type: Ready, status: "False"}]`)
+		w.edit("kind: Pod", "ready: true, restartCount: 0", "ready: false, restartCount: 12")
+	}, diagnostics.CodeUpdaterNotReady},
+	{"registries.conf Image Updater cannot load", func(w *world) {
+		w.edit("kind: ConfigMap", "prefix: ${REGISTRY}", "prefix: ${REGISTRY}\n      credentialz: env:X")
+	}, diagnostics.CodeRegistriesConfInvalid},
+	{"Image Updater not installed", func(w *world) {
+		w.kube = []string{}
+	}, diagnostics.CodeUpdaterNotFound},
+}
+
+func TestHealthyGitWriteBack(t *testing.T) {
+	w := newWorld(t)
+	w.replace(webCR, gitWriteBack("main"))
+	w.kube = append(w.kube, repoSecret)
+	r := w.diagnose()
+	if r.Verdict != diagnostics.VerdictHealthy {
+		t.Fatalf("verdict %s\n%s", r.Verdict, dumpReport(r))
+	}
+	if !r.HasCode(diagnostics.CodeWriteBackOK) {
+		t.Errorf("git write-back should pass\n%s", dumpReport(r))
+	}
+	assertNoSecrets(t, r)
+}
+
+// TestProxyMissing: imgupd reaches the registry through a proxy, the
+// updater's pod has none for it.
+func TestProxyMissing(t *testing.T) {
+	w := newWorld(t)
+	eng := w.engine()
+	proxy, _ := url.Parse("http://proxy.corp.example:3128")
+	eng.Options.OwnProxy = func(*http.Request) (*url.URL, error) { return proxy, nil }
+	r := eng.Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
+	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeRegistryProxyMissing || !strings.Contains(r.RootCause.Fix.Snippet, "HTTP_PROXY=http://proxy.corp.example:3128") {
+		t.Fatalf("root cause %+v\n%s", r.RootCause, dumpReport(r))
+	}
+}
+
 func dockerSecret(key string) string {
 	auth := b64(regUser + ":" + regPass)
 	return `apiVersion: v1
@@ -199,7 +273,7 @@ data:
 }
 
 func TestScenarios(t *testing.T) {
-	for _, sc := range scenarios {
+	for _, sc := range append(scenarios, moreScenarios...) {
 		t.Run(sc.name, func(t *testing.T) {
 			w := newWorld(t)
 			sc.setup(w)
@@ -207,7 +281,7 @@ func TestScenarios(t *testing.T) {
 			if got := primary(r); got != sc.want {
 				t.Fatalf("primary finding %q, want %q\n%s", got, sc.want, dumpReport(r))
 			}
-			if sc.want != diagnostics.CodeCandidatesTie && r.Verdict != diagnostics.VerdictBroken {
+			if sc.want != diagnostics.CodeCandidatesTie && sc.want != "TARGET_CRD_DEFAULTED_STRATEGY" && r.Verdict != diagnostics.VerdictBroken {
 				t.Errorf("verdict %s, want broken", r.Verdict)
 			}
 			assertNoSecrets(t, r)

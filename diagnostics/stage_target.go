@@ -55,6 +55,14 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 		}
 	}
 	out = dedupeFindings(out)
+	// After an upgrade from v0.x the specific cause is that annotations are
+	// ignored; put it before the generic "no CR".
+	for i, f := range out {
+		if f.Code == "TARGET_ANNOTATIONS_IGNORED" && i > 0 {
+			out = append([]Finding{f}, append(out[:i:i], out[i+1:]...)...)
+			break
+		}
+	}
 	if !t.Selected {
 		failsElsewhere := false
 		for _, p := range t.Problems {

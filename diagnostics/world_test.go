@@ -151,6 +151,17 @@ func (w *world) replace(old, new string) {
 	w.t.Fatalf("no object to replace")
 }
 
+// remove drops an object.
+func (w *world) remove(doc string) {
+	for i, s := range w.dyn {
+		if s == doc {
+			w.dyn = append(w.dyn[:i:i], w.dyn[i+1:]...)
+			return
+		}
+	}
+	w.t.Fatalf("no object to remove")
+}
+
 // edit applies a text substitution to the object that contains marker.
 func (w *world) edit(marker, from, to string) {
 	w.t.Helper()
