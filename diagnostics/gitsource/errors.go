@@ -1,21 +1,18 @@
 package gitsource
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // Kind is the class of a git access failure.
@@ -163,44 +160,18 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 	e := &Error{Kind: Other, Op: op, URL: redactURL(rawURL), Err: err}
 	all := withInner(err)
 	var (
-		dnsErr   *net.DNSError
-		netErr   net.Error
-		opErr    *net.OpError
-		certErr  *tls.CertificateVerificationError
-		uaErr    x509.UnknownAuthorityError
-		hostErr  x509.HostnameError
-		invErr   x509.CertificateInvalidError
-		recErr   tls.RecordHeaderError
-		alertErr tls.AlertError
-		keyErr   *knownhosts.KeyError
-		httpErr  *githttp.Err
-		refErr   git.NoMatchingRefSpecError
+		keyErr  *knownhosts.KeyError
+		httpErr *githttp.Err
+		refErr  git.NoMatchingRefSpecError
 	)
 	detail := err
 	creds := a.hasCredentials() || urlHasPassword(rawURL)
+	netClass, netDetail := netclass.Classify(all)
 	switch {
 	case errors.Is(all, errUnsupportedScheme):
 		e.Kind = UnsupportedURL
-	case errors.Is(all, context.Canceled):
-		e.Kind = Canceled
-	case errors.Is(all, context.DeadlineExceeded):
-		e.Kind = Timeout
-	case errors.As(all, &dnsErr):
-		e.Kind, detail = DNS, dnsErr
-	case errors.As(all, &certErr):
-		e.Kind, detail = TLS, certErr
-	case errors.As(all, &uaErr):
-		e.Kind, detail = TLS, uaErr
-	case errors.As(all, &hostErr):
-		e.Kind, detail = TLS, hostErr
-	case errors.As(all, &invErr):
-		e.Kind, detail = TLS, invErr
-	case errors.As(all, &recErr):
-		e.Kind, detail = TLS, recErr
-	case errors.As(all, &alertErr):
-		e.Kind, detail = TLS, alertErr
-	case errors.Is(all, http.ErrSchemeMismatch):
-		e.Kind, detail = TLS, http.ErrSchemeMismatch
+	case netClass != netclass.None:
+		e.Kind, detail = netKinds[netClass], netDetail
 	case errors.As(all, &keyErr):
 		e.Kind, detail = TLS, keyErr
 	case errors.Is(all, transport.ErrAuthenticationRequired):
@@ -218,14 +189,6 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		e.Kind, detail = BranchNotFound, refErr
 	case errors.Is(all, transport.ErrEmptyRemoteRepository):
 		e.Kind, detail = BranchNotFound, transport.ErrEmptyRemoteRepository
-	case errors.As(all, &netErr) && netErr.Timeout():
-		e.Kind = Timeout
-	case errors.Is(all, syscall.ECONNREFUSED), errors.Is(all, syscall.ECONNRESET),
-		errors.Is(all, syscall.EHOSTUNREACH), errors.Is(all, syscall.ENETUNREACH):
-		e.Kind = Connect
-		if errors.As(all, &opErr) {
-			detail = opErr
-		}
 	case errors.As(all, &httpErr):
 		e.Status = httpErr.StatusCode()
 		detail = httpErr
@@ -236,6 +199,13 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		e.detail = scrub(oneLine(detail.Error()), a, rawURL)
 	}
 	return e
+}
+
+// netKinds maps network classes to kinds; a failing proxy is a connection
+// failure for git.
+var netKinds = map[netclass.Class]Kind{
+	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
+	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Connect,
 }
 
 // isSentinel reports whether err is one of go-git's bare sentinels, whose

@@ -1,18 +1,15 @@
 package registry
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // Kind is what went wrong talking to a registry, from the typed error, as
@@ -174,54 +171,13 @@ func Classify(op string, err error) *Error {
 		return &c
 	}
 	e := &Error{Kind: Other, Op: op, Err: err}
-	var (
-		opErr    *net.OpError
-		dnsErr   *net.DNSError
-		netErr   net.Error
-		tErr     *transport.Error
-		certErr  *tls.CertificateVerificationError
-		uaErr    x509.UnknownAuthorityError
-		hostErr  x509.HostnameError
-		invErr   x509.CertificateInvalidError
-		recErr   tls.RecordHeaderError
-		alertErr tls.AlertError
-	)
 	// detail is the message of the typed error that decided the kind:
 	// it says what failed without the URL noise of the wrappers above it.
 	var detail error = err
-	switch {
-	case errors.As(err, &opErr) && isProxyConnect(err):
-		e.Kind = Proxy
-		detail = proxyConnect(err)
-	case errors.Is(err, context.Canceled):
-		e.Kind = Canceled
-	case errors.Is(err, context.DeadlineExceeded):
-		e.Kind = Timeout
-	case errors.As(err, &dnsErr):
-		e.Kind, detail = DNS, dnsErr
-	case errors.As(err, &certErr):
-		e.Kind, detail = TLS, certErr
-	case errors.As(err, &uaErr):
-		e.Kind, detail = TLS, uaErr
-	case errors.As(err, &hostErr):
-		e.Kind, detail = TLS, hostErr
-	case errors.As(err, &invErr):
-		e.Kind, detail = TLS, invErr
-	case errors.As(err, &recErr):
-		e.Kind, detail = TLS, recErr
-	case errors.As(err, &alertErr):
-		e.Kind, detail = TLS, alertErr
-	case errors.Is(err, http.ErrSchemeMismatch):
-		e.Kind, detail = TLS, http.ErrSchemeMismatch
-	case errors.As(err, &netErr) && netErr.Timeout():
-		e.Kind = Timeout
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		e.Kind = Connect
-		if errors.As(err, &opErr) {
-			detail = opErr
-		}
-	case errors.As(err, &tErr):
+	var tErr *transport.Error
+	if c, d := netclass.Classify(err); c != netclass.None {
+		e.Kind, detail = netKinds[c], d
+	} else if errors.As(err, &tErr) {
 		classifyHTTP(e, tErr)
 		return e
 	}
@@ -229,22 +185,9 @@ func Classify(op string, err error) *Error {
 	return e
 }
 
-// isProxyConnect reports whether err's chain holds the transport's
-// "proxyconnect" *net.OpError (the proxy, not the registry, failed).
-func isProxyConnect(err error) bool { return proxyConnect(err) != nil }
-
-func proxyConnect(err error) *net.OpError {
-	for err != nil {
-		var op *net.OpError
-		if !errors.As(err, &op) {
-			return nil
-		}
-		if op.Op == "proxyconnect" {
-			return op
-		}
-		err = op.Err
-	}
-	return nil
+var netKinds = map[netclass.Class]Kind{
+	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
+	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
 }
 
 // classifyHTTP sets the kind from the status, then from the registry's

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imgupd/imgupd/lab/tlscert"
 )
 
 // DefaultBackend is where Debian's git package installs git-http-backend.
@@ -150,7 +152,7 @@ func Start(opts ...Option) (*Server, error) {
 	s.Host = ln.Addr().String()
 	s.URL = "http://" + s.Host
 	if s.cfg.tls {
-		cert, caPEM, err := selfSignedCert()
+		cert, caPEM, err := tlscert.SelfSigned("labgit")
 		if err != nil {
 			ln.Close()
 			_ = os.RemoveAll(root)

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
+
+	"github.com/imgupd/imgupd/lab/tlscert"
 )
 
 // Server is a running lab registry. Its exported fields are set by Start
@@ -126,7 +128,7 @@ func Start(opts ...Option) (*Server, error) {
 	s.Host = ln.Addr().String()
 	s.URL = "http://" + s.Host
 	if s.cfg.tls {
-		cert, caPEM, err := selfSignedCert()
+		cert, caPEM, err := tlscert.SelfSigned("labregistry")
 		if err != nil {
 			ln.Close()
 			return nil, fmt.Errorf("labregistry: certificate: %w", err)

@@ -1,4 +1,6 @@
-package labregistry
+// Package tlscert makes the self-signed certificates the lab's loopback
+// servers (registry, git) serve HTTPS with.
+package tlscert
 
 import (
 	"crypto/ecdsa"
@@ -13,9 +15,10 @@ import (
 	"time"
 )
 
-// selfSignedCert makes a certificate for 127.0.0.1, ::1 and localhost that
-// is its own CA, and returns it with its PEM for clients' root pools.
-func selfSignedCert() (tls.Certificate, []byte, error) {
+// SelfSigned makes a certificate named name for 127.0.0.1, ::1 and
+// localhost that is its own CA, and returns it with its PEM for clients'
+// root pools.
+func SelfSigned(name string) (tls.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, nil, err
@@ -27,7 +30,7 @@ func selfSignedCert() (tls.Certificate, []byte, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "labregistry", Organization: []string{"imgupd lab"}},
+		Subject:               pkix.Name{CommonName: name, Organization: []string{"imgupd lab"}},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
