@@ -359,3 +359,28 @@ func TestDeadline(t *testing.T) {
 		t.Fatalf("verdict %s, unchecked %v\n%s", r.Verdict, r.Unchecked, dumpReport(r))
 	}
 }
+
+// TestLogSecretsRedacted: Image Updater's own log lines are evidence; the
+// credentials they may carry never reach the report.
+func TestLogSecretsRedacted(t *testing.T) {
+	const pass, token = "CANARY-log-pass-51ab", "CANARY-log-token-9f02"
+	w := newWorld(t)
+	w.logs += `time="2026-11-29T10:05:00Z" level=error msg="Could not update application spec: could not push to https://bot:` + pass + `@git.example.com/org/config.git: Authorization: Bearer ` + token + ` rejected" application=argocd/web` + "\n"
+	r := w.diagnose()
+	if !r.HasCode(diagnostics.CodeUpdaterLogErrors) {
+		t.Fatalf("the error line should be evidence\n%s", dumpReport(r))
+	}
+	var b strings.Builder
+	render.Text(&b, r, render.TextOptions{Verbose: true})
+	render.Markdown(&b, r)
+	j, _ := json.Marshal(r)
+	b.Write(j)
+	for _, s := range []string{pass, token} {
+		if strings.Contains(b.String(), s) {
+			t.Fatalf("log secret %q leaked", s)
+		}
+	}
+	if !strings.Contains(b.String(), "git.example.com/org/config.git") {
+		t.Error("the redacted line should still be shown")
+	}
+}
