@@ -107,6 +107,8 @@ type run struct {
 	decision map[string]updater.Decision
 	gitHead  map[string]string // write-back branch → head hash seen
 	iuCommit string            // last commit by Image Updater on the write-back branch
+	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
+	iuCommitUndeployed bool
 }
 
 // imageRegistry is what the registry stage learnt about one image.

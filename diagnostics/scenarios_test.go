@@ -21,6 +21,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	labgit "github.com/imgupd/imgupd/lab/git"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -229,6 +230,22 @@ var moreScenarios = []scenario{
 	{"registries.conf Image Updater cannot load", func(w *world) {
 		w.edit("kind: ConfigMap", "prefix: ${REGISTRY}", "prefix: ${REGISTRY}\n      credentialz: env:X")
 	}, diagnostics.CodeRegistriesConfInvalid},
+	{"git write-back committed but automated sync is off", func(w *world) {
+		w.replace(webCR, gitWriteBack("main"))
+		w.kube = append(w.kube, repoSecret)
+		img := w.vars["IMAGE"]
+		w.vars["GITNAME"] += "c"
+		w.vars["GITREPO"] = w.git.RepoURL(w.vars["GITNAME"])
+		err := w.git.CreateRepo(w.vars["GITNAME"], labgit.RepoSpec{DefaultBranch: "main", Branches: map[string]labgit.BranchSpec{"main": {
+			Files: map[string]string{"apps/web/kustomization.yaml": "images:\n- name: " + img + "\n"},
+			Commits: []labgit.CommitSpec{{AuthorName: "argocd-image-updater", AuthorEmail: "noreply@argoproj.io",
+				Message: "build: automatic update of web", Files: map[string]string{"apps/web/.argocd-source-web.yaml": "kustomize:\n  images:\n  - " + img + ":1.0.1\n"}}},
+		}}})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.edit("kind: Application", "  syncPolicy: {automated: {prune: true, selfHeal: true}}\n", "")
+	}, diagnostics.CodeSyncManual},
 	{"Image Updater not installed", func(w *world) {
 		w.kube = []string{}
 	}, diagnostics.CodeUpdaterNotFound},

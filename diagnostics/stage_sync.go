@@ -15,7 +15,7 @@ import (
 func checkSync(ctx context.Context, r *run) []Finding {
 	app := r.app
 	var out []Finding
-	pending := r.updatePending()
+	pending := r.updatePending() || r.iuCommitUndeployed
 	if !app.AutomatedSync() {
 		sev := Warn
 		title := "automated sync is off: Argo CD deploys updates only when someone syncs"
@@ -58,9 +58,9 @@ func checkSync(ctx context.Context, r *run) []Finding {
 	if s := app.Status.Sync.Status; s == "OutOfSync" {
 		out = append(out, find(CodeSyncOutOfSync, Info, "the Application is out of sync"))
 	}
-	if r.iuCommit != "" && app.Status.Sync.Revision != "" && !strings.HasPrefix(app.Status.Sync.Revision, r.iuCommit) {
-		out = append(out, find(CodeSyncBehind, Warn, fmt.Sprintf("Argo CD compares revision %s; Image Updater's last commit is %s", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
-			with(ev("note", "if the Image Updater commit is newer, Argo CD has not picked it up yet")))
+	if r.iuCommitUndeployed {
+		out = append(out, find(CodeSyncBehind, Warn, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
+			fix("Refresh and sync the Application.", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	if !hasSeverity(out, Fail) {
 		out = append(out, find(CodeSyncOK, Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))

@@ -151,6 +151,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	}
 	if c, err := snap.LastCommitBy(iuAuthorEmail); err == nil && c != nil {
 		r.iuCommit = c.Hash
+		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(CodeWriteBackLastCommit, Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
 			with(ev("message", clip(firstLine(c.Message), 200))))
 	}
@@ -343,4 +344,25 @@ func shortHash(h string) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// commitNewerThan reports whether commit comes after rev on the branch
+// (newest-first history): Argo CD then has not deployed it yet.
+func commitNewerThan(snap *gitsource.Snapshot, commit, rev string) bool {
+	if rev == "" || strings.HasPrefix(rev, commit) || strings.HasPrefix(commit, rev) {
+		return false
+	}
+	commits, err := snap.Commits(50)
+	if err != nil {
+		return false
+	}
+	for _, c := range commits {
+		switch {
+		case c.Hash == commit:
+			return true // met Image Updater's commit first: it is newer
+		case strings.HasPrefix(c.Hash, rev):
+			return false
+		}
+	}
+	return false
 }
