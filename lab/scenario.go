@@ -1,0 +1,209 @@
+// Package lab turns a scenario file — one complete Argo CD + Image Updater
+// environment, broken or healthy — into a running one: a cluster view
+// (client-go fakes), a real in-process OCI registry, a real git server
+// (git http-backend on loopback) and Image Updater's logs, wired into the
+// diagnosis engine exactly as production wires the real ones. `imgupd demo`,
+// the tests and the docs use it. The format is documented in
+// docs/scenarios.md.
+package lab
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Scenario is one environment and the verdict expected from it.
+type Scenario struct {
+	// Name identifies the scenario (defaults to the file name).
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Illustrates names the cause it shows (an article cause, a report class).
+	Illustrates string `json:"illustrates,omitempty"`
+	// Expect is the code the diagnosis must name: the root cause, or when
+	// nothing fails the first warning; "healthy" when nothing may fail or warn.
+	Expect string `json:"expect"`
+	// App is the Application to diagnose (namespace defaults to argocd).
+	App AppRef `json:"app"`
+	// UpdaterNamespace is where imgupd looks for Image Updater first (default argocd).
+	UpdaterNamespace string `json:"updaterNamespace,omitempty"`
+	// Now is the clock of the diagnosis (RFC 3339; default: the real time).
+	Now string `json:"now,omitempty"`
+	// ImgupdProxy is the proxy imgupd itself would use to reach registries
+	// (to compare with Image Updater's); default none.
+	ImgupdProxy string `json:"imgupdProxy,omitempty"`
+	// Registry is the OCI registry of the scenario, reachable as ${REGISTRY}.
+	Registry RegistrySpec `json:"registry,omitempty"`
+	// Git is the git server, reachable as ${GIT} (base URL); a repository
+	// "config" is ${GIT}/config.git.
+	Git GitSpec `json:"git,omitempty"`
+	// Objects are the Kubernetes objects, as multi-document YAML:
+	// Applications, AppProjects, ImageUpdater CRs, the Image Updater
+	// Deployment and Pods, Secrets (data or stringData), ConfigMaps, Events.
+	Objects string `json:"objects"`
+	// Logs are Image Updater's log lines, served as its pod's logs.
+	Logs string `json:"logs,omitempty"`
+}
+
+// AppRef names the Application to diagnose.
+type AppRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Auth is a username and password (use stand-in values: scenarios are
+// committed and shown).
+type Auth struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// RegistrySpec describes the registry and its behaviours.
+type RegistrySpec struct {
+	// Auth: "basic" or "token" credentials the registry demands; none = anonymous.
+	Auth *RegistryAuth `json:"auth,omitempty"`
+	// TLS serves HTTPS with a self-signed certificate.
+	TLS bool `json:"tls,omitempty"`
+	// PageSize paginates tag lists with Link headers.
+	PageSize int `json:"pageSize,omitempty"`
+	// Behaviours inject failures per repository.
+	Behaviours []Behaviour `json:"behaviours,omitempty"`
+	// Repositories map a repository path ("team/web") to its tags.
+	Repositories map[string][]Image `json:"repositories,omitempty"`
+	// Unreachable replaces ${REGISTRY} with a host that does not resolve.
+	Unreachable bool `json:"unreachable,omitempty"`
+}
+
+// RegistryAuth is the registry's authentication.
+type RegistryAuth struct {
+	Type string `json:"type"` // basic or token
+	Auth `json:",inline"`
+}
+
+// Behaviour is an injected failure.
+type Behaviour struct {
+	Repo string `json:"repo"`
+	// Status is answered instead of the real response (403, 429, 404...).
+	Status int `json:"status,omitempty"`
+	// RetryAfter is sent with a 429 (Go duration, e.g. 60s).
+	RetryAfter string `json:"retryAfter,omitempty"`
+	// Delay slows every answer (Go duration).
+	Delay string `json:"delay,omitempty"`
+	// Only limits it to "tags", "manifests" or "all" (default all).
+	Only string `json:"only,omitempty"`
+}
+
+// Image is one tag.
+type Image struct {
+	Tag string `json:"tag"`
+	// Created is the build time: 2026-01-02 or RFC 3339.
+	Created string `json:"created,omitempty"`
+	// Platforms: none or one = a single image (default linux/amd64),
+	// several = a multi-platform index.
+	Platforms []string `json:"platforms,omitempty"`
+	// SameAs makes this tag point at another tag's manifest.
+	SameAs string `json:"sameAs,omitempty"`
+}
+
+// GitSpec describes the git server.
+type GitSpec struct {
+	// Auth is required for all access when set.
+	Auth *Auth `json:"auth,omitempty"`
+	// ReadOnly is a user that may fetch but not push.
+	ReadOnly *Auth `json:"readOnly,omitempty"`
+	// Repositories map a name to its branches.
+	Repositories map[string]Repo `json:"repositories,omitempty"`
+}
+
+// Repo is one git repository.
+type Repo struct {
+	DefaultBranch string            `json:"defaultBranch,omitempty"`
+	Branches      map[string]Branch `json:"branches"`
+}
+
+// Branch is one branch: its files, extra commits, and protection.
+type Branch struct {
+	Files     map[string]string `json:"files,omitempty"`
+	Commits   []Commit          `json:"commits,omitempty"`
+	Protected bool              `json:"protected,omitempty"`
+}
+
+// Commit is a commit on top of a branch's files.
+type Commit struct {
+	Author  string            `json:"author,omitempty"`
+	Email   string            `json:"email,omitempty"`
+	Message string            `json:"message,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Delete  []string          `json:"delete,omitempty"`
+}
+
+// ScenarioError says what is wrong in a scenario file.
+type ScenarioError struct {
+	File   string
+	Field  string
+	Reason string
+	Err    error
+}
+
+func (e *ScenarioError) Error() string {
+	s := "scenario"
+	if e.File != "" {
+		s += " " + e.File
+	}
+	if e.Field != "" {
+		s += ": " + e.Field
+	}
+	s += ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *ScenarioError) Unwrap() error { return e.Err }
+
+// Parse reads a scenario strictly: unknown fields are errors, so a typo in
+// a hand-written file is reported instead of silently ignored.
+func Parse(data []byte, file string) (*Scenario, error) {
+	var sc Scenario
+	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
+		return nil, &ScenarioError{File: file, Reason: "does not parse", Err: err}
+	}
+	if sc.Name == "" {
+		sc.Name = strings.TrimSuffix(strings.TrimSuffix(baseName(file), ".yaml"), ".yml")
+	}
+	if sc.App.Name == "" {
+		return nil, &ScenarioError{File: file, Field: "app.name", Reason: "the Application to diagnose is required"}
+	}
+	if sc.App.Namespace == "" {
+		sc.App.Namespace = "argocd"
+	}
+	if sc.Expect == "" {
+		return nil, &ScenarioError{File: file, Field: "expect", Reason: `the expected code is required ("healthy" when nothing should fail)`}
+	}
+	if strings.TrimSpace(sc.Objects) == "" {
+		return nil, &ScenarioError{File: file, Field: "objects", Reason: "no Kubernetes objects"}
+	}
+	if a := sc.Registry.Auth; a != nil && a.Type != "basic" && a.Type != "token" {
+		return nil, &ScenarioError{File: file, Field: "registry.auth.type", Reason: fmt.Sprintf("%q: want basic or token", a.Type)}
+	}
+	return &sc, nil
+}
+
+// LoadFile reads a scenario file.
+func LoadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ScenarioError{File: path, Reason: "cannot be read", Err: err}
+	}
+	return Parse(data, path)
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
