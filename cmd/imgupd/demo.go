@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/lab"
+)
+
+type demoOptions struct {
+	scenario string
+	output   string
+	verbose  bool
+	parallel int
+}
+
+func newDemoCmd(io streams) *cobra.Command {
+	o := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run imgupd on the embedded lab: broken and healthy setups, no cluster needed",
+		Long: `demo starts each built-in scenario — a complete Argo CD + Image Updater setup with a real
+in-process registry and git server — diagnoses it, and prints one line per scenario: the verdict,
+the root cause, and whether it is the one the scenario expects. --scenario shows one full report
+(a built-in name or a scenario file, see docs/scenarios.md).
+
+Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scenario could not run.`,
+		Example: `  imgupd demo
+  imgupd demo --scenario registry-wants-credentials
+  imgupd demo --scenario ./my-setup.yaml -o markdown
+  imgupd demo -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemo(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "run one scenario: a built-in name or a file")
+	f.StringVarP(&o.output, "output", "o", "text", "text, json or markdown")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
+	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
+	return cmd
+}
+
+func runDemo(ctx context.Context, o *demoOptions, io streams) error {
+	switch o.output {
+	case "text", "json", "markdown":
+	case "blockkit":
+		return &exitError{code: exitNoDecide, err: errors.New("--output blockkit comes with the Slack bot; use text, json or markdown")}
+	default:
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json or markdown", o.output)}
+	}
+	if o.scenario != "" {
+		return demoOne(ctx, o, io)
+	}
+	all, err := lab.Builtins()
+	if err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	results := runScenarios(ctx, all, max(1, o.parallel))
+	failed, broken := 0, 0
+	for _, r := range results {
+		if r.err != nil {
+			broken++
+		} else if !r.passed {
+			failed++
+		}
+	}
+	if o.output == "json" {
+		type row struct {
+			Name       string  `json:"name"`
+			Expected   string  `json:"expected"`
+			RootCause  *string `json:"rootCause"`
+			Primary    string  `json:"primary"`
+			Verdict    string  `json:"verdict,omitempty"`
+			Passed     bool    `json:"passed"`
+			DurationMs int64   `json:"durationMs"`
+			Error      string  `json:"error,omitempty"`
+		}
+		var rows []row
+		for _, r := range results {
+			x := row{Name: r.sc.Name, Expected: r.sc.Expect, Passed: r.passed, DurationMs: r.took.Milliseconds()}
+			if r.err != nil {
+				x.Error = r.err.Error()
+			} else {
+				x.Primary, x.Verdict = lab.Primary(r.rep), string(r.rep.Verdict)
+				if rc := r.rep.RootCause; rc != nil {
+					c := string(rc.Code)
+					x.RootCause = &c
+				}
+			}
+			rows = append(rows, x)
+		}
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"scenarios": rows}); err != nil {
+			return &exitError{code: exitNoDecide, err: err}
+		}
+	} else {
+		tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCENARIO\tVERDICT\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
+		for _, r := range results {
+			if r.err != nil {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.sc.Name, "error", oneLine(r.err.Error()), r.sc.Expect, r.took.Round(time.Millisecond))
+				continue
+			}
+			mark := "✔"
+			if !r.passed {
+				mark = "✗ MISSED"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.Verdict, lab.Primary(r.rep), mark, r.sc.Expect, r.took.Round(time.Millisecond))
+		}
+		tw.Flush()
+		fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(results)-failed-broken, failed+broken)
+		fmt.Fprintln(io.Out, "imgupd demo --scenario NAME shows a full report.")
+	}
+	switch {
+	case broken > 0:
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("%d scenario(s) could not run", broken)}
+	case failed > 0:
+		return &exitError{code: exitFinding, err: fmt.Errorf("%d scenario(s) did not give their expected verdict", failed)}
+	}
+	return nil
+}
+
+type scenarioResult struct {
+	sc     *lab.Scenario
+	rep    *diagnostics.Report
+	err    error
+	passed bool
+	took   time.Duration
+}
+
+// runScenarios diagnoses scenarios, at most parallel at a time, keeping order.
+func runScenarios(ctx context.Context, all []*lab.Scenario, parallel int) []scenarioResult {
+	out := make([]scenarioResult, len(all))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, sc := range all {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
+			rep, err := lab.Run(ctx, sc)
+			out[i] = scenarioResult{sc: sc, rep: rep, err: err, took: time.Since(start)}
+			if err == nil {
+				out[i].passed = sc.Matches(rep)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func demoOne(ctx context.Context, o *demoOptions, io streams) error {
+	sc, ok := lab.Builtin(o.scenario)
+	if !ok {
+		if _, err := os.Stat(o.scenario); err != nil {
+			var names []string
+			all, _ := lab.Builtins()
+			for _, s := range all {
+				names = append(names, s.Name)
+			}
+			msg := fmt.Sprintf("no built-in scenario or file %q", o.scenario)
+			if near := nearest(o.scenario, names); near != "" {
+				msg += "; did you mean " + near + "?"
+			}
+			return &exitError{code: exitNoDecide, err: errors.New(msg + " (imgupd demo lists them)")}
+		}
+		var err error
+		if sc, err = lab.LoadFile(o.scenario); err != nil {
+			return &exitError{code: exitNoDecide, err: err}
+		}
+	}
+	rep, err := lab.Run(ctx, sc)
+	if err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	if o.output == "text" {
+		fmt.Fprintf(io.Out, "Scenario %s: %s\n\n", sc.Name, strings.TrimSpace(sc.Description))
+	}
+	if err := writeReport(io, rep, o.output, o.verbose); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	if !sc.Matches(rep) {
+		return &exitError{code: exitFinding, err: fmt.Errorf("scenario %s expects %s, the diagnosis names %s", sc.Name, sc.Expect, lab.Primary(rep))}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoJSON(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "demo", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Name       string  `json:"name"`
+			Expected   string  `json:"expected"`
+			RootCause  *string `json:"rootCause"`
+			Passed     bool    `json:"passed"`
+			DurationMs *int64  `json:"durationMs"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Scenarios) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, s := range doc.Scenarios {
+		if s.Name == "" || s.Expected == "" || !s.Passed || s.DurationMs == nil {
+			t.Errorf("scenario %+v", s)
+		}
+	}
+}
+
+func TestDemoScenarioFile(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "lab", "scenarios", "healthy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// A hand-written file: the healthy setup, but expecting a failure it
+	// does not have, so the demo must say it missed.
+	missed := strings.Replace(string(src), "expect: healthy", "expect: REGISTRY_UNAUTHORIZED", 1)
+	missed = strings.Replace(missed, "name: healthy\n", "", 1) // named after the file
+	path := filepath.Join(dir, "my-setup.yaml")
+	if err := os.WriteFile(path, []byte(missed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "demo", "--scenario", path)
+	if code != 1 || !strings.Contains(errOut, "scenario my-setup expects REGISTRY_UNAUTHORIZED, the diagnosis names healthy") || !strings.Contains(out, "Scenario my-setup") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy", "-o", "markdown")
+	if code != 0 || !strings.Contains(out, "## ✔ imgupd: `argocd/web`") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy")
+	if code != 2 || !strings.Contains(errOut, "did you mean healthy?") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("expect: healthy\napp: {name: web}\nobjects: x\nregistyr: {}\n"), 0o600)
+	code, _, errOut = runCLI(t, nil, "demo", "--scenario", bad)
+	if code != 2 || !strings.Contains(errOut, "does not parse") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

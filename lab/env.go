@@ -1,0 +1,329 @@
+package lab
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	labgit "github.com/imgupd/imgupd/lab/git"
+	labregistry "github.com/imgupd/imgupd/lab/registry"
+)
+
+// unreachableHost stands in for ${REGISTRY} when the scenario's registry
+// must not resolve.
+const unreachableHost = "registry.invalid"
+
+// Env is a running scenario.
+type Env struct {
+	Scenario *Scenario
+	Registry *labregistry.Server
+	Git      *labgit.Server
+	// Vars are the placeholder values (REGISTRY, GIT).
+	Vars   map[string]string
+	engine *diagnostics.Engine
+}
+
+// Start brings a scenario up: its registry and git server on loopback, the
+// cluster objects in client-go fakes, the logs, and an engine wired to them.
+// Close releases everything.
+func Start(ctx context.Context, sc *Scenario) (env *Env, err error) {
+	env = &Env{Scenario: sc, Vars: map[string]string{}}
+	defer func() {
+		if err != nil {
+			env.Close()
+		}
+	}()
+	if err := env.startRegistry(ctx); err != nil {
+		return nil, err
+	}
+	if err := env.startGit(); err != nil {
+		return nil, err
+	}
+	reader, err := env.cluster()
+	if err != nil {
+		return nil, err
+	}
+	opts := diagnostics.Options{ControllerPlatform: updater.DefaultControllerPlatform,
+		OwnProxy: func(*http.Request) (*url.URL, error) { return nil, nil }}
+	if sc.Now != "" {
+		now, err := time.Parse(time.RFC3339, sc.Now)
+		if err != nil {
+			return nil, &ScenarioError{File: sc.Name, Field: "now", Reason: "want RFC 3339", Err: err}
+		}
+		opts.Now = func() time.Time { return now }
+	}
+	if sc.ImgupdProxy != "" {
+		p, err := url.Parse(sc.ImgupdProxy)
+		if err != nil {
+			return nil, &ScenarioError{File: sc.Name, Field: "imgupdProxy", Reason: "not a URL", Err: err}
+		}
+		opts.OwnProxy = func(*http.Request) (*url.URL, error) { return p, nil }
+	}
+	env.engine = &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Options: opts}
+	return env, nil
+}
+
+// Engine is the diagnosis engine wired to the scenario.
+func (e *Env) Engine() *diagnostics.Engine { return e.engine }
+
+// Request is the diagnosis the scenario asks for.
+func (e *Env) Request() diagnostics.Request {
+	return diagnostics.Request{App: e.Scenario.App.Name, Namespace: e.Scenario.App.Namespace, UpdaterNamespace: e.Scenario.UpdaterNamespace}
+}
+
+// Diagnose runs the scenario's diagnosis.
+func (e *Env) Diagnose(ctx context.Context) *diagnostics.Report {
+	return e.engine.Diagnose(ctx, e.Request())
+}
+
+// Close stops the scenario's servers.
+func (e *Env) Close() {
+	if e.Registry != nil {
+		e.Registry.Close()
+	}
+	if e.Git != nil {
+		e.Git.Close()
+	}
+}
+
+// Run starts a scenario, diagnoses it and stops it.
+func Run(ctx context.Context, sc *Scenario) (*diagnostics.Report, error) {
+	env, err := Start(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	defer env.Close()
+	return env.Diagnose(ctx), nil
+}
+
+func (e *Env) expand(s string) string {
+	for k, v := range e.Vars {
+		s = strings.ReplaceAll(s, "${"+k+"}", v)
+	}
+	return s
+}
+
+func (e *Env) startRegistry(ctx context.Context) error {
+	rs := e.Scenario.Registry
+	var opts []labregistry.Option
+	if a := rs.Auth; a != nil {
+		if a.Type == "token" {
+			opts = append(opts, labregistry.WithTokenAuth(a.Username, a.Password))
+		} else {
+			opts = append(opts, labregistry.WithBasicAuth(a.Username, a.Password))
+		}
+	}
+	if rs.TLS {
+		opts = append(opts, labregistry.WithTLS())
+	}
+	if rs.PageSize > 0 {
+		opts = append(opts, labregistry.WithPageSize(rs.PageSize))
+	}
+	for i, b := range rs.Behaviours {
+		beh := labregistry.Behaviour{Status: b.Status, Only: b.Only}
+		var err error
+		if beh.RetryAfter, err = optDuration(b.RetryAfter); err != nil {
+			return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.behaviours[%d].retryAfter", i), Reason: "want a duration like 60s", Err: err}
+		}
+		if beh.Delay, err = optDuration(b.Delay); err != nil {
+			return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.behaviours[%d].delay", i), Reason: "want a duration like 2s", Err: err}
+		}
+		opts = append(opts, labregistry.WithRepoBehaviour(b.Repo, beh))
+	}
+	srv, err := labregistry.Start(opts...)
+	if err != nil {
+		return fmt.Errorf("starting the lab registry: %w", err)
+	}
+	e.Registry = srv
+	e.Vars["REGISTRY"] = srv.Host
+	if rs.Unreachable {
+		e.Vars["REGISTRY"] = unreachableHost
+	}
+	for repo, images := range rs.Repositories {
+		var imgs []labregistry.Image
+		for i, im := range images {
+			li := labregistry.Image{Tag: im.Tag, SameAs: im.SameAs}
+			if im.Created != "" {
+				t, err := parseWhen(im.Created)
+				if err != nil {
+					return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.repositories[%s][%d].created", repo, i), Reason: "want 2026-01-02 or RFC 3339", Err: err}
+				}
+				li.Created = t
+			}
+			for _, p := range im.Platforms {
+				pl, err := updater.ParsePlatform(p)
+				if err != nil {
+					return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.repositories[%s][%d].platforms", repo, i), Reason: "want os/arch[/variant]", Err: err}
+				}
+				li.Platforms = append(li.Platforms, pl)
+			}
+			imgs = append(imgs, li)
+		}
+		if err := srv.Push(ctx, repo, imgs...); err != nil {
+			return fmt.Errorf("pushing %s: %w", repo, err)
+		}
+	}
+	return nil
+}
+
+func (e *Env) startGit() error {
+	gs := e.Scenario.Git
+	var opts []labgit.Option
+	if gs.Auth != nil {
+		opts = append(opts, labgit.WithBasicAuth(gs.Auth.Username, gs.Auth.Password))
+	}
+	if gs.ReadOnly != nil {
+		opts = append(opts, labgit.WithReadOnlyUser(gs.ReadOnly.Username, gs.ReadOnly.Password))
+	}
+	srv, err := labgit.Start(opts...)
+	if err != nil {
+		return fmt.Errorf("starting the lab git server: %w", err)
+	}
+	e.Git = srv
+	e.Vars["GIT"] = strings.TrimSuffix(srv.URL, "/")
+	for name, repo := range gs.Repositories {
+		spec := labgit.RepoSpec{DefaultBranch: repo.DefaultBranch, Branches: map[string]labgit.BranchSpec{}}
+		for bn, b := range repo.Branches {
+			bs := labgit.BranchSpec{Files: e.expandFiles(b.Files), Protected: b.Protected}
+			for _, c := range b.Commits {
+				bs.Commits = append(bs.Commits, labgit.CommitSpec{AuthorName: c.Author, AuthorEmail: c.Email, Message: c.Message, Files: e.expandFiles(c.Files), Delete: c.Delete})
+			}
+			spec.Branches[bn] = bs
+		}
+		if err := srv.CreateRepo(name, spec); err != nil {
+			return &ScenarioError{File: e.Scenario.Name, Field: "git.repositories." + name, Reason: "cannot be created", Err: err}
+		}
+	}
+	return nil
+}
+
+func (e *Env) expandFiles(files map[string]string) map[string]string {
+	out := make(map[string]string, len(files))
+	for p, c := range files {
+		out[p] = e.expand(c)
+	}
+	return out
+}
+
+// staticLogs serves the scenario's Image Updater logs for every pod.
+type staticLogs string
+
+func (s staticLogs) Logs(ctx context.Context, ns, pod, container string, o cluster.LogOptions) (string, error) {
+	return string(s), nil
+}
+
+// cluster decodes the objects into client-go fakes: Argo CD and Image
+// Updater kinds into the dynamic client, everything else typed.
+func (e *Env) cluster() (*cluster.Reader, error) {
+	var typed, dyn []runtime.Object
+	for i, doc := range splitDocs(e.expand(e.Scenario.Objects)) {
+		var meta struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d]", i), Reason: "is not YAML", Err: err}
+		}
+		if meta.Kind == "" {
+			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d]", i), Reason: "has no kind"}
+		}
+		if strings.HasPrefix(meta.APIVersion, argo.Group+"/") || strings.HasPrefix(meta.APIVersion, argo.UpdaterGroup+"/") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+				return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, meta.Kind), Reason: "does not decode", Err: err}
+			}
+			dyn = append(dyn, &unstructured.Unstructured{Object: m})
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, meta.Kind), Reason: "does not decode", Err: err}
+		}
+		if s, ok := obj.(*corev1.Secret); ok {
+			// The API server folds stringData into data; fakes do not.
+			for k, v := range s.StringData {
+				if s.Data == nil {
+					s.Data = map[string][]byte{}
+				}
+				s.Data[k] = []byte(v)
+			}
+			s.StringData = nil
+		}
+		typed = append(typed, obj)
+	}
+	kube := fake.NewClientset(typed...)
+	d, err := newDynamic(dyn)
+	if err != nil {
+		return nil, &ScenarioError{File: e.Scenario.Name, Field: "objects", Reason: "Argo CD or Image Updater objects conflict", Err: err}
+	}
+	return &cluster.Reader{Kube: kube, Dynamic: d, Logs: staticLogs(e.expand(e.Scenario.Logs))}, nil
+}
+
+// newDynamic builds the dynamic fake, turning its panic on duplicate
+// objects into an error.
+func newDynamic(objs []runtime.Object) (d *dynamicfake.FakeDynamicClient, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New(fmt.Sprint(r))
+		}
+	}()
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), argo.ListKinds(), objs...), nil
+}
+
+// splitDocs splits multi-document YAML on "---" lines, dropping empty documents.
+func splitDocs(s string) []string {
+	var docs []string
+	var cur strings.Builder
+	flush := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			docs = append(docs, cur.String())
+		}
+		cur.Reset()
+	}
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimRight(line, " \t") == "---" {
+			flush()
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	flush()
+	return docs
+}
+
+func optDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return time.ParseDuration(s)
+}
+
+func parseWhen(s string) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}

@@ -1,0 +1,109 @@
+package lab
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/diagnostics/render"
+)
+
+// TestBuiltinScenarios: every scenario shipped in the binary gives the code
+// it expects.
+func TestBuiltinScenarios(t *testing.T) {
+	all, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no built-in scenarios")
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Run(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			render.Text(&b, r, render.TextOptions{Verbose: true})
+			if !sc.Matches(r) {
+				t.Fatalf("got %s, want %s\n%s", Primary(r), sc.Expect, b.String())
+			}
+			render.Markdown(&b, r)
+			j, _ := json.Marshal(r)
+			b.Write(j)
+			for _, secret := range scenarioSecrets(t, sc) {
+				if strings.Contains(b.String(), secret) {
+					t.Fatalf("secret value %q leaked into the report", secret)
+				}
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := map[string]string{
+		"unknown field": "name: x\nexpect: healthy\napp: {name: web}\nobjects: a\nregistyr: {}\n",
+		"no app":        "expect: healthy\nobjects: a\n",
+		"no expect":     "app: {name: web}\nobjects: a\n",
+		"bad auth type": "expect: healthy\napp: {name: web}\nobjects: a\nregistry: {auth: {type: oauth, username: u, password: p}}\n",
+		"no objects":    "expect: healthy\napp: {name: web}\n",
+	}
+	for name, doc := range cases {
+		if _, err := Parse([]byte(doc), name+".yaml"); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	sc, err := Parse([]byte("expect: healthy\napp: {name: web}\nobjects: a\n"), "dir/my-case.yaml")
+	if err != nil || sc.Name != "my-case" || sc.App.Namespace != "argocd" {
+		t.Fatalf("%+v %v", sc, err)
+	}
+}
+
+// scenarioSecrets are the values no report may show: registry and git
+// passwords and every Secret's data (raw and base64), when long enough to be
+// told apart from ordinary words.
+func scenarioSecrets(t *testing.T, sc *Scenario) []string {
+	t.Helper()
+	var out []string
+	add := func(v string) {
+		if len(v) >= 8 {
+			out = append(out, v, base64.StdEncoding.EncodeToString([]byte(v)))
+		}
+	}
+	if a := sc.Registry.Auth; a != nil {
+		add(a.Password)
+		add(a.Username + ":" + a.Password)
+	}
+	for _, a := range []*Auth{sc.Git.Auth, sc.Git.ReadOnly} {
+		if a != nil {
+			add(a.Password)
+		}
+	}
+	for _, doc := range splitDocs(sc.Objects) {
+		var sec struct {
+			Kind       string            `json:"kind"`
+			Data       map[string]string `json:"data"`
+			StringData map[string]string `json:"stringData"`
+		}
+		if yaml.Unmarshal([]byte(doc), &sec) != nil || sec.Kind != "Secret" {
+			continue
+		}
+		for k, v := range sec.StringData {
+			if k != "url" && k != "type" && k != "project" {
+				add(v)
+			}
+		}
+		for k, v := range sec.Data {
+			if raw, err := base64.StdEncoding.DecodeString(v); err == nil && k != "url" && k != "type" {
+				add(string(raw))
+			}
+		}
+	}
+	return out
+}
