@@ -3,6 +3,7 @@ package lab
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -45,7 +45,24 @@ type Env struct {
 // Start brings a scenario up: its registry and git server on loopback, the
 // cluster objects in client-go fakes, the logs, and an engine wired to them.
 // Close releases everything.
-func Start(ctx context.Context, sc *Scenario) (env *Env, err error) {
+func Start(ctx context.Context, sc *Scenario) (*Env, error) {
+	env, err := StartServers(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := env.fakeCluster()
+	if err != nil {
+		env.Close()
+		return nil, err
+	}
+	env.UseCluster(reader)
+	return env, nil
+}
+
+// StartServers starts the scenario's registry and git server and prepares an
+// engine, but no cluster: give it one with UseCluster (the real-API-server
+// tier loads Objects into a real kube-apiserver and passes its reader).
+func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 	env = &Env{Scenario: sc, Vars: map[string]string{}}
 	defer func() {
 		if err != nil {
@@ -56,10 +73,6 @@ func Start(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		return nil, err
 	}
 	if err := env.startGit(); err != nil {
-		return nil, err
-	}
-	reader, err := env.cluster()
-	if err != nil {
 		return nil, err
 	}
 	opts := diagnostics.Options{ControllerPlatform: updater.DefaultControllerPlatform,
@@ -78,9 +91,16 @@ func Start(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		}
 		opts.OwnProxy = func(*http.Request) (*url.URL, error) { return p, nil }
 	}
-	env.engine = &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Options: opts}
+	env.engine = &diagnostics.Engine{Registry: registry.New(), Git: gitsource.New(), Options: opts}
 	return env, nil
 }
+
+// UseCluster points the engine at a cluster.
+func (e *Env) UseCluster(c diagnostics.Cluster) { e.engine.Cluster = c }
+
+// LogSource serves the scenario's Image Updater logs for every pod (a real
+// API server has no kubelet to serve them).
+func (e *Env) LogSource() cluster.LogSource { return staticLogs(e.expand(e.Scenario.Logs)) }
 
 // Engine is the diagnosis engine wired to the scenario.
 func (e *Env) Engine() *diagnostics.Engine { return e.engine }
@@ -231,42 +251,58 @@ func (s staticLogs) Logs(ctx context.Context, ns, pod, container string, o clust
 	return string(s), nil
 }
 
-// cluster decodes the objects into client-go fakes: Argo CD and Image
-// Updater kinds into the dynamic client, everything else typed.
-func (e *Env) cluster() (*cluster.Reader, error) {
-	var typed, dyn []runtime.Object
+// Objects returns the scenario's Kubernetes objects with the placeholders
+// expanded, Secrets' stringData folded into data as the API server does.
+func (e *Env) Objects() ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
 	for i, doc := range splitDocs(e.expand(e.Scenario.Objects)) {
-		var meta struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-		}
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
 			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d]", i), Reason: "is not YAML", Err: err}
 		}
-		if meta.Kind == "" {
-			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d]", i), Reason: "has no kind"}
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d]", i), Reason: "has no apiVersion or kind"}
 		}
-		if strings.HasPrefix(meta.APIVersion, argo.Group+"/") || strings.HasPrefix(meta.APIVersion, argo.UpdaterGroup+"/") {
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-				return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, meta.Kind), Reason: "does not decode", Err: err}
+		if u.GetKind() == "Secret" {
+			if sd, ok := m["stringData"].(map[string]any); ok {
+				data, _ := m["data"].(map[string]any)
+				if data == nil {
+					data = map[string]any{}
+				}
+				for k, v := range sd {
+					data[k] = base64.StdEncoding.EncodeToString([]byte(fmt.Sprint(v)))
+				}
+				m["data"] = data
+				delete(m, "stringData")
 			}
-			dyn = append(dyn, &unstructured.Unstructured{Object: m})
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// fakeCluster puts the objects into client-go fakes: Argo CD and Image
+// Updater kinds into the dynamic client, everything else typed.
+func (e *Env) fakeCluster() (*cluster.Reader, error) {
+	objs, err := e.Objects()
+	if err != nil {
+		return nil, err
+	}
+	var typed, dyn []runtime.Object
+	for i, u := range objs {
+		gv := u.GetAPIVersion()
+		if strings.HasPrefix(gv, argo.Group+"/") || strings.HasPrefix(gv, argo.UpdaterGroup+"/") {
+			dyn = append(dyn, u)
 			continue
 		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		data, err := u.MarshalJSON()
 		if err != nil {
-			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, meta.Kind), Reason: "does not decode", Err: err}
+			return nil, err
 		}
-		if s, ok := obj.(*corev1.Secret); ok {
-			// The API server folds stringData into data; fakes do not.
-			for k, v := range s.StringData {
-				if s.Data == nil {
-					s.Data = map[string][]byte{}
-				}
-				s.Data[k] = []byte(v)
-			}
-			s.StringData = nil
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+		if err != nil {
+			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, u.GetKind()), Reason: "does not decode", Err: err}
 		}
 		typed = append(typed, obj)
 	}
@@ -275,7 +311,7 @@ func (e *Env) cluster() (*cluster.Reader, error) {
 	if err != nil {
 		return nil, &ScenarioError{File: e.Scenario.Name, Field: "objects", Reason: "Argo CD or Image Updater objects conflict", Err: err}
 	}
-	return &cluster.Reader{Kube: kube, Dynamic: d, Logs: staticLogs(e.expand(e.Scenario.Logs))}, nil
+	return &cluster.Reader{Kube: kube, Dynamic: d, Logs: e.LogSource()}, nil
 }
 
 // newDynamic builds the dynamic fake, turning its panic on duplicate
