@@ -36,7 +36,7 @@ the root cause, and whether it is the one the scenario expects. --scenario shows
 
 Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scenario could not run.`,
 		Example: `  imgupd demo
-  imgupd demo --scenario registry-wants-credentials
+  imgupd demo --scenario article-3-registry-credentials
   imgupd demo --scenario ./my-setup.yaml -o markdown
   imgupd demo -o json`,
 		Args: cobra.NoArgs,

@@ -36,7 +36,7 @@ func TestDemoJSON(t *testing.T) {
 }
 
 func TestDemoScenarioFile(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "lab", "scenarios", "healthy.yaml"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "lab", "scenarios", "healthy-kustomize-argocd.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestDemoScenarioFile(t *testing.T) {
 	// A hand-written file: the healthy setup, but expecting a failure it
 	// does not have, so the demo must say it missed.
 	missed := strings.Replace(string(src), "expect: healthy", "expect: REGISTRY_UNAUTHORIZED", 1)
-	missed = strings.Replace(missed, "name: healthy\n", "", 1) // named after the file
+	missed = strings.Replace(missed, "name: healthy-kustomize-argocd\n", "", 1) // named after the file
 	path := filepath.Join(dir, "my-setup.yaml")
 	if err := os.WriteFile(path, []byte(missed), 0o600); err != nil {
 		t.Fatal(err)
@@ -53,12 +53,12 @@ func TestDemoScenarioFile(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "scenario my-setup expects REGISTRY_UNAUTHORIZED, the diagnosis names healthy") || !strings.Contains(out, "Scenario my-setup") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy", "-o", "markdown")
+	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy-kustomize-argocd", "-o", "markdown")
 	if code != 0 || !strings.Contains(out, "## ✔ imgupd: `argocd/web`") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy")
-	if code != 2 || !strings.Contains(errOut, "did you mean healthy?") {
+	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy-kustomize-argocd")
+	if code != 2 || !strings.Contains(errOut, "did you mean healthy-kustomize-argocd?") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	bad := filepath.Join(dir, "bad.yaml")

@@ -1,0 +1,369 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/lab"
+)
+
+var srv *apiServer
+
+func TestMain(m *testing.M) {
+	bin := os.Getenv("IMGUPD_E2E_BIN")
+	if bin == "" {
+		fmt.Fprintln(os.Stderr, "IMGUPD_E2E_BIN is not set: run `make e2e` (scripts/e2e-deps.sh builds and caches etcd and kube-apiserver)")
+		os.Exit(1)
+	}
+	s, err := startAPIServer(bin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	srv = s
+	if err := setup(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		s.stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	s.stop()
+	os.Exit(code)
+}
+
+// client applies objects of any kind as the admin.
+type client struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+func newClient(cfg *rest.Config) (*client, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &client{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+}
+
+func (c *client) resource(u *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := u.GroupVersionKind()
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		c.mapper.(*restmapper.DeferredDiscoveryRESTMapper).Reset()
+		if m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return nil, fmt.Errorf("%s: %w", gvk, err)
+		}
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return c.dyn.Resource(m.Resource).Namespace(u.GetNamespace()), nil
+	}
+	return c.dyn.Resource(m.Resource), nil
+}
+
+var nsGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// create makes the object (and its namespace), then writes its status
+// through the status subresource where the resource has one.
+func (c *client) create(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if ns := u.GetNamespace(); ns != "" {
+		n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+		if _, err := c.dyn.Resource(nsGVR).Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	ri, err := c.resource(u)
+	if err != nil {
+		return nil, err
+	}
+	created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	if status, ok := u.Object["status"]; ok {
+		if _, has := created.Object["status"]; !has || !equalJSON(created.Object["status"], status) {
+			created.Object["status"] = status
+			if updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err == nil {
+				created = updated
+			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
+				return nil, fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			}
+		}
+	}
+	return created, nil
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := yaml.Marshal(a)
+	y, _ := yaml.Marshal(b)
+	return string(x) == string(y)
+}
+
+func (c *client) delete(ctx context.Context, u *unstructured.Unstructured) {
+	ri, err := c.resource(u)
+	if err != nil {
+		return
+	}
+	zero := int64(0)
+	_ = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
+}
+
+func readYAMLDocs(path string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(m) > 0 {
+			out = append(out, &unstructured.Unstructured{Object: m})
+		}
+	}
+	return out, nil
+}
+
+// setup installs the upstream CRDs and imgupd's shipped RBAC.
+func setup() error {
+	ctx := context.Background()
+	c, err := newClient(srv.config)
+	if err != nil {
+		return err
+	}
+	crds, _ := filepath.Glob("testdata/crds/*.crd.yaml")
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	for _, f := range crds {
+		objs, err := readYAMLDocs(f)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if _, err := c.dyn.Resource(crdGVR).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("CRD %s: %w", f, err)
+			}
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, name := range []string{"applications.argoproj.io", "appprojects.argoproj.io", "imageupdaters.argocd-image-updater.argoproj.io"} {
+		for {
+			crd, err := c.dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+			if err == nil && established(crd) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("CRD %s not established", name)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	rbac, err := readYAMLDocs(filepath.Join("..", "..", "deploy", "rbac.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, o := range rbac {
+		if _, err := c.create(ctx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func established(crd *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// asServiceAccount is the admin config impersonating a ServiceAccount.
+func asServiceAccount(ns, name string) *rest.Config {
+	cfg := rest.CopyConfig(srv.config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + name}
+	return cfg
+}
+
+// diagnoseOnServer loads a scenario into the API server, diagnoses it as the
+// given ServiceAccount and removes the objects again.
+func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit func([]*unstructured.Unstructured)) *diagnostics.Report {
+	t.Helper()
+	ctx := context.Background()
+	env, err := lab.StartServers(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	objs, err := env.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(objs)
+	}
+	admin, err := newClient(srv.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created []*unstructured.Unstructured
+	defer func() {
+		for i := len(created) - 1; i >= 0; i-- {
+			admin.delete(ctx, created[i])
+		}
+	}()
+	for _, o := range objs {
+		c, err := admin.create(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, c)
+	}
+	reader, err := cluster.NewReader(asServiceAccount(saNS, saName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.Logs = env.LogSource()
+	env.UseCluster(reader)
+	return env.Diagnose(ctx)
+}
+
+// TestBuiltinScenariosOnRealAPIServer: every built-in scenario, stored
+// through the real API server (CRD validation and defaulting) and read with
+// the shipped ClusterRole, gives the verdict it gives on the fakes.
+func TestBuiltinScenariosOnRealAPIServer(t *testing.T) {
+	all, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			fakeRep, err := lab.Run(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", nil)
+			if got, want := lab.Primary(rep), lab.Primary(fakeRep); got != want {
+				t.Fatalf("real API server: %s, fakes: %s (scenario expects %s)\n%s", got, want, sc.Expect, findings(rep))
+			}
+			if !sc.Matches(rep) {
+				t.Fatalf("real API server: %s, scenario expects %s", lab.Primary(rep), sc.Expect)
+			}
+		})
+	}
+}
+
+// TestCRDDefaultingIsTheCause: a CR that sets newest-build CR-wide and only
+// allowTags on the image is stored with updateStrategy: semver in the image
+// block (the v1.0–v1.3 CRD default); the diagnosis names it. On fakes, which
+// do not default, the same manifest gives no such warning.
+func TestCRDDefaultingIsTheCause(t *testing.T) {
+	sc, ok := lab.Builtin("healthy-kustomize-argocd")
+	if !ok {
+		t.Fatal("no healthy-kustomize-argocd scenario")
+	}
+	edit := func(objs []*unstructured.Unstructured) {
+		for _, o := range objs {
+			if o.GetKind() != "ImageUpdater" {
+				continue
+			}
+			_ = unstructured.SetNestedField(o.Object, "newest-build", "spec", "commonUpdateSettings", "updateStrategy")
+			refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "applicationRefs")
+			ref := refs[0].(map[string]any)
+			imgs := ref["images"].([]any)
+			img := imgs[0].(map[string]any)
+			img["commonUpdateSettings"] = map[string]any{"allowTags": "any"}
+			_ = unstructured.SetNestedSlice(o.Object, refs, "spec", "applicationRefs")
+		}
+	}
+	rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", edit)
+	if !rep.HasCode("TARGET_CRD_DEFAULTED_STRATEGY") {
+		t.Fatalf("the stored CRD default should be reported\n%s", findings(rep))
+	}
+}
+
+// TestMissingRBACRuleIsAFinding: a ServiceAccount whose role cannot list
+// ImageUpdater CRs gets a finding naming that rule, not a verdict.
+func TestMissingRBACRuleIsAFinding(t *testing.T) {
+	ctx := context.Background()
+	admin, err := newClient(srv.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := readYAMLDocs(filepath.Join("..", "..", "deploy", "rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		o.SetName(strings.Replace(o.GetName(), "imgupd", "imgupd-limited", 1))
+		switch o.GetKind() {
+		case "ClusterRole":
+			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			var kept []any
+			for _, r := range rules {
+				if !strings.Contains(fmt.Sprint(r), "imageupdaters") {
+					kept = append(kept, r)
+				}
+			}
+			_ = unstructured.SetNestedSlice(o.Object, kept, "rules")
+		case "ClusterRoleBinding":
+			_ = unstructured.SetNestedField(o.Object, "imgupd-limited-reader", "roleRef", "name")
+			subs, _, _ := unstructured.NestedSlice(o.Object, "subjects")
+			subs[0].(map[string]any)["name"] = "imgupd-limited"
+			_ = unstructured.SetNestedSlice(o.Object, subs, "subjects")
+		}
+		if _, err := admin.create(ctx, o); err != nil && !apierrors.IsAlreadyExists(errors.Unwrap(err)) {
+			t.Fatal(err)
+		}
+	}
+	sc, _ := lab.Builtin("healthy-kustomize-argocd")
+	rep := diagnoseOnServer(t, sc, "imgupd", "imgupd-limited", nil)
+	st := rep.Stage(diagnostics.StageTarget)
+	if st == nil || st.Status != diagnostics.Unknown || len(st.Findings) == 0 || st.Findings[0].Code != diagnostics.CodeReadForbidden {
+		t.Fatalf("target stage should be unknown with READ_FORBIDDEN\n%s", findings(rep))
+	}
+	if !strings.Contains(st.Findings[0].Evidence[0].Value, "imageupdaters") {
+		t.Errorf("the finding should name the rule: %+v", st.Findings[0].Evidence)
+	}
+	if rep.Verdict == diagnostics.VerdictHealthy {
+		t.Error("a forbidden read must not give a healthy verdict")
+	}
+}
+
+func findings(r *diagnostics.Report) string {
+	var b strings.Builder
+	for _, s := range r.Stages {
+		fmt.Fprintf(&b, "%s %s %s\n", s.Status, s.ID, s.SkipReason)
+		for _, f := range s.Findings {
+			fmt.Fprintf(&b, "   %s %s %s\n", f.Severity, f.Code, f.Title)
+		}
+	}
+	return b.String()
+}
