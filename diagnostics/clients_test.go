@@ -1,0 +1,10 @@
+package diagnostics_test
+
+import (
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+)
+
+func newRegistryClient() diagnostics.Registry { return registry.New() }
+func newGitClient() diagnostics.Git           { return gitsource.New() }

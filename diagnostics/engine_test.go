@@ -1,0 +1,215 @@
+package diagnostics_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// The broken and healthy setups live in lab/scenarios and are checked by
+// lab's TestBuiltinScenarios (and against a real API server by test/e2e).
+// The tests here need what a scenario file cannot say: injected API errors,
+// deadlines, other requests, request counting.
+
+const healthy = "healthy-kustomize-argocd"
+
+// start brings up a built-in scenario, edited.
+func start(tb testing.TB, name string, edit func(*lab.Scenario)) *lab.Env {
+	tb.Helper()
+	sc, ok := lab.Builtin(name)
+	if !ok {
+		tb.Fatalf("no built-in scenario %s", name)
+	}
+	if edit != nil {
+		edit(sc)
+	}
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(env.Close)
+	return env
+}
+
+func dump(r *diagnostics.Report) string {
+	var b strings.Builder
+	render.Text(&b, r, render.TextOptions{Verbose: true})
+	return b.String()
+}
+
+func TestAppNotFoundSuggestsNames(t *testing.T) {
+	env := start(t, healthy, nil)
+	r := env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "wbe", Namespace: "argocd"})
+	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeAppNotFound || !strings.Contains(r.RootCause.Title, "did you mean web?") {
+		t.Fatalf("root cause %+v\n%s", r.RootCause, dump(r))
+	}
+	for _, s := range r.Stages[2:] {
+		if s.Status != diagnostics.Skipped || s.SkipReason == "" {
+			t.Errorf("stage %s should be skipped with a reason, got %s", s.ID, s.Status)
+		}
+	}
+}
+
+// TestForbiddenReadNamesRule: a read RBAC forbids becomes a finding that
+// names the missing rule, never a pass.
+func TestForbiddenReadNamesRule(t *testing.T) {
+	env := start(t, healthy, nil)
+	reader := env.Engine().Cluster.(*cluster.Reader)
+	reader.Dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("list", "imageupdaters", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "argocd-image-updater.argoproj.io", Resource: "imageupdaters"}, "", errors.New("RBAC"))
+	})
+	r := env.Diagnose(context.Background())
+	st := r.Stage(diagnostics.StageTarget)
+	if st.Status != diagnostics.Unknown {
+		t.Fatalf("target stage %s, want unknown\n%s", st.Status, dump(r))
+	}
+	f := st.Findings[0]
+	if f.Code != diagnostics.CodeReadForbidden || !strings.Contains(f.Evidence[0].Value, "argocd-image-updater.argoproj.io") || !strings.Contains(f.Evidence[0].Value, "imageupdaters") {
+		t.Fatalf("finding %+v", f)
+	}
+	if r.Verdict == diagnostics.VerdictHealthy {
+		t.Error("a forbidden read must not end in a healthy verdict")
+	}
+}
+
+// TestDeadline: a registry slower than the diagnosis's deadline does not
+// hang it; the report says what was not finished.
+func TestDeadline(t *testing.T) {
+	env := start(t, healthy, func(sc *lab.Scenario) {
+		sc.Registry.Behaviours = append(sc.Registry.Behaviours, lab.Behaviour{Repo: "team/web", Delay: "5s", Only: "tags"})
+	})
+	env.Engine().Options.Timeout = 1500 * time.Millisecond
+	t0 := time.Now()
+	r := env.Diagnose(context.Background())
+	if d := time.Since(t0); d > 4*time.Second {
+		t.Fatalf("diagnosis took %s with a 1.5 s deadline", d)
+	}
+	if r.Verdict == diagnostics.VerdictHealthy || len(r.Unchecked) == 0 {
+		t.Fatalf("verdict %s, unchecked %v\n%s", r.Verdict, r.Unchecked, dump(r))
+	}
+}
+
+// TestLogSecretsRedacted: Image Updater's own log lines are evidence; the
+// credentials they may carry never reach the report.
+func TestLogSecretsRedacted(t *testing.T) {
+	const pass, token = "CANARY-log-pass-51ab", "CANARY-log-token-9f02"
+	env := start(t, healthy, func(sc *lab.Scenario) {
+		sc.Logs += `time="2026-11-29T10:05:00Z" level=error msg="Could not update application spec: could not push to https://bot:` + pass +
+			`@git.example.com/org/config.git: Authorization: Bearer ` + token + ` rejected" application=argocd/web` + "\n"
+	})
+	r := env.Diagnose(context.Background())
+	if !r.HasCode(diagnostics.CodeUpdaterLogErrors) {
+		t.Fatalf("the error line should be evidence\n%s", dump(r))
+	}
+	var b strings.Builder
+	render.Text(&b, r, render.TextOptions{Verbose: true})
+	render.Markdown(&b, r)
+	j, _ := json.Marshal(r)
+	b.Write(j)
+	for _, s := range []string{pass, token} {
+		if strings.Contains(b.String(), s) {
+			t.Fatalf("log secret %q leaked", s)
+		}
+	}
+	if !strings.Contains(b.String(), "git.example.com/org/config.git") {
+		t.Error("the redacted line should still be shown")
+	}
+}
+
+// threeImages is the healthy scenario with two more images: api (semver)
+// and worker (newest-build over 200 single-platform tags).
+func threeImages(sc *lab.Scenario) {
+	sc.Registry.Repositories["team/api"] = []lab.Image{{Tag: "2.3.0"}, {Tag: "2.4.0"}}
+	var builds []lab.Image
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 200; i++ {
+		builds = append(builds, lab.Image{Tag: fmt.Sprintf("build-%03d", i), Created: base.Add(time.Duration(i) * time.Hour).Format(time.RFC3339)})
+	}
+	sc.Registry.Repositories["team/worker"] = builds
+	repl := func(old, new string) {
+		if !strings.Contains(sc.Objects, old) {
+			panic("scenario text changed: " + old)
+		}
+		sc.Objects = strings.Replace(sc.Objects, old, new, 1)
+	}
+	repl(`summary: {images: ["${REGISTRY}/team/web:1.0.0"]}`,
+		`summary: {images: ["${REGISTRY}/team/web:1.0.0", "${REGISTRY}/team/api:2.3.0", "${REGISTRY}/team/worker:build-100"]}`)
+	repl(`      manifestTargets: {kustomize: {name: "${REGISTRY}/team/web"}}`, `      manifestTargets: {kustomize: {name: "${REGISTRY}/team/web"}}
+    - alias: api
+      imageName: "${REGISTRY}/team/api:2.x"
+      manifestTargets: {kustomize: {name: "${REGISTRY}/team/api"}}
+    - alias: worker
+      imageName: "${REGISTRY}/team/worker"
+      commonUpdateSettings: {updateStrategy: newest-build}
+      manifestTargets: {kustomize: {name: "${REGISTRY}/team/worker"}}`)
+	repo := sc.Git.Repositories["config"]
+	files := repo.Branches["main"].Files
+	files["apps/web/kustomization.yaml"] += "- name: ${REGISTRY}/team/api\n- name: ${REGISTRY}/team/worker\n"
+}
+
+// TestRegistryRequestsAreMinimal: one tag list per repository, one manifest
+// per newest-build tag and one config per distinct image; a second
+// diagnosis on the same engine fetches no config again.
+func TestRegistryRequestsAreMinimal(t *testing.T) {
+	env := start(t, healthy, threeImages)
+	env.Registry.ResetRequests()
+	r := env.Diagnose(context.Background())
+	if r.Verdict != diagnostics.VerdictHealthy || len(r.Candidates) != 3 {
+		t.Fatalf("verdict %s, %d candidate tables\n%s", r.Verdict, len(r.Candidates), dump(r))
+	}
+	got := env.Registry.Requests()
+	if got.Tags != 3 || got.Manifest != 200 || got.Blob != 200 {
+		t.Fatalf("requests %+v: want 3 tag lists, 200 manifests, 200 configs", got)
+	}
+	if r.RegistryRequests != int64(got.Total()) {
+		t.Errorf("report counts %d registry requests, the registry saw %d", r.RegistryRequests, got.Total())
+	}
+	env.Registry.ResetRequests()
+	env.Diagnose(context.Background())
+	if got := env.Registry.Requests(); got.Blob != 0 || got.Manifest != 200 {
+		t.Errorf("second diagnosis: %+v, want 200 manifests (tags may move) and no config", got)
+	}
+}
+
+// BenchmarkDiagnoseThreeImages diagnoses the three-image app against the
+// loopback registry and git server with a cold cache each time; it reports
+// each stage's time and the registry requests per diagnosis.
+func BenchmarkDiagnoseThreeImages(b *testing.B) {
+	env := start(b, healthy, threeImages)
+	eng := env.Engine()
+	stageTotals := map[diagnostics.StageID]time.Duration{}
+	var requests int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cold := *eng
+		cold.Registry = newRegistryClient()
+		cold.Git = newGitClient()
+		r := cold.Diagnose(context.Background(), env.Request())
+		if r.Verdict != diagnostics.VerdictHealthy {
+			b.Fatalf("verdict %s", r.Verdict)
+		}
+		for _, s := range r.Stages {
+			stageTotals[s.ID] += s.Duration
+		}
+		requests += r.RegistryRequests
+	}
+	for id, d := range stageTotals {
+		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "ms-"+string(id)+"/op")
+	}
+	b.ReportMetric(float64(requests)/float64(b.N), "registry-requests/op")
+}
