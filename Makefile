@@ -3,10 +3,11 @@ GO        ?= go
 FUZZTIME  ?= 10s
 BENCHTIME ?= 5x
 
-.PHONY: test unit race fuzz bench try build vet fmt-check
+.PHONY: test unit race fuzz e2e bench try build vet fmt-check demo
 
-## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing)
-test: vet fmt-check unit race fuzz
+## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
+## the real kube-apiserver + etcd tier)
+test: vet fmt-check unit race fuzz e2e
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
@@ -29,6 +30,16 @@ race:
 ## fuzz: every Fuzz target for FUZZTIME each (make fuzz FUZZTIME=2m for a longer run)
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all.sh
+
+## e2e: the real-API-server tier (test/e2e, its own module); builds and caches etcd and kube-apiserver
+## on first use (about 6 minutes on 2 cores, see scripts/e2e-deps.sh)
+e2e:
+	@bin=$$(GO=$(GO) ./scripts/e2e-deps.sh) && cd test/e2e && $(GO) vet ./... && \
+	  IMGUPD_E2E_BIN=$$bin $(GO) test -count=1 -timeout 30m ./...
+
+## demo: every built-in lab scenario
+demo:
+	$(GO) run ./cmd/imgupd demo
 
 ## bench: the benchmarks named in the issues, with ratios (see bench/README.md)
 bench:

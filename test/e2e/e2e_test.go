@@ -303,6 +303,39 @@ func TestCRDDefaultingIsTheCause(t *testing.T) {
 			_ = unstructured.SetNestedSlice(o.Object, refs, "spec", "applicationRefs")
 		}
 	}
+	// The API server writes the default into the image block the user left
+	// without a strategy.
+	env, err := lab.StartServers(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := env.Objects()
+	env.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(objs)
+	admin, err := newClient(srv.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() != "ImageUpdater" {
+			continue
+		}
+		o.SetNamespace("defaulting")
+		stored, err := admin.create(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer admin.delete(context.Background(), stored)
+		refs, _, _ := unstructured.NestedSlice(stored.Object, "spec", "applicationRefs")
+		img := refs[0].(map[string]any)["images"].([]any)[0].(map[string]any)
+		if got := img["commonUpdateSettings"].(map[string]any)["updateStrategy"]; got != "semver" {
+			t.Fatalf("stored image updateStrategy = %v, want the CRD default semver", got)
+		}
+	}
+
 	rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", edit)
 	if !rep.HasCode("TARGET_CRD_DEFAULTED_STRATEGY") {
 		t.Fatalf("the stored CRD default should be reported\n%s", findings(rep))
