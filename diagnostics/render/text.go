@@ -143,6 +143,15 @@ func verdictMark(v diagnostics.Verdict) string {
 func verdictText(r *diagnostics.Report) string {
 	switch r.Verdict {
 	case diagnostics.VerdictHealthy:
+		warns := 0
+		for _, f := range r.Findings() {
+			if f.Severity == diagnostics.Warn {
+				warns++
+			}
+		}
+		if warns > 0 {
+			return fmt.Sprintf("nothing fails outright, but %d warning(s) below may be why it does not update as you expect", warns)
+		}
 		return "Image Updater can update this app; nothing blocks it"
 	case diagnostics.VerdictBroken:
 		return "Image Updater does not update this app"

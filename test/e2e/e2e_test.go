@@ -255,6 +255,14 @@ func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit 
 	return env.Diagnose(ctx)
 }
 
+// differsOnRealServer lists the scenarios whose verdict differs, with the
+// v1.3.0 CRDs installed, from the fakes (which store objects as written),
+// with the code the real server must give and why.
+var differsOnRealServer = map[string]struct{ code, why string }{
+	"updater-v1-1-no-tags-keeps-running-tag": {"TARGET_CR_SPEC_NAMESPACE_MISSING",
+		"the v1.3.0 CRD prunes spec.namespace, which a v1.1 controller reads: with CRDs newer than the controller, v1.1 loses the namespace"},
+}
+
 // TestBuiltinScenariosOnRealAPIServer: every built-in scenario, stored
 // through the real API server (CRD validation and defaulting) and read with
 // the shipped ClusterRole, gives the verdict it gives on the fakes.
@@ -270,6 +278,15 @@ func TestBuiltinScenariosOnRealAPIServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", nil)
+			if d, ok := differsOnRealServer[sc.Name]; ok {
+				if got := lab.Primary(rep); got != d.code {
+					t.Fatalf("real API server: %s, want %s because %s\n%s", got, d.code, d.why, findings(rep))
+				}
+				if !sc.Matches(fakeRep) {
+					t.Fatalf("fakes: %s, scenario expects %s", lab.Primary(fakeRep), sc.Expect)
+				}
+				return
+			}
 			if got, want := lab.Primary(rep), lab.Primary(fakeRep); got != want {
 				t.Fatalf("real API server: %s, fakes: %s (scenario expects %s)\n%s", got, want, sc.Expect, findings(rep))
 			}
