@@ -120,10 +120,17 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 		}
 		return []Finding{f}
 	}
+	window := fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name)
+	if strings.TrimSpace(text) == "" {
+		// A running controller logs every cycle; nothing at all means the
+		// logs are elsewhere (rotated, shipped, a level above info) or the
+		// pod has no node to serve them.
+		return []Finding{find(CodeUpdaterLogsUnavailable, Unknown, "Image Updater's pod returned no log lines for the "+window).
+			with(ev("pod", pod.Name))}
+	}
 	a := updaterlog.Analyze(updaterlog.ParseString(text), updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App}, r.version)
 	r.logs = &a
 	var out []Finding
-	window := fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name)
 	if a.LastCycle == nil {
 		out = append(out, find(CodeUpdaterNoCycles, Warn, "no update cycle in the "+window).
 			with(ev("lines read", fmt.Sprint(a.Lines))))

@@ -232,18 +232,18 @@ func asServiceAccount(ns, name string) *rest.Config {
 	return cfg
 }
 
-// diagnoseOnServer loads a scenario into the API server, diagnoses it as the
-// given ServiceAccount and removes the objects again.
-func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit func([]*unstructured.Unstructured)) *diagnostics.Report {
+// loadScenario starts a scenario's registry and git server and creates its
+// objects in the API server; the returned function removes them again.
+func loadScenario(t *testing.T, sc *lab.Scenario, edit func([]*unstructured.Unstructured)) (*lab.Env, func()) {
 	t.Helper()
 	ctx := context.Background()
 	env, err := lab.StartServers(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Close()
 	objs, err := env.Objects()
 	if err != nil {
+		env.Close()
 		t.Fatal(err)
 	}
 	if edit != nil {
@@ -251,28 +251,40 @@ func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit 
 	}
 	admin, err := newClient(srv.config)
 	if err != nil {
+		env.Close()
 		t.Fatal(err)
 	}
 	var created []*unstructured.Unstructured
-	defer func() {
+	cleanup := func() {
 		for i := len(created) - 1; i >= 0; i-- {
 			admin.delete(ctx, created[i])
 		}
-	}()
+		env.Close()
+	}
 	for _, o := range objs {
 		c, err := admin.create(ctx, o)
 		if err != nil {
+			cleanup()
 			t.Fatal(err)
 		}
 		created = append(created, c)
 	}
+	return env, cleanup
+}
+
+// diagnoseOnServer loads a scenario into the API server, diagnoses it as the
+// given ServiceAccount and removes the objects again.
+func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit func([]*unstructured.Unstructured)) *diagnostics.Report {
+	t.Helper()
+	env, cleanup := loadScenario(t, sc, edit)
+	defer cleanup()
 	reader, err := cluster.NewReader(asServiceAccount(saNS, saName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	reader.Logs = env.LogSource()
 	env.UseCluster(reader)
-	return env.Diagnose(ctx)
+	return env.Diagnose(context.Background())
 }
 
 // TestBuiltinScenariosOnRealAPIServer: every built-in scenario, stored
