@@ -116,6 +116,7 @@ const (
 	CodeRegistryProxyMissing      Code = "REGISTRY_UPDATER_PROXY_MISSING"
 	CodeRegistryNoProxyMissing    Code = "REGISTRY_UPDATER_NO_PROXY_MISSING"
 	CodeRegistryOK                Code = "REGISTRY_REACHABLE"
+	CodeRegistryECRNoCredentials  Code = "REGISTRY_ECR_WITHOUT_CREDENTIALS"
 )
 
 // Candidates.
@@ -304,6 +305,9 @@ var catalogue = func() map[Code]Entry {
 			"Image Updater's HTTPS_PROXY applies to this registry host; an internal registry usually must be in NO_PROXY.",
 			"Add the registry host to NO_PROXY on the Image Updater Deployment."),
 		e(CodeRegistryOK, StageRegistry, Pass, "the registry answers", "", ""),
+		e(CodeRegistryECRNoCredentials, StageRegistry, Fail, "an ECR image has no credentials",
+			"Amazon ECR never serves anonymous pulls: Image Updater needs a token, usually from an IAM role for its ServiceAccount (IRSA) exchanged by an ext: credentials script.",
+			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, and set credentials: ext:/scripts/ecr-login.sh on the registries.conf entry."),
 
 		e(CodeCandidatesUpdate, StageCandidates, Info, "an update is due", "Image Updater would pick a different tag than the one running; the following stages say whether it is written and deployed.", ""),
 		e(CodeCandidatesUpToDate, StageCandidates, Pass, "the image is up to date", "The running tag is the one Image Updater picks.", ""),

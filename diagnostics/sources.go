@@ -26,6 +26,7 @@ type Cluster interface {
 	Secret(ctx context.Context, ns, name string) (map[string][]byte, error)
 	Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error)
 	RepoCredentials(ctx context.Context, argocdNS string) ([]cluster.RepoCred, error)
+	ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error)
 }
 
 // Registry is what the engine reads from container registries.

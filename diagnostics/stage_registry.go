@@ -56,6 +56,10 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		refStr, level, from = ep.Credentials, updater.CredLevelRegistry, "registries.conf entry "+ep.Name
 	}
 	credsChecked := true
+	if refStr == "" && isECR(ep.Host()) {
+		ir.err = errors.New("ECR without credentials")
+		return append(out, r.ecrWithoutCredentials(ctx, im, ep))
+	}
 	if refStr != "" {
 		ref, err := updater.ParseCredentialRef(refStr)
 		if err != nil {
@@ -274,4 +278,38 @@ func joinNoProxy(current, add string) string {
 		return add
 	}
 	return current + "," + add
+}
+
+// isECR: Amazon ECR registry hosts (<account>.dkr.ecr.<region>.amazonaws.com).
+func isECR(host string) bool {
+	h := hostOnly(host)
+	return strings.Contains(h, ".dkr.ecr.") && (strings.HasSuffix(h, ".amazonaws.com") || strings.HasSuffix(h, ".amazonaws.com.cn"))
+}
+
+// irsaAnnotation names the IAM role of a ServiceAccount on EKS.
+const irsaAnnotation = "eks.amazonaws.com/role-arn"
+
+// ecrWithoutCredentials explains an ECR image with no credentials, with what
+// Image Updater's ServiceAccount says about IRSA.
+func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig, ep updater.Endpoint) Finding {
+	f := find(CodeRegistryECRNoCredentials, Fail, fmt.Sprintf("image %s is in Amazon ECR (%s), which needs credentials, and none are configured", aliasOr(im), ep.Host())).image(im.Alias)
+	if r.install == nil {
+		return f
+	}
+	sa := r.install.ServiceAccount
+	if sa == "" {
+		sa = "default"
+	}
+	ann, err := r.e.Cluster.ServiceAccountAnnotations(ctx, r.install.Namespace, sa)
+	switch {
+	case err != nil:
+		return f.with(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+oneLine(err.Error())+")"))
+	case ann[irsaAnnotation] != "":
+		return f.with(ev("IRSA role", ann[irsaAnnotation])).
+			fix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
+				"- name: ecr\n  api_url: https://"+ep.Host()+"\n  prefix: "+ep.Host()+"\n  credentials: ext:/scripts/ecr-login.sh\n  credsexpire: 10h", "yaml")
+	}
+	return f.with(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
+		fix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,
+			fmt.Sprintf("kubectl -n %s annotate serviceaccount %s %s=arn:aws:iam::<account>:role/<image-updater-ecr-read>", r.install.Namespace, sa, irsaAnnotation), "sh")
 }

@@ -24,6 +24,19 @@ func (r *Reader) ConfigMap(ctx context.Context, ns, name string) (map[string]str
 	return cm.Data, nil
 }
 
+// ServiceAccountAnnotations returns a ServiceAccount's annotations (IRSA and
+// workload identity live there).
+func (r *Reader) ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error) {
+	sa, err := r.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, newAccessError("get", "", "serviceaccounts", ns, name, err)
+	}
+	if sa.Annotations == nil {
+		return map[string]string{}, nil
+	}
+	return sa.Annotations, nil
+}
+
 // Events returns the events in ns whose involvedObject has the given kind
 // and name (kind "" matches any kind), oldest first by their last
 // occurrence. The API server filters by field selector; the result is
