@@ -154,6 +154,19 @@ func (e *Engine) stages() []stage {
 		}
 		return "Image Updater does not pick up this Application (see the target stage)"
 	}
+	// Image Updater only queries registries for images that are live (or
+	// forced).
+	needLive := func(r *run) string {
+		if s := needTarget(r); s != "" {
+			return s
+		}
+		for _, m := range r.live {
+			if m.Found {
+				return ""
+			}
+		}
+		return "no configured image is live, so Image Updater queries no registry (see the live image stage)"
+	}
 	needTags := func(r *run) string {
 		if s := needTarget(r); s != "" {
 			return s
@@ -170,7 +183,7 @@ func (e *Engine) stages() []stage {
 		{StageTarget, nil, checkTarget},
 		{StageSource, needConfig, checkSource},
 		{StageLive, needTarget, checkLive},
-		{StageRegistry, needTarget, checkRegistry},
+		{StageRegistry, needLive, checkRegistry},
 		{StageCandidates, needTags, checkCandidates},
 		{StageWriteBack, needTarget, checkWriteBack},
 		{StageSync, needApp, checkSync},

@@ -9,6 +9,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/imgupd/imgupd/bot/blockkit"
+
 	"github.com/imgupd/imgupd/diagnostics/render"
 )
 
@@ -37,6 +39,8 @@ func TestBuiltinScenarios(t *testing.T) {
 			render.Markdown(&b, r)
 			j, _ := json.Marshal(r)
 			b.Write(j)
+			bk, _ := json.Marshal(blockkit.Report(r, blockkit.Options{Buttons: true}))
+			b.Write(bk)
 			for _, secret := range scenarioSecrets(t, sc) {
 				if strings.Contains(b.String(), secret) {
 					t.Fatalf("secret value %q leaked into the report", secret)

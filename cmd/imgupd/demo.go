@@ -38,6 +38,7 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 		Example: `  imgupd demo
   imgupd demo --scenario article-3-registry-credentials
   imgupd demo --scenario ./my-setup.yaml -o markdown
+  imgupd demo --scenario report-1-image-not-live -o blockkit
   imgupd demo -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,7 +47,7 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "run one scenario: a built-in name or a file")
-	f.StringVarP(&o.output, "output", "o", "text", "text, json or markdown")
+	f.StringVarP(&o.output, "output", "o", "text", "text, json, markdown, or blockkit (the Slack payload, with --scenario)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
 	return cmd
@@ -56,9 +57,11 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	switch o.output {
 	case "text", "json", "markdown":
 	case "blockkit":
-		return &exitError{code: exitNoDecide, err: errors.New("--output blockkit comes with the Slack bot; use text, json or markdown")}
+		if o.scenario == "" {
+			return &exitError{code: exitNoDecide, err: errors.New("--output blockkit prints one report's Slack payload: add --scenario NAME")}
+		}
 	default:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json or markdown", o.output)}
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
 	}
 	if o.scenario != "" {
 		return demoOne(ctx, o, io)

@@ -68,3 +68,26 @@ func TestDemoScenarioFile(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+func TestDemoBlockKit(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "demo", "--scenario", "report-1-image-not-live", "-o", "blockkit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		Message struct {
+			Text   string
+			Blocks []map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("not a payload: %v\n%s", err, out)
+	}
+	if !strings.Contains(p.Message.Text, "LIVE_IMAGE_NOT_LIVE") || len(p.Message.Blocks) == 0 || p.Message.Blocks[0]["type"] != "header" {
+		t.Fatalf("payload %+v", p.Message)
+	}
+	code, _, errOut = runCLI(t, nil, "demo", "-o", "blockkit")
+	if code != 2 || !strings.Contains(errOut, "add --scenario") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
@@ -51,7 +52,7 @@ Exit status: 0 nothing blocks updates, 1 a failing finding, 2 could not diagnose
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or markdown")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, markdown or blockkit (the Slack payload)")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
 	return cmd
@@ -59,9 +60,9 @@ Exit status: 0 nothing blocks updates, 1 a failing finding, 2 could not diagnose
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	switch o.output {
-	case "text", "json", "markdown":
+	case "text", "json", "markdown", "blockkit":
 	default:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json or markdown", o.output)}
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
 	}
 	cfg, err := cluster.RESTConfig(o.kube)
 	if err != nil {
@@ -95,6 +96,10 @@ func writeReport(io streams, rep *diagnostics.Report, output string, verbose boo
 		return enc.Encode(rep)
 	case "markdown":
 		render.Markdown(io.Out, rep)
+	case "blockkit":
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(blockkit.Report(rep, blockkit.Options{Buttons: true}))
 	default:
 		render.Text(io.Out, rep, render.TextOptions{Verbose: verbose})
 	}

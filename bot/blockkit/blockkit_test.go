@@ -1,0 +1,133 @@
+package blockkit
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/lab"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden payloads in testdata/golden")
+
+// TestScenarioPayloads: for every built-in scenario the Block Kit payload
+// stays within Slack's limits, names the root cause, and matches its golden
+// JSON (go test ./bot/blockkit -update rewrites them).
+func TestScenarioPayloads(t *testing.T) {
+	all, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			env, err := lab.Start(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Close()
+			r := env.Diagnose(context.Background())
+			p := Report(r, Options{Buttons: true})
+			for _, e := range Validate(p) {
+				t.Error(e)
+			}
+			got, err := json.MarshalIndent(p, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc := r.RootCause; rc != nil && !strings.Contains(string(got), string(rc.Code)) {
+				t.Errorf("payload does not name the root cause %s", rc.Code)
+			}
+			norm := string(got)
+			// Commit hashes depend on file contents, which hold the
+			// random loopback ports: name the branch heads instead.
+			for repo, spec := range sc.Git.Repositories {
+				for branch := range spec.Branches {
+					if h, err := env.Git.BranchHash(repo, branch); err == nil {
+						norm = strings.ReplaceAll(norm, h, "${HEAD:"+repo+"/"+branch+"}")
+						norm = strings.ReplaceAll(norm, h[:8], "${HEAD:"+repo+"/"+branch+"}")
+					}
+				}
+			}
+			for _, k := range []string{"REGISTRY", "GIT"} {
+				norm = strings.ReplaceAll(norm, env.Vars[k], "${"+k+"}")
+			}
+			golden := filepath.Join("testdata", "golden", sc.Name+".json")
+			if *update {
+				if err := os.WriteFile(golden, []byte(norm+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./bot/blockkit -update)", err)
+			}
+			if string(want) != norm+"\n" {
+				t.Errorf("payload differs from %s (go test ./bot/blockkit -update, then review the diff)", golden)
+			}
+		})
+	}
+}
+
+// TestOversizedReportFits: a report far larger than a message (5,000 tags,
+// long titles and evidence, many findings) still yields valid payloads.
+func TestOversizedReportFits(t *testing.T) {
+	long := strings.Repeat("very long evidence value ", 400)
+	r := &diagnostics.Report{App: diagnostics.AppRef{Namespace: "argocd", Name: strings.Repeat("a", 200)}, Verdict: diagnostics.VerdictBroken, UpdaterVersion: "v1.3.0"}
+	for _, s := range diagnostics.Stages() {
+		st := diagnostics.StageResult{StageInfo: s, Status: diagnostics.Fail}
+		for i := 0; i < 30; i++ {
+			st.Findings = append(st.Findings, diagnostics.Finding{Code: "REGISTRY_ERROR", Stage: s.ID, Severity: diagnostics.Fail,
+				Title: strings.Repeat("title ", 200), Detail: long, Image: "web",
+				Evidence: []diagnostics.Evidence{{Label: "x", Value: long}, {Label: "y", Value: "`backticks` <b>&</b>"}},
+				Fix:      &diagnostics.Fix{Summary: long, Where: long, Snippet: long + "```"}})
+		}
+		r.Stages = append(r.Stages, st)
+	}
+	f := r.Stages[0].Findings[0]
+	r.RootCause = &f
+	var tags []updater.TagFate
+	for i := 0; i < 5000; i++ {
+		tags = append(tags, updater.TagFate{Tag: fmt.Sprintf("1.0.%d-%s", i, strings.Repeat("x", 100)), Fate: updater.FateConstraint, Why: long})
+	}
+	r.Candidates = []diagnostics.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web", Decision: updater.Decision{Tags: tags}}}
+	p := Report(r, Options{Buttons: true})
+	for _, e := range Validate(p) {
+		t.Error(e)
+	}
+	if len(p.Thread) < 2 {
+		t.Errorf("the details should be split over several thread messages, got %d", len(p.Thread))
+	}
+}
+
+// TestValidateCatchesViolations: the validator is not a no-op.
+func TestValidateCatchesViolations(t *testing.T) {
+	r := &diagnostics.Report{App: diagnostics.AppRef{Namespace: "a", Name: "b"}, Verdict: diagnostics.VerdictHealthy}
+	p := Report(r, Options{})
+	if errs := Validate(p); len(errs) != 0 {
+		t.Fatalf("a small report should be valid: %v", errs)
+	}
+	p.Message.Blocks.BlockSet = append(p.Message.Blocks.BlockSet, section(strings.Repeat("x", MaxSectionText+1)))
+	for i := 0; i < MaxBlocks; i++ {
+		p.Message.Blocks.BlockSet = append(p.Message.Blocks.BlockSet, section("x"))
+	}
+	p.Message.Text = ""
+	errs := Validate(p)
+	var rules []string
+	for _, e := range errs {
+		rules = append(rules, e.Error())
+	}
+	all := strings.Join(rules, "\n")
+	for _, want := range []string{"section text has 3001 characters", "blocks (1–50)", "fallback text has 0 characters"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing violation %q in:\n%s", want, all)
+		}
+	}
+}

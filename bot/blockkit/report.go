@@ -1,0 +1,327 @@
+package blockkit
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// Slack's limits (shared/reference/slack-payloads.md §3), with the
+// conservative choices made here.
+const (
+	MaxBlocks        = 50
+	MaxSectionText   = 3000
+	MaxFieldText     = 2000
+	MaxFields        = 10
+	MaxHeaderText    = 150
+	MaxContextElems  = 10
+	MaxActionElems   = 25
+	MaxButtonText    = 75
+	MaxButtonValue   = 2000
+	MaxID            = 255
+	MaxMessageText   = 4000
+	MaxTotalBlockTxt = 12000 // Slack answers msg_blocks_too_long at about 13.2k
+	// tagRows is how many candidate rows the report message shows.
+	tagRows = 10
+	// Budgets of the report message's sections, which together stay under
+	// MaxTotalBlockTxt: header 150, root cause 2400, fix 2400, stages 3000,
+	// candidates 2400, not checked 800, context 300.
+	budgetRootCause = 2400
+	budgetFix       = 2400
+	budgetTable     = 2400
+	budgetUnchecked = 800
+	budgetContext   = 300
+)
+
+// Message is one chat.postMessage: blocks and the plain-text fallback that
+// notifications and screen readers use.
+type Message struct {
+	Text   string       `json:"text"`
+	Blocks slack.Blocks `json:"blocks"`
+}
+
+// Payload is a report as Slack sees it: the message, and the replies posted
+// in its thread.
+type Payload struct {
+	Message Message   `json:"message"`
+	Thread  []Message `json:"thread,omitempty"`
+}
+
+// Options shape the report.
+type Options struct {
+	// Buttons adds Re-run, Show candidate tags, Show updater log lines and
+	// Explain (for the root cause).
+	Buttons bool
+}
+
+// Action IDs of the report's buttons; the value is "namespace/app" (or the
+// code, for Explain).
+const (
+	ActionRerun   = "imgupd_rerun"
+	ActionTags    = "imgupd_tags"
+	ActionLogs    = "imgupd_logs"
+	ActionExplain = "imgupd_explain"
+)
+
+var marks = map[diagnostics.Severity]string{
+	diagnostics.Fail: ":x:", diagnostics.Warn: ":warning:", diagnostics.Info: ":information_source:",
+	diagnostics.Pass: ":white_check_mark:", diagnostics.Skipped: ":black_right_pointing_double_triangle_with_vertical_bar:",
+	diagnostics.Unknown: ":grey_question:",
+}
+
+// Report renders a report.
+func Report(r *diagnostics.Report, o Options) Payload {
+	var blocks []slack.Block
+	blocks = append(blocks, slack.NewHeaderBlock(plain(clipRunes(headline(r), MaxHeaderText))))
+	if rc := r.RootCause; rc != nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "*Root cause* `%s`\n%s", rc.Code, esc(rc.Title))
+		if rc.Detail != "" {
+			b.WriteString("\n" + esc(rc.Detail))
+		}
+		for i, e := range rc.Evidence {
+			if i == 4 {
+				fmt.Fprintf(&b, "\n• … %d more in the thread", len(rc.Evidence)-4)
+				break
+			}
+			fmt.Fprintf(&b, "\n• %s: `%s`", esc(e.Label), clipRunes(tick(e.Display()), 300))
+		}
+		blocks = append(blocks, section(clipRunes(b.String(), budgetRootCause)))
+		if rc.Fix != nil && rc.Fix.Summary != "" {
+			fix := "*Fix:* " + esc(rc.Fix.Summary)
+			if rc.Fix.Where != "" {
+				fix += " _(" + esc(rc.Fix.Where) + ")_"
+			}
+			fix = clipRunes(fix, budgetFix/2)
+			if rc.Fix.Snippet != "" {
+				fix += "\n```" + clipRunes(noFence(rc.Fix.Snippet), budgetFix/2-8) + "```"
+			}
+			blocks = append(blocks, section(fix))
+		}
+	} else if r.Verdict == diagnostics.VerdictHealthy {
+		blocks = append(blocks, section(esc(summaryLine(r))))
+	}
+	blocks = append(blocks, slack.NewDividerBlock())
+	blocks = append(blocks, section(stageLines(r)))
+	if c := failingCandidates(r); c != nil {
+		blocks = append(blocks, section(clipRunes(candidateTable(*c, tagRows), budgetTable)))
+	}
+	if len(r.Unchecked) > 0 {
+		blocks = append(blocks, section(clipRunes("*Not checked:* "+esc(strings.Join(r.Unchecked, "; ")), budgetUnchecked)))
+	}
+	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", r.UpdaterVersion, orDash(r.Mode), r.RegistryRequests)
+	if r.Cluster != "" {
+		ctx = "cluster " + r.Cluster + " · " + ctx
+	}
+	blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(ctx), budgetContext), false, false)))
+	if o.Buttons {
+		blocks = append(blocks, buttons(r))
+	}
+	return Payload{
+		Message: Message{Text: clipRunes(fallback(r), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
+		Thread:  thread(r),
+	}
+}
+
+func headline(r *diagnostics.Report) string {
+	switch r.Verdict {
+	case diagnostics.VerdictBroken:
+		return "✗ " + r.App.String() + ": Image Updater does not update it"
+	case diagnostics.VerdictHealthy:
+		return "✔ " + r.App.String() + ": nothing blocks Image Updater"
+	}
+	return "? " + r.App.String() + ": could not be fully diagnosed"
+}
+
+func summaryLine(r *diagnostics.Report) string {
+	for _, c := range r.Candidates {
+		if c.Decision.Outcome == updater.OutcomeUpdate {
+			return c.Decision.Reason + " It should happen on the next cycle."
+		}
+	}
+	return "Every stage passed."
+}
+
+// fallback is the notification text: one line, no markup.
+func fallback(r *diagnostics.Report) string {
+	s := headline(r)
+	if rc := r.RootCause; rc != nil {
+		s += " — " + string(rc.Code) + ": " + rc.Title
+	}
+	return s
+}
+
+func stageLines(r *diagnostics.Report) string {
+	var b strings.Builder
+	b.WriteString("*Stages*")
+	for _, s := range r.Stages {
+		line := fmt.Sprintf("\n%s %s", marks[s.Status], s.Title)
+		switch {
+		case s.SkipReason != "":
+			line += " — _" + esc(s.SkipReason) + "_"
+		default:
+			if f := worstFinding(s); f != nil {
+				line += " — `" + string(f.Code) + "` " + esc(f.Title)
+			}
+		}
+		b.WriteString(clipRunes(line, 260))
+	}
+	return clipRunes(b.String(), MaxSectionText)
+}
+
+func worstFinding(s diagnostics.StageResult) *diagnostics.Finding {
+	for _, sev := range []diagnostics.Severity{diagnostics.Fail, diagnostics.Unknown, diagnostics.Warn} {
+		for i := range s.Findings {
+			if s.Findings[i].Severity == sev {
+				return &s.Findings[i]
+			}
+		}
+	}
+	return nil
+}
+
+// failingCandidates is the candidate table to show: the root cause's image,
+// else an image whose update is due, else the first.
+func failingCandidates(r *diagnostics.Report) *diagnostics.CandidateTable {
+	if len(r.Candidates) == 0 {
+		return nil
+	}
+	if rc := r.RootCause; rc != nil && rc.Image != "" {
+		for i := range r.Candidates {
+			if r.Candidates[i].Alias == rc.Image {
+				return &r.Candidates[i]
+			}
+		}
+	}
+	for i := range r.Candidates {
+		if r.Candidates[i].Decision.Outcome != updater.OutcomeUpToDate {
+			return &r.Candidates[i]
+		}
+	}
+	return &r.Candidates[0]
+}
+
+// candidateTable is a code block of the first rows, with a count of the rest.
+func candidateTable(c diagnostics.CandidateTable, rows int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*Candidates for %s* (%s)\n```", esc(c.Alias), esc(c.Image))
+	tags := c.Decision.Tags
+	for i, t := range tags {
+		if i == rows {
+			fmt.Fprintf(&b, "… %d more", len(tags)-rows)
+			break
+		}
+		rank := "  "
+		if t.Rank > 0 {
+			rank = fmt.Sprintf("%2d", t.Rank)
+		}
+		fmt.Fprintf(&b, "%s %-20s %s\n", rank, clipRunes(tick(t.Tag), 20), clipRunes(tick(strings.TrimPrefix(string(t.Fate), "dropped: ")+": "+t.Why), 110))
+	}
+	b.WriteString("```")
+	return clipRunes(b.String(), MaxSectionText)
+}
+
+func buttons(r *diagnostics.Report) *slack.ActionBlock {
+	app := clipRunes(r.App.String(), MaxButtonValue)
+	els := []slack.BlockElement{
+		slack.NewButtonBlockElement(ActionRerun, app, plain("Re-run")),
+		slack.NewButtonBlockElement(ActionTags, app, plain("Show candidate tags")),
+		slack.NewButtonBlockElement(ActionLogs, app, plain("Show updater log lines")),
+	}
+	if rc := r.RootCause; rc != nil {
+		els = append(els, slack.NewButtonBlockElement(ActionExplain, string(rc.Code), plain("Explain "+clipRunes(string(rc.Code), 60))))
+	}
+	return slack.NewActionBlock("imgupd_actions", els...)
+}
+
+// thread carries every non-passing finding with all its evidence, and the
+// full candidate tables, in messages that each stay within the limits.
+func thread(r *diagnostics.Report) []Message {
+	var chunks []string
+	for _, s := range r.Stages {
+		for _, f := range s.Findings {
+			if f.Severity == diagnostics.Pass || f.Severity == diagnostics.Info {
+				continue
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s *%s* `%s` %s", marks[f.Severity], esc(s.Title), f.Code, esc(f.Title))
+			for _, e := range f.Evidence {
+				fmt.Fprintf(&b, "\n• %s: `%s`", esc(e.Label), clipRunes(tick(e.Display()), 500))
+			}
+			if f.Fix != nil && f.Fix.Summary != "" && (r.RootCause == nil || f.Code != r.RootCause.Code) {
+				fmt.Fprintf(&b, "\n*Fix:* %s", esc(f.Fix.Summary))
+				if f.Fix.Snippet != "" {
+					fmt.Fprintf(&b, "\n```%s```", clipRunes(noFence(f.Fix.Snippet), 1500))
+				}
+			}
+			chunks = append(chunks, clipRunes(b.String(), MaxSectionText))
+		}
+	}
+	for _, c := range r.Candidates {
+		if len(c.Decision.Tags) > tagRows {
+			chunks = append(chunks, candidateTable(c, 40))
+		}
+	}
+	var out []Message
+	var cur []slack.Block
+	total := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, Message{Text: "imgupd: details for " + r.App.String(), Blocks: slack.Blocks{BlockSet: cur}})
+		}
+		cur, total = nil, 0
+	}
+	for _, c := range chunks {
+		n := utf8.RuneCountInString(c)
+		if len(cur) == MaxBlocks-1 || total+n > MaxTotalBlockTxt-500 {
+			flush()
+		}
+		cur = append(cur, section(c))
+		total += n
+	}
+	flush()
+	return out
+}
+
+func section(md string) *slack.SectionBlock {
+	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, md, false, false), nil, nil)
+}
+
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+}
+
+// esc escapes Slack's mrkdwn control characters in text from the report.
+func esc(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// noFence keeps a snippet from closing its code block early.
+func noFence(s string) string { return strings.ReplaceAll(s, "```", "'"+"'"+"'") }
+
+// tick makes a value safe inside `code`.
+func tick(s string) string { return strings.ReplaceAll(esc(s), "`", "'") }
+
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	cut := string(r[:n-1]) + "…"
+	if strings.Count(cut, "```")%2 == 1 {
+		cut = string(r[:n-4]) + "…```"
+	}
+	return cut
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
