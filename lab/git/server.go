@@ -12,21 +12,16 @@
 package labgit
 
 import (
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/imgupd/imgupd/lab/tlscert"
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // DefaultBackend is where Debian's git package installs git-http-backend.
@@ -44,13 +39,12 @@ type Server struct {
 	// (nil without WithTLS). Give it to clients as their extra root CA.
 	CAPEM []byte
 
-	cfg      config
-	root     string // the temporary directory: repos/ and home/
-	srv      *http.Server
-	counter  requestCounter
-	repoMu   sync.Mutex
-	closeMu  sync.Once
-	serveErr chan error
+	cfg       config
+	root      string // the temporary directory: repos/ and home/
+	counter   requestCounter
+	repoMu    sync.Mutex
+	closeOnce sync.Once
+	http      *loopback.Server
 }
 
 // Option configures a Server.
@@ -113,7 +107,7 @@ func (c *config) addUser(name string, u user) {
 // repositories (add them with CreateRepo). Close it when done: Close also
 // removes the repositories.
 func Start(opts ...Option) (*Server, error) {
-	s := &Server{serveErr: make(chan error, 1)}
+	s := &Server{}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
@@ -144,41 +138,20 @@ func Start(opts ...Option) (*Server, error) {
 		}
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := loopback.Start("labgit", s.cfg.tls, s.handler(), s.cfg.errorLog)
 	if err != nil {
 		_ = os.RemoveAll(root)
-		return nil, fmt.Errorf("labgit: listen: %w", err)
+		return nil, err
 	}
-	s.Host = ln.Addr().String()
-	s.URL = "http://" + s.Host
-	if s.cfg.tls {
-		cert, caPEM, err := tlscert.SelfSigned("labgit")
-		if err != nil {
-			ln.Close()
-			_ = os.RemoveAll(root)
-			return nil, fmt.Errorf("labgit: certificate: %w", err)
-		}
-		s.CAPEM = caPEM
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-		s.URL = "https://" + s.Host
-	}
-	s.srv = &http.Server{
-		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          s.cfg.errorLog,
-	}
-	go func() { s.serveErr <- s.srv.Serve(ln) }()
+	s.http, s.URL, s.Host, s.CAPEM = srv, srv.URL, srv.Host, srv.CAPEM
 	return s, nil
 }
 
 // Close stops the server, closes open connections and removes every
 // repository from disk.
 func (s *Server) Close() {
-	s.closeMu.Do(func() {
-		_ = s.srv.Close()
-		if err := <-s.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.cfg.errorLog.Printf("labgit: serve: %v", err)
-		}
+	s.closeOnce.Do(func() {
+		s.http.Close()
 		_ = os.RemoveAll(s.root)
 	})
 }

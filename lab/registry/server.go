@@ -12,20 +12,16 @@ package labregistry
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 
-	"github.com/imgupd/imgupd/lab/tlscert"
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // Server is a running lab registry. Its exported fields are set by Start
@@ -40,14 +36,11 @@ type Server struct {
 	// (nil without WithTLS). Give it to clients as their extra root CA.
 	CAPEM []byte
 
-	cfg      config
-	inner    http.Handler // the unwrapped registry: pushes go here directly
-	srv      *http.Server
-	ln       net.Listener
-	token    string
-	counter  requestCounter
-	closeMu  sync.Once
-	serveErr chan error
+	cfg     config
+	inner   http.Handler // the unwrapped registry: pushes go here directly
+	token   string
+	counter requestCounter
+	http    *loopback.Server
 }
 
 // Option configures a Server.
@@ -104,7 +97,7 @@ func WithErrorLog(l *log.Logger) Option { return func(c *config) { c.errorLog = 
 
 // Start starts a registry on 127.0.0.1 on a free port. Close it when done.
 func Start(opts ...Option) (*Server, error) {
-	s := &Server{serveErr: make(chan error, 1)}
+	s := &Server{}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
@@ -121,42 +114,17 @@ func Start(opts ...Option) (*Server, error) {
 		s.token = tok
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := loopback.Start("labregistry", s.cfg.tls, s.handler(), s.cfg.errorLog)
 	if err != nil {
-		return nil, fmt.Errorf("labregistry: listen: %w", err)
+		return nil, err
 	}
-	s.Host = ln.Addr().String()
-	s.URL = "http://" + s.Host
-	if s.cfg.tls {
-		cert, caPEM, err := tlscert.SelfSigned("labregistry")
-		if err != nil {
-			ln.Close()
-			return nil, fmt.Errorf("labregistry: certificate: %w", err)
-		}
-		s.CAPEM = caPEM
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-		s.URL = "https://" + s.Host
-	}
-	s.ln = ln
-	s.srv = &http.Server{
-		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          s.cfg.errorLog,
-	}
-	go func() { s.serveErr <- s.srv.Serve(ln) }()
+	s.http, s.URL, s.Host, s.CAPEM = srv, srv.URL, srv.Host, srv.CAPEM
 	return s, nil
 }
 
 // Close stops the server and closes every open connection, including
 // requests held by a Behaviour delay.
-func (s *Server) Close() {
-	s.closeMu.Do(func() {
-		_ = s.srv.Close()
-		if err := <-s.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.cfg.errorLog.Printf("labregistry: serve: %v", err)
-		}
-	})
-}
+func (s *Server) Close() { s.http.Close() }
 
 // handler is the request pipeline: count, authenticate, inject the
 // repository's behaviour, paginate tag lists, then the real registry.

@@ -1,6 +1,4 @@
-// Package tlscert makes the self-signed certificates the lab's loopback
-// servers (registry, git) serve HTTPS with.
-package tlscert
+package loopback
 
 import (
 	"crypto/ecdsa"
