@@ -5,6 +5,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -30,6 +31,12 @@ type Tags struct {
 	Alias     string
 }
 
+// Logs asks for Image Updater's log lines about an Application.
+type Logs struct {
+	App       string
+	Namespace string
+}
+
 // Explain asks what a finding code means.
 type Explain struct{ Code string }
 
@@ -41,12 +48,21 @@ type Help struct{}
 
 func (Diagnose) verb() string { return "diagnose" }
 func (Tags) verb() string     { return "tags" }
+func (Logs) verb() string     { return "logs" }
 func (Explain) verb() string  { return "explain" }
 func (Summary) verb() string  { return "summary" }
 func (Help) verb() string     { return "help" }
 
 // Verbs are the command words, in help order.
-var Verbs = []string{"diagnose", "tags", "explain", "summary", "help"}
+var Verbs = []string{"diagnose", "tags", "logs", "explain", "summary", "help"}
+
+// Verb is the command's verb, for logs and metrics.
+func Verb(c Command) string {
+	if c == nil {
+		return "invalid"
+	}
+	return c.verb()
+}
 
 // ParseError is input that is not a command, with what to type instead.
 type ParseError struct {
@@ -96,6 +112,20 @@ func Parse(text string) (Command, error) {
 		return parseDiagnose(args)
 	case "tags", "candidates":
 		return parseTags(args)
+	case "logs", "log":
+		d, err := parseDiagnose(args)
+		if err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) && strings.HasPrefix(pe.Reason, "diagnose takes") {
+				pe.Reason = "logs takes one Application name, e.g. `logs myapp -n team-a`"
+			}
+			return nil, err
+		}
+		dg := d.(Diagnose)
+		if dg.Cluster != "" {
+			return nil, &ParseError{Input: text, Reason: "logs takes no --cluster"}
+		}
+		return Logs{App: dg.App, Namespace: dg.Namespace}, nil
 	case "explain":
 		if len(args) != 1 {
 			return nil, &ParseError{Input: text, Reason: "explain takes one finding code, e.g. `explain LIVE_IMAGE_NOT_LIVE`"}
@@ -256,6 +286,7 @@ func HelpText() string {
 		"*imgupd* explains why Argo CD Image Updater did not update an application.",
 		"• `diagnose APP [-n NAMESPACE] [--cluster NAME]` (or `NAMESPACE/APP`): staged checks, the root cause and the fix",
 		"• `tags APP [ALIAS] [-n NAMESPACE]`: which tag Image Updater would pick, and why every other tag was not",
+		"• `logs APP [-n NAMESPACE]`: Image Updater's recent log lines about the application",
 		"• `explain CODE`: what a finding code means and what to change",
 		"• `summary [-n NAMESPACE]`: every application Image Updater manages, at a glance",
 		"• `help`: this list",

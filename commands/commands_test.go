@@ -24,6 +24,8 @@ func TestParse(t *testing.T) {
 		{"tags web worker -n apps", Tags{App: "web", Alias: "worker", Namespace: "apps"}},
 		{"explain live_image_not_live", Explain{Code: "LIVE_IMAGE_NOT_LIVE"}},
 		{"summary", Summary{}},
+		{"logs web", Logs{App: "web"}},
+		{"log team-a/web", Logs{App: "web", Namespace: "team-a"}},
 		{"summary -n team-a", Summary{Namespace: "team-a"}},
 	}
 	for _, c := range cases {

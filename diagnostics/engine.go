@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
@@ -253,6 +254,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 	if e.Registry != nil {
 		rep.RegistryRequests = e.Registry.Stats().Total() - before.Total()
 	}
+	rep.UpdaterLog = appLogLines(r.logs)
 	rep.finish()
 	rep.Duration = opts.Now().Sub(start)
 	return rep
@@ -345,3 +347,34 @@ func (f Finding) image(alias string) Finding {
 }
 
 func ev(label, value string) Evidence { return Evidence{Label: label, Value: value} }
+
+// appLogLines keeps the last MaxLogLines lines about the app, masked.
+func appLogLines(a *updaterlog.Analysis) []LogLine {
+	if a == nil {
+		return nil
+	}
+	evs := a.ForApp
+	if len(evs) > MaxLogLines {
+		evs = evs[len(evs)-MaxLogLines:]
+	}
+	out := make([]LogLine, 0, len(evs))
+	for _, e := range evs {
+		l := e.Redacted().Line
+		msg := l.Msg
+		if !l.Parsed || msg == "" {
+			msg = l.Raw
+		}
+		keys := make([]string, 0, len(l.Fields))
+		for k := range l.Fields {
+			if k != "msg" && k != "level" && k != "time" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			msg += " " + k + "=" + l.Fields[k]
+		}
+		out = append(out, LogLine{Time: l.Time, Level: l.Level, Message: oneLine(msg), Code: e.Code})
+	}
+	return out
+}

@@ -184,6 +184,22 @@ type Report struct {
 	Duration  time.Duration `json:"durationNs"`
 	// RegistryRequests is the number of HTTP requests made to registries.
 	RegistryRequests int64 `json:"registryRequests"`
+	// UpdaterLog holds Image Updater's log lines about the Application (the
+	// last MaxLogLines of the window read), secrets masked.
+	UpdaterLog []LogLine `json:"updaterLog,omitempty"`
+}
+
+// MaxLogLines bounds Report.UpdaterLog.
+const MaxLogLines = 40
+
+// LogLine is one of Image Updater's log lines about the Application.
+type LogLine struct {
+	Time  time.Time `json:"time,omitempty"`
+	Level string    `json:"level,omitempty"`
+	// Message is the line's message with its fields (key=value), masked.
+	Message string `json:"message"`
+	// Code is the updater log catalogue code the line matched, if any.
+	Code string `json:"code,omitempty"`
 }
 
 // Findings returns every finding in stage order.

@@ -1,0 +1,258 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Rule grants the people it names, where it names them, the Applications in
+// its scope. A rule applies to a request when the channel matches AND (no
+// users or groups are listed, or the user is listed or in a listed group).
+// It grants an Application when its namespace matches one of Namespaces
+// (none listed = any) AND its Argo CD project matches one of Projects (none
+// listed = any).
+type Rule struct {
+	// Name is shown in the audit log and in refusals.
+	Name string `mapstructure:"name" json:"name"`
+	// Channels are channel IDs (C0123ABC), names (#deploys or deploys), "*"
+	// for any channel, or "dm" for direct messages with the bot.
+	Channels []string `mapstructure:"channels" json:"channels,omitempty"`
+	// Users are Slack user IDs (U0123ABC).
+	Users []string `mapstructure:"users" json:"users,omitempty"`
+	// Groups are Slack user group IDs (S0123ABC).
+	Groups []string `mapstructure:"groups" json:"groups,omitempty"`
+	// Namespaces are globs of Application namespaces (team-*).
+	Namespaces []string `mapstructure:"namespaces" json:"namespaces,omitempty"`
+	// Projects are globs of Argo CD project names.
+	Projects []string `mapstructure:"projects" json:"projects,omitempty"`
+}
+
+// Policy is who may diagnose what, from where. The zero Policy refuses
+// everything: access must be granted in the configuration.
+type Policy struct {
+	Rules []Rule `mapstructure:"rules" json:"rules"`
+	// AllowDMs lets people use the bot in direct messages (rules still
+	// apply: a DM matches the channel "dm", and "*").
+	AllowDMs bool `mapstructure:"allowDMs" json:"allowDMs"`
+}
+
+// Principal is who asks, and where.
+type Principal struct {
+	User     string // Slack user ID
+	UserName string // for messages and the audit log; may be empty
+	// Channel is the conversation ID; ChannelName is its name without "#",
+	// "" when unknown.
+	Channel, ChannelName string
+	// DM is true in a direct message with the bot.
+	DM bool
+	// Groups are the user's groups among Policy.Groups().
+	Groups []string
+}
+
+// Scope is what a request would read: an Application's namespace and project.
+type Scope struct{ Namespace, Project string }
+
+// Decision is the answer to "may this principal see this scope?".
+type Decision struct {
+	Allowed bool
+	// Rule names the rule that allowed it.
+	Rule string
+	// Reason says, for a refusal, why and what would allow it.
+	Reason string
+}
+
+var (
+	channelIDRE = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
+	userIDRE    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+	groupIDRE   = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+	channelRE   = regexp.MustCompile(`^#?[a-z0-9][a-z0-9_-]{0,79}$`)
+)
+
+// Validate reports every mistake in the policy, naming the rule and value.
+func (p *Policy) Validate() error {
+	var errs []error
+	for i, r := range p.Rules {
+		name := r.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		bad := func(format string, a ...any) {
+			errs = append(errs, fmt.Errorf("access rule %s: "+format, append([]any{name}, a...)...))
+		}
+		if len(r.Channels) == 0 && len(r.Users) == 0 && len(r.Groups) == 0 {
+			bad(`names no channels, users or groups; use channels: ["*"] to admit everyone in every channel`)
+		}
+		for _, c := range r.Channels {
+			if c != "*" && c != "dm" && !channelIDRE.MatchString(c) && !channelRE.MatchString(c) {
+				bad("channel %q is neither a channel ID (C0123ABC), a name (#deploys), \"*\" nor \"dm\"", c)
+			}
+		}
+		for _, u := range r.Users {
+			if !userIDRE.MatchString(u) {
+				bad("user %q is not a Slack user ID (U0123ABC); find it in the user's profile, More → Copy member ID", u)
+			}
+		}
+		for _, g := range r.Groups {
+			if !groupIDRE.MatchString(g) {
+				bad("group %q is not a Slack user group ID (S0123ABC)", g)
+			}
+		}
+		for _, globs := range [][]string{r.Namespaces, r.Projects} {
+			for _, g := range globs {
+				if _, err := path.Match(g, ""); err != nil || g == "" {
+					bad("pattern %q is not a valid glob", g)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Groups lists the user group IDs the rules name, so the transport knows
+// which memberships to look up.
+func (p *Policy) Groups() []string {
+	var out []string
+	for _, r := range p.Rules {
+		for _, g := range r.Groups {
+			if !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// NeedsChannelNames reports whether a rule names a channel by name, so the
+// transport must look names up.
+func (p *Policy) NeedsChannelNames() bool {
+	for _, r := range p.Rules {
+		for _, c := range r.Channels {
+			if c != "*" && c != "dm" && !channelIDRE.MatchString(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// applies reports whether the rule is about this principal here.
+func (r Rule) applies(pr Principal) bool {
+	if len(r.Channels) > 0 && !slices.ContainsFunc(r.Channels, func(c string) bool { return channelMatches(c, pr) }) {
+		return false
+	}
+	if len(r.Users) == 0 && len(r.Groups) == 0 {
+		return true
+	}
+	if slices.Contains(r.Users, pr.User) {
+		return true
+	}
+	return slices.ContainsFunc(r.Groups, func(g string) bool { return slices.Contains(pr.Groups, g) })
+}
+
+func channelMatches(c string, pr Principal) bool {
+	switch {
+	case c == "*":
+		return true
+	case c == "dm":
+		return pr.DM
+	case channelIDRE.MatchString(c):
+		return c == pr.Channel
+	}
+	return pr.ChannelName != "" && strings.TrimPrefix(c, "#") == pr.ChannelName
+}
+
+func (r Rule) grants(s Scope) bool {
+	return globsMatch(r.Namespaces, s.Namespace) && globsMatch(r.Projects, s.Project)
+}
+
+func globsMatch(globs []string, v string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Admits decides whether the principal may use the bot here at all (for
+// commands that read nothing from the cluster: help, explain).
+func (p *Policy) Admits(pr Principal) Decision {
+	if pr.DM && !p.AllowDMs {
+		return Decision{Reason: "imgupd does not answer in direct messages here (access.allowDMs is off): ask in a channel"}
+	}
+	for _, r := range p.Rules {
+		if r.applies(pr) {
+			return Decision{Allowed: true, Rule: r.Name}
+		}
+	}
+	return Decision{Reason: fmt.Sprintf("no access rule admits %s in %s: ask an imgupd admin to add one (access.rules in imgupd's configuration)",
+		who(pr), where(pr))}
+}
+
+// Decide decides whether the principal may read an Application in scope.
+func (p *Policy) Decide(pr Principal, s Scope) Decision {
+	d := p.Admits(pr)
+	if !d.Allowed {
+		return d
+	}
+	var ns, projects []string
+	for _, r := range p.Rules {
+		if !r.applies(pr) {
+			continue
+		}
+		if r.grants(s) {
+			return Decision{Allowed: true, Rule: r.Name}
+		}
+		ns = appendGlobs(ns, r.Namespaces)
+		projects = appendGlobs(projects, r.Projects)
+	}
+	project := s.Project
+	if project == "" {
+		project = "default"
+	}
+	return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in namespaces %s and projects %s; this one is in namespace %s, project %s",
+		who(pr), where(pr), list(ns), list(projects), s.Namespace, project)}
+}
+
+// Visible returns a filter for the Applications the principal may see.
+func (p *Policy) Visible(pr Principal) func(Scope) bool {
+	return func(s Scope) bool { return p.Decide(pr, s).Allowed }
+}
+
+func appendGlobs(dst, globs []string) []string {
+	if len(globs) == 0 {
+		globs = []string{"*"}
+	}
+	for _, g := range globs {
+		if !slices.Contains(dst, g) {
+			dst = append(dst, g)
+		}
+	}
+	return dst
+}
+
+func list(globs []string) string {
+	if slices.Contains(globs, "*") {
+		return "(any)"
+	}
+	return "`" + strings.Join(globs, "`, `") + "`"
+}
+
+func who(Principal) string { return "you" }
+
+func where(pr Principal) string {
+	if pr.DM {
+		return "direct messages"
+	}
+	if pr.ChannelName != "" {
+		return "#" + pr.ChannelName
+	}
+	return "this channel"
+}

@@ -1,0 +1,286 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+)
+
+// Apps reads Argo CD Applications (diagnostics.Cluster has these methods).
+type Apps interface {
+	Application(ctx context.Context, ns, name string) (*argo.Application, error)
+	// Applications lists ns ("" = all namespaces).
+	Applications(ctx context.Context, ns string) ([]argo.Application, error)
+}
+
+// Diagnoser runs a diagnosis (*diagnostics.Engine).
+type Diagnoser interface {
+	Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report
+}
+
+// Service carries out commands: it finds the Application, decides whether
+// the asker may see it, and runs the diagnosis. It is transport-neutral:
+// the bot renders its Results for Slack.
+type Service struct {
+	Apps   Apps
+	Engine Diagnoser
+	Policy *Policy
+	// DefaultNamespace is where Applications are looked for when the
+	// command names no namespace (default argocd); other namespaces the
+	// asker may see are searched when the app is not there.
+	DefaultNamespace string
+	// UpdaterNamespace is passed to the engine (default argocd).
+	UpdaterNamespace string
+	// Cluster is this installation's cluster name; a command naming
+	// another cluster is refused with a clear answer.
+	Cluster string
+}
+
+// Kind says what a Result carries.
+type Kind string
+
+const (
+	KindReport   Kind = "report"    // Report: a diagnosis
+	KindTags     Kind = "tags"      // Report (its candidate tables), Alias
+	KindLogs     Kind = "logs"      // Report (its UpdaterLog)
+	KindExplain  Kind = "explain"   // Entry
+	KindHelp     Kind = "help"      // Text
+	KindDenied   Kind = "denied"    // Text: the refusal and what would allow it
+	KindNotFound Kind = "not_found" // Text, Suggestions
+	KindInvalid  Kind = "invalid"   // Text: the input is not a command (with help)
+	KindError    Kind = "error"     // Text: the command could not be carried out
+	KindNotBuilt Kind = "not_built" // Text: the command exists but is not available yet
+)
+
+// Result is the answer to one command.
+type Result struct {
+	Kind    Kind
+	Command Command
+	App     diagnostics.AppRef
+	Report  *diagnostics.Report
+	Alias   string
+	Entry   *diagnostics.Entry
+	// Text is chat-ready Markdown (`code`, *bold*).
+	Text string
+	// Suggestions are the closest "namespace/app" names the asker may see.
+	Suggestions []string
+	// Rule is the access rule that allowed the command.
+	Rule string
+}
+
+// Outcome is the Result in one word, for metrics and the audit log: the
+// verdict of a diagnosis, else the kind.
+func (r Result) Outcome() string {
+	if r.Report != nil && r.Kind == KindReport {
+		return string(r.Report.Verdict)
+	}
+	return string(r.Kind)
+}
+
+// Handle parses nothing: the transport parses (it must ack first) and passes
+// the command and who asked.
+func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result {
+	switch c := cmd.(type) {
+	case Help:
+		if d := s.Policy.Admits(pr); !d.Allowed {
+			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+		}
+		return Result{Kind: KindHelp, Command: cmd, Text: HelpText()}
+	case Explain:
+		if d := s.Policy.Admits(pr); !d.Allowed {
+			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+		}
+		e, ok := diagnostics.Lookup(c.Code)
+		if !ok {
+			return Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("`%s` is not a finding code%s", c.Code, nearestCode(c.Code))}
+		}
+		return Result{Kind: KindExplain, Command: cmd, Entry: &e}
+	case Summary:
+		if d := s.Policy.Admits(pr); !d.Allowed {
+			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+		}
+		return Result{Kind: KindNotBuilt, Command: cmd, Text: "`summary` is not available yet: channel summaries of every managed application are being built. " +
+			"Use `diagnose APP` for one application."}
+	case Diagnose:
+		if c.Cluster != "" && s.Cluster != "" && c.Cluster != s.Cluster {
+			return Result{Kind: KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads cluster `%s`; ask the imgupd of cluster `%s` (each cluster runs its own Slack app)", s.Cluster, c.Cluster)}
+		}
+		return s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindReport)
+	case Tags:
+		res := s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindTags)
+		res.Alias = c.Alias
+		if res.Kind == KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t diagnostics.CandidateTable) bool { return t.Alias == c.Alias }) {
+			var aliases []string
+			for _, t := range res.Report.Candidates {
+				aliases = append(aliases, "`"+t.Alias+"`")
+			}
+			res.Kind = KindNotFound
+			res.Text = fmt.Sprintf("%s has no image alias `%s` with a candidate table", res.App, c.Alias)
+			if len(aliases) > 0 {
+				res.Text += "; it has " + strings.Join(aliases, ", ")
+			}
+		}
+		return res
+	case Logs:
+		return s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindLogs)
+	}
+	return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
+}
+
+// withApp finds the Application, checks access and diagnoses it.
+func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, ns string, kind Kind) Result {
+	if d := s.Policy.Admits(pr); !d.Allowed {
+		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+	}
+	app, res := s.find(ctx, pr, cmd, name, ns)
+	if app == nil {
+		return res
+	}
+	ref := diagnostics.AppRef{Namespace: app.Namespace, Name: app.Name}
+	d := s.Policy.Decide(pr, Scope{Namespace: app.Namespace, Project: app.Spec.Project})
+	if !d.Allowed {
+		return Result{Kind: KindDenied, Command: cmd, App: ref, Text: d.Reason}
+	}
+	rep := s.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: s.updaterNamespace()})
+	return Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
+}
+
+// find reads the Application: in ns if given, else in the default
+// namespace, else wherever the asker may see one of that name. It returns
+// nil and the answer when there is none (or several).
+func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns string) (*argo.Application, Result) {
+	explicit := ns != ""
+	if !explicit {
+		ns = s.defaultNamespace()
+	}
+	app, err := s.Apps.Application(ctx, ns, name)
+	if err == nil {
+		return app, Result{}
+	}
+	if !isNotFound(err) {
+		return nil, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
+	}
+	scope := ns
+	if !explicit {
+		scope = ""
+	}
+	all, lerr := s.Apps.Applications(ctx, scope)
+	visible := s.Policy.Visible(pr)
+	var same, names []string
+	var only *argo.Application
+	for i := range all {
+		a := &all[i]
+		if !visible(Scope{Namespace: a.Namespace, Project: a.Spec.Project}) {
+			continue
+		}
+		names = append(names, a.Namespace+"/"+a.Name)
+		if a.Name == name {
+			same = append(same, a.Namespace)
+			only = a
+		}
+	}
+	switch {
+	case len(same) == 1:
+		return only, Result{}
+	case len(same) > 1:
+		sort.Strings(same)
+		return nil, Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("there are Applications named `%s` in namespaces %s: add `-n NAMESPACE`",
+			name, "`"+strings.Join(same, "`, `")+"`")}
+	}
+	res := Result{Kind: KindNotFound, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}}
+	if explicit {
+		res.Text = fmt.Sprintf("no Application `%s` in namespace `%s`", name, ns)
+	} else {
+		res.Text = fmt.Sprintf("no Application `%s` in namespace `%s`, nor in another namespace you may see", name, ns)
+	}
+	if lerr != nil {
+		res.Text += " (and the list of Applications could not be read: " + readError("Applications", lerr) + ")"
+		return nil, res
+	}
+	res.Suggestions = nearestApps(name, names)
+	if len(res.Suggestions) > 0 {
+		res.Text += "; did you mean " + "`" + strings.Join(res.Suggestions, "`, `") + "`?"
+	}
+	return nil, res
+}
+
+func (s *Service) defaultNamespace() string {
+	if s.DefaultNamespace == "" {
+		return "argocd"
+	}
+	return s.DefaultNamespace
+}
+
+func (s *Service) updaterNamespace() string {
+	if s.UpdaterNamespace == "" {
+		return "argocd"
+	}
+	return s.UpdaterNamespace
+}
+
+func isNotFound(err error) bool {
+	var ae *cluster.AccessError
+	return errors.As(err, &ae) && ae.NotFound
+}
+
+// readError says what could not be read, and the RBAC rule when forbidden.
+func readError(what string, err error) string {
+	var ae *cluster.AccessError
+	if errors.As(err, &ae) && ae.Forbidden {
+		return fmt.Sprintf("imgupd may not read %s: add `%s` to its ClusterRole", what, ae.Rule())
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return "reading " + what + " timed out"
+	}
+	return "cannot read " + what + ": " + clip(strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// nearestApps returns up to three "ns/app" names closest to name.
+func nearestApps(name string, names []string) []string {
+	type cand struct {
+		n string
+		d int
+	}
+	limit := max(2, len(name)/3)
+	var cs []cand
+	for _, full := range names {
+		_, app, _ := strings.Cut(full, "/")
+		d := levenshtein.ComputeDistance(name, app)
+		if d <= limit || strings.Contains(app, name) || strings.Contains(name, app) {
+			cs = append(cs, cand{full, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].n < cs[j].n
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].n)
+	}
+	return out
+}
+
+func nearestCode(code string) string {
+	best, bd := "", 4
+	for _, e := range diagnostics.Catalogue() {
+		if d := levenshtein.ComputeDistance(code, string(e.Code)); d < bd {
+			best, bd = string(e.Code), d
+		}
+	}
+	if best == "" {
+		return "; `help` lists the commands, docs/findings.md every code"
+	}
+	return fmt.Sprintf("; did you mean `%s`?", best)
+}

@@ -1,0 +1,150 @@
+package commands
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// extraApps are Applications in other namespaces and projects, added to a
+// built-in scenario so the service has something to find, refuse and
+// suggest.
+const extraApps = `
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: payments-api, namespace: team-b}
+spec:
+  project: payments
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: payments}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: webshop, namespace: team-a}
+spec:
+  project: default
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: api, namespace: team-a}
+spec:
+  project: default
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: api, namespace: team-c}
+spec:
+  project: default
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+`
+
+func newService(t *testing.T, p *Policy) *Service {
+	t.Helper()
+	sc, ok := lab.Builtin("healthy-kustomize-argocd")
+	if !ok {
+		t.Fatal("builtin scenario missing")
+	}
+	cp := *sc
+	cp.Objects += extraApps
+	env, err := lab.Start(context.Background(), &cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	eng := env.Engine()
+	return &Service{Apps: eng.Cluster, Engine: eng, Policy: p, Cluster: "lab"}
+}
+
+var (
+	alice    = Principal{User: "U0ALICE001", Channel: "C0DEPLOYS1", ChannelName: "deploys"}
+	everyone = &Policy{Rules: []Rule{{Name: "all", Channels: []string{"*"}}}}
+)
+
+func TestServiceDiagnose(t *testing.T) {
+	s := newService(t, everyone)
+	res := s.Handle(context.Background(), alice, Diagnose{App: "web"})
+	if res.Kind != KindReport || res.Report == nil || res.Report.Verdict != diagnostics.VerdictHealthy || res.Rule != "all" {
+		t.Fatalf("diagnose web: %+v", res)
+	}
+	if res.Outcome() != "healthy" || res.App.String() != "argocd/web" {
+		t.Errorf("outcome %q app %q", res.Outcome(), res.App)
+	}
+	tags := s.Handle(context.Background(), alice, Tags{App: "web", Alias: "web"})
+	if tags.Kind != KindTags || len(tags.Report.Candidates) == 0 {
+		t.Errorf("tags web web: %+v", tags)
+	}
+	noAlias := s.Handle(context.Background(), alice, Tags{App: "web", Alias: "worker"})
+	if noAlias.Kind != KindNotFound || !strings.Contains(noAlias.Text, "it has `web`") {
+		t.Errorf("tags web worker: %+v", noAlias)
+	}
+	other := s.Handle(context.Background(), alice, Diagnose{App: "web", Cluster: "prod"})
+	if other.Kind != KindError || !strings.Contains(other.Text, "cluster `lab`") {
+		t.Errorf("--cluster prod: %+v", other)
+	}
+}
+
+func TestServiceFindsAppsElsewhere(t *testing.T) {
+	s := newService(t, everyone)
+	ctx := context.Background()
+	// Not in argocd, but in exactly one namespace: found there.
+	res := s.Handle(ctx, alice, Diagnose{App: "webshop"})
+	if res.Kind != KindReport || res.App.String() != "team-a/webshop" {
+		t.Errorf("webshop: %+v", res)
+	}
+	// In two namespaces: ask which.
+	res = s.Handle(ctx, alice, Diagnose{App: "api"})
+	if res.Kind != KindNotFound || !strings.Contains(res.Text, "`team-a`, `team-c`") {
+		t.Errorf("api: %+v", res)
+	}
+	// Nowhere: the closest names.
+	res = s.Handle(ctx, alice, Diagnose{App: "webb"})
+	if res.Kind != KindNotFound || len(res.Suggestions) == 0 || res.Suggestions[0] != "argocd/web" {
+		t.Errorf("webb: %+v", res)
+	}
+	res = s.Handle(ctx, alice, Diagnose{App: "web", Namespace: "team-a"})
+	if res.Kind != KindNotFound || !strings.Contains(res.Text, "no Application `web` in namespace `team-a`") {
+		t.Errorf("web -n team-a: %+v", res)
+	}
+}
+
+func TestServiceAccess(t *testing.T) {
+	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"#deploys"}, Namespaces: []string{"team-a", "argocd"}, Projects: []string{"default"}}}}
+	s := newService(t, p)
+	ctx := context.Background()
+	res := s.Handle(ctx, alice, Diagnose{App: "payments-api", Namespace: "team-b"})
+	if res.Kind != KindDenied || res.Report != nil || !strings.Contains(res.Text, "namespace team-b, project payments") {
+		t.Errorf("payments-api: %+v", res)
+	}
+	// Suggestions only name what the asker may see.
+	res = s.Handle(ctx, alice, Diagnose{App: "payments"})
+	if res.Kind != KindNotFound || strings.Contains(res.Text, "payments-api") {
+		t.Errorf("payments: suggestions leak an app the asker may not see: %+v", res)
+	}
+	stranger := Principal{User: "U0EVE00001", Channel: "C0RANDOM01"}
+	for _, cmd := range []Command{Help{}, Explain{Code: "LIVE_IMAGE_NOT_LIVE"}, Diagnose{App: "web"}, Summary{}, Logs{App: "web"}} {
+		if res := s.Handle(ctx, stranger, cmd); res.Kind != KindDenied || res.Report != nil {
+			t.Errorf("%T from a stranger: %+v", cmd, res)
+		}
+	}
+}
+
+func TestServiceExplain(t *testing.T) {
+	s := newService(t, everyone)
+	res := s.Handle(context.Background(), alice, Explain{Code: "LIVE_IMAGE_NOT_LIVE"})
+	if res.Kind != KindExplain || res.Entry == nil || res.Entry.Code != "LIVE_IMAGE_NOT_LIVE" {
+		t.Errorf("explain: %+v", res)
+	}
+	res = s.Handle(context.Background(), alice, Explain{Code: "LIVE_IMAGE_NOT_LIV"})
+	if res.Kind != KindNotFound || !strings.Contains(res.Text, "did you mean `LIVE_IMAGE_NOT_LIVE`") {
+		t.Errorf("explain typo: %+v", res)
+	}
+}
