@@ -267,25 +267,7 @@ func thread(r *diagnostics.Report) []Message {
 			chunks = append(chunks, candidateTable(c, 40))
 		}
 	}
-	var out []Message
-	var cur []slack.Block
-	total := 0
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, Message{Text: "imgupd: details for " + r.App.String(), Blocks: slack.Blocks{BlockSet: cur}})
-		}
-		cur, total = nil, 0
-	}
-	for _, c := range chunks {
-		n := utf8.RuneCountInString(c)
-		if len(cur) == MaxBlocks-1 || total+n > MaxTotalBlockTxt-500 {
-			flush()
-		}
-		cur = append(cur, section(c))
-		total += n
-	}
-	flush()
-	return out
+	return pack("imgupd: details for "+r.App.String(), chunks)
 }
 
 func section(md string) *slack.SectionBlock {

@@ -1,0 +1,290 @@
+// Package bot is imgupd in Slack: the Socket Mode loop (ack every envelope
+// at once, drop redeliveries), the /imgupd slash command, @imgupd mentions
+// in threads, the report's buttons, delivery within Slack's rate limits,
+// and the health, readiness and metrics of the process. It diagnoses
+// nothing itself: commands.Service does, and bot/blockkit renders.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+)
+
+// Bot is one Slack connection answering commands.
+type Bot struct {
+	cfg    Config
+	api    *slack.Client
+	scopes *scopeRecorder
+	health *Health
+	del    *delivery
+	seen   *dedup
+	sem    chan struct{}
+
+	groups *ttlCache[[]string]
+	names  *ttlCache[string]
+
+	inflight sync.WaitGroup
+	draining atomic.Bool
+	self     atomic.Pointer[Identity]
+	// work is the parent of every command's context: it outlives the
+	// shutdown signal so in-flight commands finish, and is cancelled when
+	// the shutdown deadline passes.
+	work       context.Context
+	cancelWork context.CancelFunc
+}
+
+// New builds a bot; Run connects it.
+func New(c Config) *Bot {
+	c = c.withDefaults()
+	rec := &scopeRecorder{base: http.DefaultTransport}
+	opts := []slack.Option{
+		slack.OptionAppLevelToken(c.AppToken.Reveal()),
+		slack.OptionHTTPClient(&http.Client{Transport: rec, Timeout: 30 * time.Second}),
+	}
+	if c.APIURL != "" {
+		opts = append(opts, slack.OptionAPIURL(c.APIURL))
+	}
+	work, cancel := context.WithCancel(context.Background())
+	return &Bot{
+		cfg: c, api: slack.New(c.BotToken.Reveal(), opts...), scopes: rec, health: newHealth(),
+		del: newDelivery(c), seen: newDedup(c.DedupTTL), sem: make(chan struct{}, c.MaxConcurrent),
+		groups: newTTLCache[[]string](c.CacheTTL), names: newTTLCache[string](c.CacheTTL),
+		work: work, cancelWork: cancel,
+	}
+}
+
+// Health is the bot's liveness and readiness, for OpsHandler.
+func (b *Bot) Health() *Health { return b.health }
+
+// Metrics are the bot's metrics, for OpsHandler.
+func (b *Bot) Metrics() *Metrics { return b.cfg.Metrics }
+
+// Run verifies the tokens, connects and answers commands until ctx is
+// done; then it stops taking commands, finishes those in flight (up to
+// ShutdownTimeout) and returns nil. It returns an error when the tokens
+// are wrong or Slack refuses the connection for good.
+func (b *Bot) Run(ctx context.Context) error {
+	defer b.cancelWork()
+	id, err := b.Verify(ctx)
+	if err != nil {
+		return err
+	}
+	b.self.Store(&id)
+	b.cfg.Log.Info("Slack tokens verified", "team", id.Team, "team_id", id.TeamID, "bot_user", id.UserID, "scopes", id.Scopes)
+
+	smOpts := []socketmode.Option{}
+	if b.cfg.PingInterval > 0 {
+		smOpts = append(smOpts, socketmode.OptionPingInterval(b.cfg.PingInterval))
+	}
+	sm := socketmode.New(b.api, smOpts...)
+	sockCtx, stopSocket := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSocket()
+	sockErr := make(chan error, 1)
+	go func() { sockErr <- sm.RunContext(sockCtx) }()
+
+	stop := ctx.Done()
+	var drained <-chan struct{}
+	var deadline <-chan time.Time
+	for {
+		select {
+		case <-stop:
+			stop = nil
+			b.draining.Store(true)
+			b.health.setDraining()
+			b.cfg.Log.Info("shutting down: finishing the commands in flight", "timeout", b.cfg.ShutdownTimeout.String())
+			done := make(chan struct{})
+			go func() { b.inflight.Wait(); close(done) }()
+			drained = done
+			deadline = time.After(b.cfg.ShutdownTimeout)
+		case <-drained:
+			b.cfg.Log.Info("every command finished; disconnecting")
+			return nil
+		case <-deadline:
+			b.cfg.Log.Warn("shutdown deadline passed: abandoning the commands still running")
+			b.cancelWork()
+			return nil
+		case err := <-sockErr:
+			b.health.setConnected(false)
+			b.cfg.Metrics.connected.Set(0)
+			if b.draining.Load() {
+				<-drained
+				return nil
+			}
+			if err == nil || errors.Is(err, context.Canceled) {
+				return errors.New("the Slack Socket Mode connection ended")
+			}
+			return tokenError("app-level token", "IMGUPD_SLACK_APP_TOKEN", err)
+		case evt := <-sm.Events:
+			b.onEvent(sm, evt)
+		}
+	}
+}
+
+// onEvent acks first, then hands the work to a goroutine.
+func (b *Bot) onEvent(sm *socketmode.Client, evt socketmode.Event) {
+	switch evt.Type {
+	case socketmode.EventTypeConnecting:
+		b.socketDown()
+		b.cfg.Log.Debug("connecting to Slack")
+		return
+	case socketmode.EventTypeConnected:
+		b.health.setConnected(true)
+		b.cfg.Metrics.connected.Set(1)
+		b.cfg.Metrics.connections.Inc()
+		b.cfg.Log.Info("Socket Mode connected")
+		return
+	case socketmode.EventTypeHello:
+		b.health.setConnected(true)
+		b.cfg.Metrics.connected.Set(1)
+		return
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeInvalidAuth:
+		b.socketDown()
+		b.cfg.Log.Warn("Socket Mode connection problem; slack-go reconnects with backoff", "event", string(evt.Type), "error", fmt.Sprint(evt.Data))
+		return
+	case socketmode.EventTypeErrorBadMessage:
+		b.cfg.Log.Warn("Slack sent a frame that cannot be read; it cannot be acked")
+		return
+	}
+	if evt.Request == nil || evt.Request.EnvelopeID == "" {
+		return
+	}
+	req := *evt.Request
+	b.cfg.Metrics.envelopes.WithLabelValues(req.Type).Inc()
+	switch evt.Type {
+	case socketmode.EventTypeSlashCommand:
+		cmd, ok := evt.Data.(slack.SlashCommand)
+		if !ok {
+			b.ack(sm, req, nil)
+			return
+		}
+		b.onSlash(sm, req, cmd)
+	case socketmode.EventTypeEventsAPI:
+		b.onEventsAPI(sm, req, evt.Data)
+	case socketmode.EventTypeInteractive:
+		b.ack(sm, req, nil)
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			b.onInteraction(req, cb)
+		}
+	default:
+		b.ack(sm, req, nil)
+	}
+}
+
+func (b *Bot) socketDown() {
+	b.health.setConnected(false)
+	b.cfg.Metrics.connected.Set(0)
+}
+
+func (b *Bot) ack(sm *socketmode.Client, req socketmode.Request, payload any) {
+	var err error
+	if payload == nil {
+		err = sm.Ack(req)
+	} else {
+		err = sm.Ack(req, payload)
+	}
+	if err != nil {
+		b.cfg.Log.Warn("ack failed", "envelope", req.EnvelopeID, "error", err)
+	}
+}
+
+// spawn runs one command's work in the background, bounded by
+// MaxConcurrent, tracked for shutdown.
+func (b *Bot) spawn(f func(ctx context.Context)) {
+	b.inflight.Add(1)
+	go func() {
+		defer b.inflight.Done()
+		ctx, cancel := context.WithTimeout(b.work, b.cfg.CommandTimeout)
+		defer cancel()
+		select {
+		case b.sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-b.sem }()
+		b.cfg.Metrics.inFlight.Inc()
+		defer b.cfg.Metrics.inFlight.Dec()
+		f(ctx)
+	}()
+}
+
+func (b *Bot) apiError(method string, err error) {
+	b.cfg.Metrics.apiErrors.WithLabelValues(method, errorCode(err)).Inc()
+}
+
+// dedup remembers envelopes for a while to drop Slack's redeliveries.
+type dedup struct {
+	ttl  time.Duration
+	mu   sync.Mutex
+	seen map[string]time.Time
+	next time.Time
+}
+
+func newDedup(ttl time.Duration) *dedup { return &dedup{ttl: ttl, seen: map[string]time.Time{}} }
+
+// first reports whether none of the keys was seen before, and remembers
+// them all.
+func (d *dedup) first(keys ...string) bool {
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if now.After(d.next) {
+		for k, t := range d.seen {
+			if now.Sub(t) > d.ttl {
+				delete(d.seen, k)
+			}
+		}
+		d.next = now.Add(d.ttl / 4)
+	}
+	fresh := true
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if t, ok := d.seen[k]; ok && now.Sub(t) <= d.ttl {
+			fresh = false
+		}
+		d.seen[k] = now
+	}
+	return fresh
+}
+
+// ttlCache caches lookups (group members, channel names) for a while.
+type ttlCache[V any] struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]ttlEntry[V]
+}
+
+type ttlEntry[V any] struct {
+	v  V
+	at time.Time
+}
+
+func newTTLCache[V any](ttl time.Duration) *ttlCache[V] {
+	return &ttlCache[V]{ttl: ttl, m: map[string]ttlEntry[V]{}}
+}
+
+func (c *ttlCache[V]) get(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && time.Since(e.at) < c.ttl {
+		return e.v, nil
+	}
+	v, err := load(ctx)
+	if err != nil {
+		return v, err
+	}
+	c.mu.Lock()
+	c.m[key] = ttlEntry[V]{v: v, at: time.Now()}
+	c.mu.Unlock()
+	return v, nil
+}

@@ -1,0 +1,172 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/slack-go/slack"
+
+	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/commands"
+)
+
+// render turns a result into messages: the first, and those for its thread.
+// public results (reports, tag tables, log lines) are posted for everyone;
+// the others answer only the asker after a slash command.
+func render(res commands.Result) (first blockkit.Message, rest []blockkit.Message, public bool) {
+	var msgs []blockkit.Message
+	switch {
+	case res.Kind == commands.KindReport && res.Report != nil:
+		p := blockkit.Report(res.Report, blockkit.Options{Buttons: true})
+		return p.Message, p.Thread, true
+	case res.Kind == commands.KindTags && res.Report != nil:
+		msgs, public = blockkit.Tags(res.Report, res.Alias), true
+	case res.Kind == commands.KindLogs && res.Report != nil:
+		msgs, public = blockkit.Logs(res.Report), true
+	case res.Kind == commands.KindExplain && res.Entry != nil:
+		msgs = []blockkit.Message{blockkit.Explain(*res.Entry)}
+	default:
+		text := res.Text
+		if res.Kind == commands.KindDenied {
+			text = ":no_entry: " + text
+		}
+		msgs = []blockkit.Message{blockkit.Notice(text)}
+	}
+	return msgs[0], msgs[1:], public
+}
+
+// Payloads lists every message the bot would send for a result, for the
+// validator tests.
+func Payloads(res commands.Result) []blockkit.Message {
+	first, rest, _ := render(res)
+	return append([]blockkit.Message{first}, rest...)
+}
+
+// deliver sends the answer where the command came from.
+func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result) error {
+	first, rest, public := render(res)
+	if inv.via == "slash" && !public {
+		return b.respond(ctx, inv, append([]blockkit.Message{first}, rest...)...)
+	}
+	// Refusals, and a button's errors, are for the asker only.
+	private := res.Kind == commands.KindDenied ||
+		inv.via == "button" && (res.Kind == commands.KindInvalid || res.Kind == commands.KindError || res.Kind == commands.KindNotFound)
+	if inv.via != "slash" && private {
+		return b.ephemeral(ctx, inv, first)
+	}
+	ts, err := b.postMessage(ctx, inv.channel, inv.thread, first)
+	if err != nil {
+		if inv.via == "slash" && isSlackError(err, "not_in_channel", "channel_not_found") {
+			// The asker still gets the answer, privately, and how to fix it.
+			hint := blockkit.Notice(fmt.Sprintf(":warning: I cannot post in <#%s>: invite me with `/invite @imgupd` and run the command again. Only you see this answer.", inv.channel))
+			if rerr := b.respond(ctx, inv, append([]blockkit.Message{hint, first}, rest...)...); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return fmt.Errorf("answered privately: %w", err)
+		}
+		if inv.respURL != "" {
+			_ = b.respond(ctx, inv, blockkit.Notice(":warning: imgupd could not post its answer here: Slack said `"+errorCode(err)+"`."))
+		}
+		return err
+	}
+	thread := inv.thread
+	if thread == "" {
+		thread = ts
+	}
+	var errs []error
+	for _, m := range rest {
+		if _, err := b.postMessage(ctx, inv.channel, thread, m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func msgOptions(m blockkit.Message) []slack.MsgOption {
+	return []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks.BlockSet...)}
+}
+
+// postMessage posts in the channel's queue; thread "" = top level.
+func (b *Bot) postMessage(ctx context.Context, channel, thread string, m blockkit.Message) (string, error) {
+	opts := msgOptions(m)
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	var ts string
+	err := b.del.post(ctx, channel, "chat.postMessage", func(ctx context.Context) error {
+		var err error
+		_, ts, err = b.api.PostMessageContext(ctx, channel, opts...)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("chat.postMessage to %s: %w", channel, err)
+	}
+	return ts, nil
+}
+
+// ephemeral shows a message to the asker only, in the thread.
+func (b *Bot) ephemeral(ctx context.Context, inv *invocation, m blockkit.Message) error {
+	opts := msgOptions(m)
+	if inv.thread != "" {
+		opts = append(opts, slack.MsgOptionTS(inv.thread))
+	}
+	err := b.del.post(ctx, inv.channel, "chat.postEphemeral", func(ctx context.Context) error {
+		_, err := b.api.PostEphemeralContext(ctx, inv.channel, inv.pr.User, opts...)
+		return err
+	})
+	if err != nil && inv.respURL != "" {
+		return b.respond(ctx, inv, m)
+	}
+	if err != nil {
+		return fmt.Errorf("chat.postEphemeral to %s: %w", inv.channel, err)
+	}
+	return nil
+}
+
+// respond answers through the command's response_url, visible to the
+// asker only; it works where the bot is not a member.
+func (b *Bot) respond(ctx context.Context, inv *invocation, ms ...blockkit.Message) error {
+	if inv.respURL == "" {
+		return errors.New("no response_url to answer through")
+	}
+	for _, m := range ms {
+		opts := append(msgOptions(m), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral))
+		err := b.del.call(ctx, "response_url", func(ctx context.Context) error {
+			_, _, err := b.api.PostMessageContext(ctx, inv.channel, opts...)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("response_url: %w", err)
+		}
+	}
+	return nil
+}
+
+// react adds or removes a reaction on the mention; failures are logged,
+// never fatal (already_reacted and no_reaction are fine).
+func (b *Bot) react(ctx context.Context, inv *invocation, name string, add bool) {
+	if inv.mention == "" {
+		return
+	}
+	ref := slack.NewRefToMessage(inv.channel, inv.mention)
+	method := "reactions.add"
+	if !add {
+		method = "reactions.remove"
+	}
+	err := b.del.call(ctx, method, func(ctx context.Context) error {
+		if add {
+			return b.api.AddReactionContext(ctx, name, ref)
+		}
+		return b.api.RemoveReactionContext(ctx, name, ref)
+	})
+	if err != nil && !isSlackError(err, "already_reacted", "no_reaction") {
+		b.cfg.Log.Warn("reaction failed", "method", method, "name", name, "channel", inv.channel, "error", err)
+	}
+}
+
+// ephemeralPayload is an ack payload: the slash command's immediate,
+// private answer.
+func ephemeralPayload(m blockkit.Message) map[string]any {
+	return map[string]any{"response_type": "ephemeral", "text": m.Text, "blocks": m.Blocks.BlockSet}
+}

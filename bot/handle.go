@@ -1,0 +1,315 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics"
+)
+
+// Reactions on a mention: working, then the outcome.
+const (
+	reactWorking = "eyes"
+	reactHealthy = "white_check_mark"
+	reactBroken  = "x"
+	reactUnknown = "grey_question"
+	reactDenied  = "no_entry"
+)
+
+// invocation is one command being answered, wherever it came from.
+type invocation struct {
+	via      string // slash, mention, button
+	envelope string
+	text     string // what the user typed (or the button's command)
+	pr       commands.Principal
+	channel  string
+	thread   string // the thread to answer in ("" = top level)
+	respURL  string // slash commands and buttons: for ephemeral answers
+	mention  string // the mention's ts, for reactions
+	start    time.Time
+}
+
+// onSlash acks at once: a parse error or help in the ack itself, else a
+// progress note; the work runs in the background.
+func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.SlashCommand) {
+	if !b.seen.first("env:" + req.EnvelopeID) {
+		b.cfg.Metrics.duplicates.Inc()
+		b.ack(sm, req, nil)
+		return
+	}
+	inv := &invocation{via: "slash", envelope: req.EnvelopeID, text: sc.Text, channel: sc.ChannelID, respURL: sc.ResponseURL, start: time.Now(),
+		pr: commands.Principal{User: sc.UserID, UserName: sc.UserName, Channel: sc.ChannelID, ChannelName: sc.ChannelName,
+			DM: strings.HasPrefix(sc.ChannelID, "D") || sc.ChannelName == "directmessage"}}
+	if inv.pr.ChannelName == "directmessage" || inv.pr.ChannelName == "privategroup" {
+		inv.pr.ChannelName = ""
+	}
+	if b.draining.Load() {
+		b.ack(sm, req, ephemeralPayload(blockkit.Notice(restarting)))
+		b.audit(inv, nil, commands.Result{Kind: commands.KindError}, errors.New("shutting down"))
+		return
+	}
+	cmd, err := commands.Parse(sc.Text)
+	if err != nil {
+		res := invalid(err)
+		b.ack(sm, req, ephemeralPayload(blockkit.Notice(res.Text)))
+		b.finish(inv, nil, res, nil)
+		return
+	}
+	b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
+	b.spawn(func(ctx context.Context) { b.run(ctx, inv, cmd) })
+}
+
+// onEventsAPI acks, drops redeliveries and bot messages, and answers
+// mentions in their thread.
+func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data any) {
+	b.ack(sm, req, nil)
+	ev, ok := data.(slackevents.EventsAPIEvent)
+	if !ok {
+		return
+	}
+	var eventID string
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
+		eventID = cb.EventID
+	}
+	if !b.seen.first("env:"+req.EnvelopeID, "event:"+eventID) {
+		b.cfg.Metrics.duplicates.Inc()
+		b.cfg.Log.Debug("dropped a redelivered event", "event_id", eventID, "retry_attempt", req.RetryAttempt)
+		return
+	}
+	m, ok := ev.InnerEvent.Data.(*slackevents.AppMentionEvent)
+	if !ok || m.BotID != "" || m.User == "" {
+		return
+	}
+	if self := b.self.Load(); self != nil && m.User == self.UserID {
+		return
+	}
+	thread := m.ThreadTimeStamp
+	if thread == "" {
+		thread = m.TimeStamp
+	}
+	inv := &invocation{via: "mention", envelope: req.EnvelopeID, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
+		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: strings.HasPrefix(m.Channel, "D")}}
+	b.spawn(func(ctx context.Context) {
+		b.react(ctx, inv, reactWorking, true)
+		if b.draining.Load() {
+			b.deliver(ctx, inv, commands.Result{Kind: commands.KindError, Text: restarting})
+			return
+		}
+		cmd, err := commands.Parse(m.Text)
+		if err != nil {
+			res := invalid(err)
+			b.finish(inv, nil, res, b.deliver(ctx, inv, res))
+			return
+		}
+		b.run(ctx, inv, cmd)
+	})
+}
+
+// onInteraction answers the report's buttons in the report's thread.
+func (b *Bot) onInteraction(req socketmode.Request, cb slack.InteractionCallback) {
+	if cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
+		return
+	}
+	a := cb.ActionCallback.BlockActions[0]
+	if !b.seen.first("env:"+req.EnvelopeID, "action:"+cb.User.ID+":"+a.ActionTs) {
+		b.cfg.Metrics.duplicates.Inc()
+		return
+	}
+	verb := map[string]string{blockkit.ActionRerun: "diagnose", blockkit.ActionTags: "tags", blockkit.ActionLogs: "logs", blockkit.ActionExplain: "explain"}[a.ActionID]
+	if verb == "" {
+		return
+	}
+	channel := cb.Channel.ID
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	thread := cb.Message.ThreadTimestamp
+	if thread == "" {
+		thread = cb.Message.Timestamp
+	}
+	if thread == "" {
+		thread = cb.Container.MessageTs
+	}
+	text := verb + " " + a.Value
+	inv := &invocation{via: "button", envelope: req.EnvelopeID, text: text, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
+		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: strings.HasPrefix(channel, "D")}}
+	b.spawn(func(ctx context.Context) {
+		if b.draining.Load() {
+			b.deliver(ctx, inv, commands.Result{Kind: commands.KindError, Text: restarting})
+			return
+		}
+		cmd, err := commands.Parse(text)
+		if err != nil {
+			res := invalid(err)
+			b.finish(inv, nil, res, b.deliver(ctx, inv, res))
+			return
+		}
+		b.run(ctx, inv, cmd)
+	})
+}
+
+const restarting = "imgupd is restarting; run the command again in a minute."
+
+func invalid(err error) commands.Result {
+	text := err.Error()
+	var pe *commands.ParseError
+	if errors.As(err, &pe) {
+		text = pe.Error()
+	}
+	return commands.Result{Kind: commands.KindInvalid, Text: text + "\n\n" + commands.HelpText()}
+}
+
+func progressText(cmd commands.Command) string {
+	switch c := cmd.(type) {
+	case commands.Diagnose:
+		return "Diagnosing `" + appName(c.Namespace, c.App) + "`"
+	case commands.Tags:
+		return "Reading the candidate tags of `" + appName(c.Namespace, c.App) + "`"
+	case commands.Logs:
+		return "Reading Image Updater's log lines about `" + appName(c.Namespace, c.App) + "`"
+	}
+	return "Working on it"
+}
+
+func appName(ns, app string) string {
+	if ns == "" {
+		return app
+	}
+	return ns + "/" + app
+}
+
+// run carries out a parsed command and delivers the answer.
+func (b *Bot) run(ctx context.Context, inv *invocation, cmd commands.Command) {
+	pr, err := b.principal(ctx, inv.pr)
+	if err != nil {
+		b.cfg.Log.Warn("cannot resolve the asker's groups or channel; rules that need them do not apply", "user", inv.pr.User, "error", err)
+	}
+	inv.pr = pr
+	res := b.cfg.Service.Handle(ctx, pr, cmd)
+	b.cfg.Metrics.observeReport(res.Report)
+	b.finish(inv, cmd, res, b.deliver(ctx, inv, res))
+}
+
+// finish counts, reacts and audits.
+func (b *Bot) finish(inv *invocation, cmd commands.Command, res commands.Result, deliverErr error) {
+	verb := commands.Verb(cmd)
+	b.cfg.Metrics.commands.WithLabelValues(verb, res.Outcome()).Inc()
+	b.cfg.Metrics.commandDuration.WithLabelValues(verb).Observe(time.Since(inv.start).Seconds())
+	if inv.mention != "" {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(b.work), 10*time.Second)
+		defer cancel()
+		b.react(ctx, inv, reactWorking, false)
+		b.react(ctx, inv, outcomeReaction(res, deliverErr), true)
+	}
+	b.audit(inv, cmd, res, deliverErr)
+}
+
+func outcomeReaction(res commands.Result, deliverErr error) string {
+	switch {
+	case deliverErr != nil:
+		return reactBroken
+	case res.Kind == commands.KindDenied:
+		return reactDenied
+	case res.Report != nil && res.Kind == commands.KindReport:
+		switch res.Report.Verdict {
+		case diagnostics.VerdictHealthy:
+			return reactHealthy
+		case diagnostics.VerdictBroken:
+			return reactBroken
+		}
+		return reactUnknown
+	case res.Kind == commands.KindNotFound, res.Kind == commands.KindInvalid, res.Kind == commands.KindError:
+		return reactUnknown
+	}
+	return reactHealthy
+}
+
+// audit writes the command's audit line: who, where, what, the result,
+// how long.
+func (b *Bot) audit(inv *invocation, cmd commands.Command, res commands.Result, deliverErr error) {
+	attrs := []any{
+		"via", inv.via, "user", inv.pr.User, "user_name", inv.pr.UserName,
+		"channel", inv.channel, "channel_name", inv.pr.ChannelName, "thread", inv.thread,
+		"command", commands.Verb(cmd), "text", clip(inv.text, 200), "result", res.Outcome(),
+		"duration_ms", time.Since(inv.start).Milliseconds(), "envelope", inv.envelope,
+	}
+	if res.App.Name != "" {
+		attrs = append(attrs, "app", res.App.String())
+	}
+	if res.Rule != "" {
+		attrs = append(attrs, "rule", res.Rule)
+	}
+	if res.Report != nil && res.Report.RootCause != nil {
+		attrs = append(attrs, "root_cause", string(res.Report.RootCause.Code))
+	}
+	if res.Kind == commands.KindDenied {
+		attrs = append(attrs, "denied", clip(res.Text, 300))
+	}
+	if deliverErr != nil {
+		attrs = append(attrs, "delivery_error", deliverErr.Error())
+	}
+	b.cfg.Audit.Info("command", attrs...)
+}
+
+// principal adds what the policy needs: the user's groups, the channel name.
+func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Principal, error) {
+	pol := b.cfg.Service.Policy
+	if pol == nil {
+		return pr, nil
+	}
+	var errs []error
+	for _, g := range pol.Groups() {
+		members, err := b.groups.get(ctx, g, func(ctx context.Context) ([]string, error) {
+			var m []string
+			err := b.del.call(ctx, "usergroups.users.list", func(ctx context.Context) error {
+				var err error
+				m, err = b.api.GetUserGroupMembersContext(ctx, g)
+				return err
+			})
+			return m, err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("user group %s: %w", g, err))
+			continue
+		}
+		if slices.Contains(members, pr.User) {
+			pr.Groups = append(pr.Groups, g)
+		}
+	}
+	if pr.ChannelName == "" && !pr.DM && pol.NeedsChannelNames() {
+		name, err := b.names.get(ctx, pr.Channel, func(ctx context.Context) (string, error) {
+			var ch *slack.Channel
+			err := b.del.call(ctx, "conversations.info", func(ctx context.Context) error {
+				var err error
+				ch, err = b.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: pr.Channel})
+				return err
+			})
+			if err != nil {
+				return "", err
+			}
+			return ch.Name, nil
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("channel %s: %w", pr.Channel, err))
+		}
+		pr.ChannelName = name
+	}
+	return pr, errors.Join(errs...)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
