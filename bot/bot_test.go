@@ -284,7 +284,9 @@ func TestMentionTopLevelStartsThread(t *testing.T) {
 	h.srv.AddUserMessage(deploys, ts, "", "@imgupd explain live_image_not_live")
 	h.send(slacklab.AppMention("env-m-2", slacklab.Mention{User: alice, Channel: deploys, Text: "<@U0BOTUSER1> explain live_image_not_live", TS: ts}))
 	h.waitFor("the explanation is in the mention's thread", func() bool {
-		return len(h.messages(func(m slacklab.Message) bool { return m.ThreadTS == ts && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE") })) == 1
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.ThreadTS == ts && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE")
+		})) == 1
 	})
 }
 
@@ -317,7 +319,9 @@ func TestButtonsAnswerInReportThread(t *testing.T) {
 	// A forged button value is refused, not run.
 	click("env-b-5", "imgupd_rerun", "argocd/web; rm -rf /")
 	h.waitFor("the forged value gets an error", func() bool {
-		return len(h.messages(func(m slacklab.Message) bool { return m.Ephemeral && m.User == alice && strings.Contains(m.Text, "unknown option") })) == 1
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Ephemeral && m.User == alice && strings.Contains(m.Text, "unknown option")
+		})) == 1
 	})
 }
 
@@ -421,8 +425,12 @@ func TestNotInChannelAnswersPrivatelyWithInviteHint(t *testing.T) {
 	h := start(t, "healthy-kustomize-argocd")
 	h.send(slacklab.SlashCommand("env-nic", slash(alice, outside, "diagnose web", h.srv.ResponseURL("nic"))))
 	h.waitFor("the invite hint and the report reach the asker", func() bool {
-		hint := h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(m.Text, "invite me with `/invite @imgupd`") })
-		rep := h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(string(m.Blocks), `"type":"header"`) })
+		hint := h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(m.Text, "invite me with `/invite @imgupd`")
+		})
+		rep := h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(string(m.Blocks), `"type":"header"`)
+		})
 		return len(hint) == 1 && len(rep) == 1
 	})
 	h.waitFor("the audit line records the delivery problem", func() bool {
