@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// serveOptions are the flags of `imgupd serve`. Tokens are not flags: a
+// command line shows in `ps` and shell history.
+type serveOptions struct {
+	listen           string
+	kube             cluster.ConfigOptions
+	clusterName      string
+	namespace        string
+	updaterNamespace string
+	logFormat        string
+	logLevel         string
+	maxConcurrent    int
+	timeout          time.Duration
+	shutdownTimeout  time.Duration
+	labScenario      string
+}
+
+func newServeCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the Slack bot (Socket Mode): /imgupd and @imgupd answer in channels and threads",
+		Long: `serve connects to Slack over Socket Mode (no ingress needed) and answers /imgupd in channels
+and @imgupd in threads with the same diagnosis as "imgupd diagnose", as Block Kit reports.
+
+Tokens come from the environment (IMGUPD_SLACK_BOT_TOKEN, IMGUPD_SLACK_APP_TOKEN) or the
+configuration file (slack.bot-token, slack.app-token), never from flags. Who may diagnose what,
+from where, is the configuration's access section (see config.example.yaml and docs/slack.md).
+
+/healthz, /readyz (fails while the Slack connection is down or the bot is shutting down) and
+/metrics (Prometheus) are served on --listen. Operational logs go to stderr, one JSON audit line
+per command to stdout.`,
+		Example: `  IMGUPD_SLACK_BOT_TOKEN=xoxb-... IMGUPD_SLACK_APP_TOKEN=xapp-... imgupd serve --config imgupd.yaml
+  imgupd serve --config imgupd.yaml --lab report-1-image-not-live   # answer from the embedded lab, no cluster`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), o, v, io, lookupEnv)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", ":8080", "address of /healthz, /readyz and /metrics")
+	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster, KUBECONFIG, ~/.kube/config)")
+	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
+	f.StringVar(&o.clusterName, "cluster", "", "this cluster's name, shown in reports; a command's --cluster must match it")
+	f.StringVarP(&o.namespace, "namespace", "n", "argocd", "where Applications are looked for when a command names no namespace")
+	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
+	f.StringVar(&o.logFormat, "log-format", "auto", "log format: json, text, or auto (json in a cluster)")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	f.IntVar(&o.maxConcurrent, "max-concurrent", 16, "commands carried out at once; more wait their turn")
+	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for one diagnosis")
+	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 25*time.Second, "on SIGTERM, how long in-flight commands may finish")
+	f.StringVar(&o.labScenario, "lab", "", "answer from an embedded lab scenario (name or file) instead of a cluster")
+	return cmd
+}
+
+func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) error {
+	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
+	log, err := newLogger(io.Err, o.logFormat, o.logLevel, lookupEnv)
+	if err != nil {
+		return fail(err)
+	}
+	audit := slog.New(slog.NewJSONHandler(io.Out, nil)).With("log", "audit")
+
+	policy, err := loadPolicy(v)
+	if err != nil {
+		return fail(err)
+	}
+	botToken, appToken := secretSetting(v, lookupEnv, "IMGUPD_SLACK_BOT_TOKEN", "slack.bot-token"), secretSetting(v, lookupEnv, "IMGUPD_SLACK_APP_TOKEN", "slack.app-token")
+
+	eng, closeSrc, err := serveEngine(ctx, o)
+	if err != nil {
+		return fail(err)
+	}
+	defer closeSrc()
+	svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: policy, DefaultNamespace: o.namespace,
+		UpdaterNamespace: o.updaterNamespace, Cluster: o.clusterName}
+	b := bot.New(bot.Config{
+		BotToken: bot.Secret(botToken), AppToken: bot.Secret(appToken), APIURL: lookupOr(lookupEnv, "IMGUPD_SLACK_API_URL", ""),
+		Service: svc, MaxConcurrent: o.maxConcurrent, ShutdownTimeout: o.shutdownTimeout, Log: log, Audit: audit,
+	})
+
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fail(fmt.Errorf("--listen %s: %w", o.listen, err))
+	}
+	opsCtx, stopOps := context.WithCancel(context.WithoutCancel(ctx))
+	opsDone := make(chan error, 1)
+	go func() { opsDone <- bot.ServeOps(opsCtx, ln, bot.OpsHandler(b.Health(), b.Metrics()), log) }()
+	log.Info("imgupd serve starting", "listen", ln.Addr().String(), "cluster", o.clusterName, "rules", len(policy.Rules), "dms", policy.AllowDMs,
+		"required_scopes", bot.RequiredScopes(bot.Config{Service: svc}))
+	runErr := b.Run(ctx)
+	stopOps()
+	opsErr := <-opsDone
+	if runErr != nil {
+		return fail(runErr)
+	}
+	if opsErr != nil {
+		return fail(opsErr)
+	}
+	log.Info("imgupd serve stopped")
+	return nil
+}
+
+// serveEngine reads the cluster, or a lab scenario.
+func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, func(), error) {
+	if o.labScenario != "" {
+		sc, ok := lab.Builtin(o.labScenario)
+		if !ok {
+			var err error
+			if sc, err = lab.LoadFile(o.labScenario); err != nil {
+				return nil, nil, fmt.Errorf("--lab %s: neither a built-in scenario nor a readable file: %w", o.labScenario, err)
+			}
+		}
+		env, err := lab.Start(ctx, sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.clusterName == "" {
+			o.clusterName = "lab"
+		}
+		eng := env.Engine()
+		eng.Options.ClusterName = o.clusterName
+		return eng, env.Close, nil
+	}
+	cfg, err := cluster.RESTConfig(o.kube)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := cluster.NewReader(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := o.clusterName
+	if name == "" {
+		name = cfg.Host
+	}
+	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(),
+		Options: diagnostics.Options{Timeout: o.timeout, ClusterName: name}}, func() {}, nil
+}
+
+// loadPolicy reads the access section strictly: an unknown key is an error
+// (a typo in an access rule must not widen or silently narrow access).
+func loadPolicy(v *viper.Viper) (*commands.Policy, error) {
+	p := &commands.Policy{}
+	if err := v.UnmarshalKey("access", p, func(c *mapstructure.DecoderConfig) { c.ErrorUnused = true }); err != nil {
+		return nil, fmt.Errorf("config access: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if len(p.Rules) == 0 {
+		return nil, errors.New("config access.rules is empty: nobody could use the bot; add a rule (see config.example.yaml), e.g. channels: [\"#deploys\"]")
+	}
+	return p, nil
+}
+
+// secretSetting reads a token from the environment, else the config file.
+func secretSetting(v *viper.Viper, lookupEnv func(string) (string, bool), env, key string) string {
+	if s, ok := lookupEnv(env); ok && strings.TrimSpace(s) != "" {
+		return strings.TrimSpace(s)
+	}
+	return strings.TrimSpace(v.GetString(key))
+}
+
+func lookupOr(lookupEnv func(string) (string, bool), key, def string) string {
+	if s, ok := lookupEnv(key); ok && s != "" {
+		return s
+	}
+	return def
+}
+
+// newLogger builds the operational logger: JSON in a cluster (or when
+// asked), text on a terminal.
+func newLogger(w io.Writer, format, level string, lookupEnv func(string) (string, bool)) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "auto" {
+		format = "text"
+		if _, inCluster := lookupEnv("KUBERNETES_SERVICE_HOST"); inCluster {
+			format = "json"
+		}
+	}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want json, text or auto", format)
+}
