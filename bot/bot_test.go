@@ -69,7 +69,7 @@ func (s *syncBuffer) lines(msg string) []map[string]any {
 }
 
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *slacklab.Server
 	bot   *bot.Bot
 	env   *lab.Env
@@ -83,7 +83,7 @@ type option func(*bot.Config, *slacklab.Config)
 
 // start brings up a lab scenario, the fake Slack and the bot, and waits
 // until the bot is connected.
-func start(t *testing.T, scenario string, opts ...option) *harness {
+func start(t testing.TB, scenario string, opts ...option) *harness {
 	t.Helper()
 	sc, ok := lab.Builtin(scenario)
 	if !ok {
@@ -562,7 +562,7 @@ func TestOpsEndpoints(t *testing.T) {
 }
 
 // metric reads one sample from the bot's registry as text.
-func metric(t *testing.T, b *bot.Bot, name string) string {
+func metric(t testing.TB, b *bot.Bot, name string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	b.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -1,0 +1,136 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// TestEveryPayloadWithinLimitsAndSecretFree renders every answer the bot
+// can send, over every built-in scenario (diagnose, tags, logs, refusals,
+// not found, bad input, help, summary, every catalogue entry), checks each
+// message against Slack's documented limits, and checks that no secret of
+// the scenario (registry and git passwords, Secret data) appears in it.
+func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
+	scs, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	everyone := &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}
+	nobody := &commands.Policy{Rules: []commands.Rule{{Name: "other", Channels: []string{"C0ELSEWHRE"}}}}
+	pr := commands.Principal{User: "U0ALICE001", Channel: "C0DEPLOYS1"}
+	checked, secretCount := 0, 0
+	check := func(where string, secrets []string, res commands.Result) {
+		t.Helper()
+		for i, m := range bot.Payloads(res) {
+			for _, err := range blockkit.Validate(blockkit.Payload{Message: m}) {
+				t.Errorf("%s message %d: %v", where, i, err)
+			}
+			data, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range secrets {
+				if strings.Contains(string(data), s) {
+					t.Errorf("%s message %d contains the secret %q", where, i, s)
+				}
+			}
+			checked++
+		}
+	}
+	for _, sc := range scs {
+		t.Run(sc.Name, func(t *testing.T) {
+			env, err := lab.Start(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Close()
+			secrets := scenarioSecrets(t, sc)
+			secretCount += len(secrets)
+			eng := env.Engine()
+			svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: everyone, Cluster: "lab"}
+			ns := sc.App.Namespace
+			if ns == "" {
+				ns = "argocd"
+			}
+			ctx := context.Background()
+			for _, cmd := range []commands.Command{
+				commands.Diagnose{App: sc.App.Name, Namespace: ns},
+				commands.Tags{App: sc.App.Name, Namespace: ns},
+				commands.Logs{App: sc.App.Name, Namespace: ns},
+				commands.Diagnose{App: sc.App.Name + "x", Namespace: ns},
+			} {
+				check(sc.Name+" "+commands.Verb(cmd), secrets, svc.Handle(ctx, pr, cmd))
+			}
+			svc.Policy = nobody
+			check(sc.Name+" denied", secrets, svc.Handle(ctx, pr, commands.Diagnose{App: sc.App.Name, Namespace: ns}))
+		})
+	}
+	svc := &commands.Service{Policy: everyone}
+	for _, e := range diagnostics.Catalogue() {
+		check("explain "+string(e.Code), nil, svc.Handle(context.Background(), pr, commands.Explain{Code: string(e.Code)}))
+	}
+	check("help", nil, svc.Handle(context.Background(), pr, commands.Help{}))
+	check("summary", nil, svc.Handle(context.Background(), pr, commands.Summary{}))
+	_, perr := commands.Parse("diagnsoe web")
+	check("invalid", nil, commands.Result{Kind: commands.KindInvalid, Text: perr.Error() + "\n\n" + commands.HelpText()})
+	if secretCount < 5 {
+		t.Errorf("only %d secrets found in the scenarios: the canary check would check nothing", secretCount)
+	}
+	if checked < 5*len(scs) {
+		t.Errorf("only %d messages checked", checked)
+	}
+}
+
+// scenarioSecrets are the passwords and Secret values of a scenario.
+func scenarioSecrets(t *testing.T, sc *lab.Scenario) []string {
+	var out []string
+	add := func(s string) {
+		if len(s) >= 6 {
+			out = append(out, s)
+		}
+	}
+	if a := sc.Registry.Auth; a != nil {
+		add(a.Password)
+	}
+	for _, a := range []*lab.Auth{sc.Git.Auth, sc.Git.ReadOnly} {
+		if a != nil {
+			add(a.Password)
+		}
+	}
+	for _, doc := range strings.Split(sc.Objects, "\n---") {
+		var obj struct {
+			Kind       string            `json:"kind"`
+			Data       map[string]string `json:"data"`
+			StringData map[string]string `json:"stringData"`
+		}
+		if yaml.Unmarshal([]byte(doc), &obj) != nil || obj.Kind != "Secret" {
+			continue
+		}
+		for k, v := range obj.StringData {
+			if k == "url" || k == "username" || k == "type" {
+				continue
+			}
+			add(v)
+		}
+		for k, v := range obj.Data {
+			if k == "url" || k == "username" || k == "type" {
+				continue
+			}
+			if b, err := base64.StdEncoding.DecodeString(v); err == nil {
+				add(string(b))
+			}
+		}
+	}
+	return out
+}
