@@ -25,7 +25,7 @@ unit:
 
 ## race: the packages with concurrency, under the race detector
 race:
-	$(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/...
+	$(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
 
 ## fuzz: every Fuzz target for FUZZTIME each (make fuzz FUZZTIME=2m for a longer run)
 fuzz:
@@ -44,6 +44,7 @@ demo:
 ## bench: the benchmarks named in the issues, with ratios (see bench/README.md)
 bench:
 	BENCHTIME=$(BENCHTIME) GO=$(GO) ./bench/simulate.sh
+	GO=$(GO) ./bench/bot.sh
 
 ## try: start a real local registry with sample tags and run imgupd simulate against it
 try:
