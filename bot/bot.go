@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -197,7 +198,8 @@ func (b *Bot) ack(sm *socketmode.Client, req socketmode.Request, payload any) {
 
 // spawn runs one command's work in the background, bounded by
 // MaxConcurrent, tracked for shutdown.
-func (b *Bot) spawn(f func(ctx context.Context)) {
+// onPanic, when not nil, tells the asker that the command failed.
+func (b *Bot) spawn(f func(ctx context.Context), onPanic func(ctx context.Context)) {
 	b.inflight.Add(1)
 	go func() {
 		defer b.inflight.Done()
@@ -211,6 +213,17 @@ func (b *Bot) spawn(f func(ctx context.Context)) {
 		defer func() { <-b.sem }()
 		b.cfg.Metrics.inFlight.Inc()
 		defer b.cfg.Metrics.inFlight.Dec()
+		defer func() {
+			// A bug in one command must not take the bot (and every other
+			// command in flight) down.
+			if p := recover(); p != nil {
+				b.cfg.Metrics.commands.WithLabelValues("unknown", "panic").Inc()
+				b.cfg.Log.Error("a command panicked; the bot goes on", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if onPanic != nil {
+					onPanic(ctx)
+				}
+			}
+		}()
 		f(ctx)
 	}()
 }

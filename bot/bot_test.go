@@ -18,6 +18,7 @@ import (
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -551,10 +552,14 @@ func TestOpsEndpoints(t *testing.T) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
+	// Slack refuses the next two connection attempts: while the socket is
+	// down, readiness fails; slack-go backs off, reconnects, ready again.
+	h.srv.FailNext("apps.connections.open", 2, "internal_error")
 	h.srv.Drop()
-	// Between the drop and the reconnect readiness must fail; the window
-	// can be short, so assert on the metric of reconnections instead of
-	// racing for it, and that readiness comes back.
+	h.waitFor("/readyz fails while the socket is down", func() bool {
+		code, body := get("/readyz")
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "connection is down")
+	})
 	if err := h.srv.WaitConnections(h.ctx(), 2); err != nil {
 		t.Fatal(err)
 	}
@@ -572,4 +577,56 @@ func metric(t testing.TB, b *bot.Bot, name string) string {
 		}
 	}
 	return ""
+}
+
+func TestRefusedBlocksStillAnswerAsText(t *testing.T) {
+	h := start(t, "report-1-image-not-live")
+	h.srv.FailNext("chat.postMessage", 1, "invalid_blocks")
+	h.send(slacklab.SlashCommand("env-ib", slash(alice, deploys, "diagnose web", h.srv.ResponseURL("ib"))))
+	h.waitFor("the verdict is posted as text", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "chat.postMessage" && len(m.Blocks) == 0 && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE") && strings.Contains(m.Text, "invalid_blocks")
+		})) == 1
+	})
+}
+
+// panicky diagnoses like the engine, except that it panics for one app:
+// a stand-in for a bug, to show one command's crash does not stop the bot.
+type panicky struct{ commands.Diagnoser }
+
+func (p panicky) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+	if req.App == "web" {
+		panic("injected")
+	}
+	return p.Diagnoser.Diagnose(ctx, req)
+}
+
+func TestPanicInOneCommandIsAnsweredAndTheBotGoesOn(t *testing.T) {
+	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, _ *slacklab.Config) {
+		c.Service.Engine = panicky{c.Service.Engine}
+	})
+	h.send(slacklab.SlashCommand("env-p1", slash(alice, deploys, "diagnose web", h.srv.ResponseURL("p1"))))
+	h.waitFor("the asker hears of the internal error", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(m.Text, "internal error") })) == 1
+	})
+	h.send(slacklab.SlashCommand("env-p2", slash(alice, deploys, "explain LIVE_IMAGE_NOT_LIVE", h.srv.ResponseURL("p2"))))
+	h.waitFor("the next command is answered", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE:") })) == 1
+	})
+	if !strings.Contains(h.log.String(), `"panic":"injected"`) {
+		t.Error("the panic is not logged")
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	s := bot.Secret(botToken)
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "token", s, "cfg", bot.Config{BotToken: s, AppToken: bot.Secret(appToken)})
+	out := fmt.Sprintf("%v %+v %#v %s %q", s, s, s, s, s) + fmt.Sprintf("%+v %#v", bot.Config{BotToken: s}, bot.Config{AppToken: bot.Secret(appToken)}) + logs.String()
+	if strings.Contains(out, "canary") {
+		t.Errorf("a token prints: %s", out)
+	}
+	if s.Reveal() != botToken {
+		t.Error("Reveal must return the token")
+	}
 }

@@ -19,6 +19,10 @@ func (s Secret) GoString() string { return `"[redacted]"` }
 // LogValue keeps the token out of structured logs.
 func (s Secret) LogValue() slog.Value { return slog.StringValue("[redacted]") }
 
+// MarshalText keeps the token out of JSON and YAML (and so out of a JSON log
+// of a struct that holds it).
+func (s Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
+
 // Reveal is the token itself.
 func (s Secret) Reveal() string { return string(s) }
 

@@ -56,6 +56,12 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 		return b.ephemeral(ctx, inv, first)
 	}
 	ts, err := b.postMessage(ctx, inv.channel, inv.thread, first)
+	if err != nil && isSlackError(err, "invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long") {
+		// Slack refused the blocks: the answer still goes out, as text.
+		b.cfg.Log.Error("Slack refused a message's blocks; posting its text instead", "error", err, "channel", inv.channel)
+		plain := blockkit.Message{Text: first.Text + "\n(imgupd could not render this answer for Slack: " + errorCode(err) + "; `imgupd diagnose` in a terminal shows all of it.)"}
+		ts, err = b.postMessage(ctx, inv.channel, inv.thread, plain)
+	}
 	if err != nil {
 		if inv.via == "slash" && isSlackError(err, "not_in_channel", "channel_not_found") {
 			// The asker still gets the answer, privately, and how to fix it.
@@ -84,7 +90,11 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 }
 
 func msgOptions(m blockkit.Message) []slack.MsgOption {
-	return []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks.BlockSet...)}
+	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false)}
+	if len(m.Blocks.BlockSet) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(m.Blocks.BlockSet...))
+	}
+	return opts
 }
 
 // postMessage posts in the channel's queue; thread "" = top level.

@@ -66,7 +66,7 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 		return
 	}
 	b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
-	b.spawn(func(ctx context.Context) { b.run(ctx, inv, cmd) })
+	b.spawn(func(ctx context.Context) { b.run(ctx, inv, cmd) }, b.internalError(inv))
 }
 
 // onEventsAPI acks, drops redeliveries and bot messages, and answers
@@ -112,7 +112,7 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 			return
 		}
 		b.run(ctx, inv, cmd)
-	})
+	}, b.internalError(inv))
 }
 
 // onInteraction answers the report's buttons in the report's thread.
@@ -155,7 +155,16 @@ func (b *Bot) onInteraction(req socketmode.Request, cb slack.InteractionCallback
 			return
 		}
 		b.run(ctx, inv, cmd)
-	})
+	}, b.internalError(inv))
+}
+
+// internalError answers a command that panicked, and audits it.
+func (b *Bot) internalError(inv *invocation) func(context.Context) {
+	return func(ctx context.Context) {
+		res := commands.Result{Kind: commands.KindError, Text: ":boom: imgupd hit an internal error on this command; it is logged. Please report it with the time: " +
+			time.Now().UTC().Format(time.RFC3339)}
+		b.finish(inv, nil, res, b.deliver(ctx, inv, res))
+	}
 }
 
 const restarting = "imgupd is restarting; run the command again in a minute."
