@@ -607,11 +607,15 @@ func TestPanicInOneCommandIsAnsweredAndTheBotGoesOn(t *testing.T) {
 	})
 	h.send(slacklab.SlashCommand("env-p1", slash(alice, deploys, "diagnose web", h.srv.ResponseURL("p1"))))
 	h.waitFor("the asker hears of the internal error", func() bool {
-		return len(h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(m.Text, "internal error") })) == 1
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(m.Text, "internal error")
+		})) == 1
 	})
 	h.send(slacklab.SlashCommand("env-p2", slash(alice, deploys, "explain LIVE_IMAGE_NOT_LIVE", h.srv.ResponseURL("p2"))))
 	h.waitFor("the next command is answered", func() bool {
-		return len(h.messages(func(m slacklab.Message) bool { return m.Via == "response_url" && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE:") })) == 1
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(m.Text, "LIVE_IMAGE_NOT_LIVE:")
+		})) == 1
 	})
 	if !strings.Contains(h.log.String(), `"panic":"injected"`) {
 		t.Error("the panic is not logged")
