@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/bot/slacklab"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// TestBotOnRealAPIServer runs the Slack bot (real socketmode client, local
+// Slack server) over a scenario stored in the real API server and read as
+// imgupd's ServiceAccount with the shipped ClusterRole: a slash command gets
+// the report; an unknown name gets the closest Applications (a cluster-wide
+// list with the shipped RBAC); a user outside the rule's namespaces is
+// refused.
+func TestBotOnRealAPIServer(t *testing.T) {
+	sc, _ := lab.Builtin("healthy-kustomize-argocd")
+	env, cleanup := loadScenario(t, sc, nil)
+	defer cleanup()
+	reader, err := cluster.NewReader(asServiceAccount("imgupd", "imgupd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.Logs = env.LogSource()
+	env.UseCluster(reader)
+	eng := env.Engine()
+
+	const bt, at = "xoxb-e2e", "xapp-e2e"
+	srv := slacklab.Start(slacklab.Config{BotToken: bt, AppToken: at, Channels: []slacklab.Channel{
+		{ID: "C0DEPLOYS1", Name: "deploys", IsMember: true}, {ID: "C0TEAMB001", Name: "team-b", IsMember: true}}})
+	defer srv.Close()
+	policy := &commands.Policy{Rules: []commands.Rule{
+		{Name: "deploys", Channels: []string{"C0DEPLOYS1"}, Namespaces: []string{"argocd"}},
+		{Name: "team-b", Channels: []string{"C0TEAMB001"}, Namespaces: []string{"team-b"}},
+	}}
+	b := bot.New(bot.Config{BotToken: bot.Secret(bt), AppToken: bot.Secret(at), APIURL: srv.APIURL(),
+		Service: &commands.Service{Apps: reader, Engine: eng, Policy: policy, Cluster: "e2e"},
+		Log:     slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	if err := srv.WaitConnections(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	send := func(env, channel, text string) {
+		if err := srv.Send(ctx, slacklab.SlashCommand(env, slacklab.Slash{User: "U0ALICE001", Channel: channel, Text: text, ResponseURL: srv.ResponseURL(env)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitMessage := func(what string, f func(slacklab.Message) bool) {
+		t.Helper()
+		for {
+			for _, m := range srv.Messages() {
+				if f(m) {
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no message: %s\n%+v", what, srv.Messages())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	send("e1", "C0DEPLOYS1", "diagnose web")
+	waitMessage("healthy report", func(m slacklab.Message) bool {
+		return m.Via == "chat.postMessage" && strings.Contains(m.Text, "argocd/web: nothing blocks Image Updater")
+	})
+	send("e2", "C0DEPLOYS1", "diagnose wbe")
+	waitMessage("did you mean", func(m slacklab.Message) bool {
+		return m.Via == "response_url" && strings.Contains(m.Text, "did you mean `argocd/web`")
+	})
+	send("e3", "C0TEAMB001", "diagnose web -n argocd")
+	waitMessage("refusal", func(m slacklab.Message) bool {
+		return m.Via == "response_url" && strings.Contains(m.Text, "namespaces `team-b`")
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
