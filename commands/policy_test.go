@@ -74,3 +74,45 @@ func TestPolicyValidate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPolicy: any rule either fails validation with a message or decides
+// without panicking; a decision never allows what Admits refuses, and DMs
+// stay refused while allowDMs is off.
+func FuzzPolicy(f *testing.F) {
+	f.Add("#deploys", "U0ALICE001", "S0PLATFORM", "team-*", "payments", "C0DEPLOYS1", "deploys", "team-a", "payments", false)
+	f.Add("*", "", "", "[", "", "D0ABC", "", "", "", true)
+	f.Add("dm", "U0BOB", "", "", "*", "D0BOB", "", "prod", "x", true)
+	f.Fuzz(func(t *testing.T, channel, user, group, ns, project, prChannel, prName, scopeNS, scopeProject string, dm bool) {
+		r := Rule{Name: "fuzz", Channels: []string{channel}}
+		if user != "" {
+			r.Users = []string{user}
+		}
+		if group != "" {
+			r.Groups = []string{group}
+		}
+		if ns != "" {
+			r.Namespaces = []string{ns}
+		}
+		if project != "" {
+			r.Projects = []string{project}
+		}
+		p := &Policy{Rules: []Rule{r}}
+		if err := p.Validate(); err != nil {
+			if !strings.Contains(err.Error(), "access rule fuzz") {
+				t.Fatalf("validation error without the rule's name: %v", err)
+			}
+			return
+		}
+		pr := Principal{User: user, Channel: prChannel, ChannelName: prName, DM: dm, Groups: []string{group}}
+		d := p.Decide(pr, Scope{Namespace: scopeNS, Project: scopeProject})
+		if d.Allowed && !p.Admits(pr).Allowed {
+			t.Fatal("Decide allows what Admits refuses")
+		}
+		if dm && d.Allowed {
+			t.Fatal("a DM is allowed while allowDMs is off")
+		}
+		if !d.Allowed && d.Reason == "" {
+			t.Fatal("a refusal without a reason")
+		}
+	})
+}
