@@ -17,6 +17,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/imgupd/imgupd/commands"
 )
 
 // Bot is one Slack connection answering commands.
@@ -170,10 +172,12 @@ func (b *Bot) onEvent(sm *socketmode.Client, evt socketmode.Event) {
 	case socketmode.EventTypeEventsAPI:
 		b.onEventsAPI(sm, req, evt.Data)
 	case socketmode.EventTypeInteractive:
-		b.ack(sm, req, nil)
-		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
-			b.onInteraction(req, cb)
+		cb, ok := evt.Data.(slack.InteractionCallback)
+		if !ok {
+			b.ack(sm, req, nil)
+			return
 		}
+		b.onInteraction(sm, req, cb)
 	default:
 		b.ack(sm, req, nil)
 	}
@@ -197,9 +201,9 @@ func (b *Bot) ack(sm *socketmode.Client, req socketmode.Request, payload any) {
 }
 
 // spawn runs one command's work in the background, bounded by
-// MaxConcurrent, tracked for shutdown.
-// onPanic, when not nil, tells the asker that the command failed.
-func (b *Bot) spawn(f func(ctx context.Context), onPanic func(ctx context.Context)) {
+// MaxConcurrent, tracked for shutdown. A command that waits too long for
+// its turn, or panics, is still answered, counted and audited.
+func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 	b.inflight.Add(1)
 	go func() {
 		defer b.inflight.Done()
@@ -208,6 +212,8 @@ func (b *Bot) spawn(f func(ctx context.Context), onPanic func(ctx context.Contex
 		select {
 		case b.sem <- struct{}{}:
 		case <-ctx.Done():
+			b.fail(inv, fmt.Sprintf(":hourglass: imgupd is busy: %d commands are running and this one waited %s for its turn. Try again in a minute.",
+				b.cfg.MaxConcurrent, b.cfg.CommandTimeout))
 			return
 		}
 		defer func() { <-b.sem }()
@@ -217,15 +223,20 @@ func (b *Bot) spawn(f func(ctx context.Context), onPanic func(ctx context.Contex
 			// A bug in one command must not take the bot (and every other
 			// command in flight) down.
 			if p := recover(); p != nil {
-				b.cfg.Metrics.commands.WithLabelValues("unknown", "panic").Inc()
 				b.cfg.Log.Error("a command panicked; the bot goes on", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				if onPanic != nil {
-					onPanic(ctx)
-				}
+				b.fail(inv, ":boom: imgupd hit an internal error on this command; it is logged. Please report it with the time: "+
+					time.Now().UTC().Format(time.RFC3339))
 			}
 		}()
 		f(ctx)
 	}()
+}
+
+// fail answers a command that could not be carried out.
+func (b *Bot) fail(inv *invocation, text string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.work), 30*time.Second)
+	defer cancel()
+	b.reply(ctx, inv, commands.Result{Kind: commands.KindError, Text: text})
 }
 
 func (b *Bot) apiError(method string, err error) {

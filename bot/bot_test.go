@@ -427,7 +427,7 @@ func TestNotInChannelAnswersPrivatelyWithInviteHint(t *testing.T) {
 	h.send(slacklab.SlashCommand("env-nic", slash(alice, outside, "diagnose web", h.srv.ResponseURL("nic"))))
 	h.waitFor("the invite hint and the report reach the asker", func() bool {
 		hint := h.messages(func(m slacklab.Message) bool {
-			return m.Via == "response_url" && strings.Contains(m.Text, "invite me with `/invite @imgupd`")
+			return m.Via == "response_url" && strings.Contains(m.Text, "invite <@U0BOTUSER1> to the channel")
 		})
 		rep := h.messages(func(m slacklab.Message) bool {
 			return m.Via == "response_url" && strings.Contains(string(m.Blocks), `"type":"header"`)

@@ -65,7 +65,8 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	if err != nil {
 		if inv.via == "slash" && isSlackError(err, "not_in_channel", "channel_not_found") {
 			// The asker still gets the answer, privately, and how to fix it.
-			hint := blockkit.Notice(fmt.Sprintf(":warning: I cannot post in <#%s>: invite me with `/invite @imgupd` and run the command again. Only you see this answer.", inv.channel))
+			hint := blockkit.Notice(fmt.Sprintf(":warning: I cannot post in <#%s>: invite %s to the channel (`/invite`, then pick me) and run the command again. Only you see this answer.",
+				inv.channel, b.selfMention()))
 			if rerr := b.respond(ctx, inv, append([]blockkit.Message{hint, first}, rest...)...); rerr != nil {
 				return errors.Join(err, rerr)
 			}
@@ -179,4 +180,12 @@ func (b *Bot) react(ctx context.Context, inv *invocation, name string, add bool)
 // private answer.
 func ephemeralPayload(m blockkit.Message) map[string]any {
 	return map[string]any{"response_type": "ephemeral", "text": m.Text, "blocks": m.Blocks.BlockSet}
+}
+
+// selfMention is the bot as a mention (rendered with its name), or "me".
+func (b *Bot) selfMention() string {
+	if id := b.self.Load(); id != nil && id.UserID != "" {
+		return "<@" + id.UserID + ">"
+	}
+	return "me"
 }

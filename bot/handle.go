@@ -37,6 +37,7 @@ type invocation struct {
 	respURL  string // slash commands and buttons: for ephemeral answers
 	mention  string // the mention's ts, for reactions
 	start    time.Time
+	cmd      commands.Command // nil until parsed, or when the input is not a command
 }
 
 // onSlash acks at once: a parse error or help in the ack itself, else a
@@ -53,27 +54,34 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 	if inv.pr.ChannelName == "directmessage" || inv.pr.ChannelName == "privategroup" {
 		inv.pr.ChannelName = ""
 	}
-	if b.draining.Load() {
-		b.ack(sm, req, ephemeralPayload(blockkit.Notice(restarting)))
-		b.audit(inv, nil, commands.Result{Kind: commands.KindError}, errors.New("shutting down"))
-		return
-	}
 	cmd, err := commands.Parse(sc.Text)
-	if err != nil {
+	inv.cmd = cmd
+	switch {
+	case err != nil:
 		res := invalid(err)
 		b.ack(sm, req, ephemeralPayload(blockkit.Notice(res.Text)))
-		b.finish(inv, nil, res, nil)
-		return
+		b.finish(inv, res, nil)
+	case b.draining.Load():
+		res := commands.Result{Kind: commands.KindError, Text: restarting}
+		b.ack(sm, req, ephemeralPayload(blockkit.Notice(res.Text)))
+		b.finish(inv, res, nil)
+	default:
+		b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
+		b.spawn(inv, func(ctx context.Context) { b.run(ctx, inv) })
 	}
-	b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
-	b.spawn(func(ctx context.Context) { b.run(ctx, inv, cmd) }, b.internalError(inv))
 }
 
 // onEventsAPI acks, drops redeliveries and bot messages, and answers
 // mentions in their thread.
 func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data any) {
-	b.ack(sm, req, nil)
 	ev, ok := data.(slackevents.EventsAPIEvent)
+	m, isMention := ev.InnerEvent.Data.(*slackevents.AppMentionEvent)
+	if ok && isMention && b.draining.Load() {
+		// Not acked: Slack delivers the event again, to the next instance.
+		b.cfg.Log.Info("shutting down: mention left unacked for Slack to redeliver", "envelope", req.EnvelopeID)
+		return
+	}
+	b.ack(sm, req, nil)
 	if !ok {
 		return
 	}
@@ -86,8 +94,7 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 		b.cfg.Log.Debug("dropped a redelivered event", "event_id", eventID, "retry_attempt", req.RetryAttempt)
 		return
 	}
-	m, ok := ev.InnerEvent.Data.(*slackevents.AppMentionEvent)
-	if !ok || m.BotID != "" || m.User == "" {
+	if !isMention || m.BotID != "" || m.User == "" {
 		return
 	}
 	if self := b.self.Load(); self != nil && m.User == self.UserID {
@@ -97,26 +104,17 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 	if thread == "" {
 		thread = m.TimeStamp
 	}
-	inv := &invocation{via: "mention", envelope: req.EnvelopeID, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
-		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: strings.HasPrefix(m.Channel, "D")}}
-	b.spawn(func(ctx context.Context) {
-		b.react(ctx, inv, reactWorking, true)
-		if b.draining.Load() {
-			b.deliver(ctx, inv, commands.Result{Kind: commands.KindError, Text: restarting})
-			return
-		}
-		cmd, err := commands.Parse(m.Text)
-		if err != nil {
-			res := invalid(err)
-			b.finish(inv, nil, res, b.deliver(ctx, inv, res))
-			return
-		}
-		b.run(ctx, inv, cmd)
-	}, b.internalError(inv))
+	b.answer(&invocation{via: "mention", envelope: req.EnvelopeID, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
+		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: strings.HasPrefix(m.Channel, "D")}})
 }
 
 // onInteraction answers the report's buttons in the report's thread.
-func (b *Bot) onInteraction(req socketmode.Request, cb slack.InteractionCallback) {
+func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb slack.InteractionCallback) {
+	if b.draining.Load() {
+		b.cfg.Log.Info("shutting down: interaction left unacked", "envelope", req.EnvelopeID)
+		return
+	}
+	b.ack(sm, req, nil)
 	if cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
 		return
 	}
@@ -140,31 +138,28 @@ func (b *Bot) onInteraction(req socketmode.Request, cb slack.InteractionCallback
 	if thread == "" {
 		thread = cb.Container.MessageTs
 	}
-	text := verb + " " + a.Value
-	inv := &invocation{via: "button", envelope: req.EnvelopeID, text: text, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
-		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: strings.HasPrefix(channel, "D")}}
-	b.spawn(func(ctx context.Context) {
-		if b.draining.Load() {
-			b.deliver(ctx, inv, commands.Result{Kind: commands.KindError, Text: restarting})
-			return
-		}
-		cmd, err := commands.Parse(text)
-		if err != nil {
-			res := invalid(err)
-			b.finish(inv, nil, res, b.deliver(ctx, inv, res))
-			return
-		}
-		b.run(ctx, inv, cmd)
-	}, b.internalError(inv))
+	b.answer(&invocation{via: "button", envelope: req.EnvelopeID, text: verb + " " + a.Value, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
+		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: strings.HasPrefix(channel, "D")}})
 }
 
-// internalError answers a command that panicked, and audits it.
-func (b *Bot) internalError(inv *invocation) func(context.Context) {
-	return func(ctx context.Context) {
-		res := commands.Result{Kind: commands.KindError, Text: ":boom: imgupd hit an internal error on this command; it is logged. Please report it with the time: " +
-			time.Now().UTC().Format(time.RFC3339)}
-		b.finish(inv, nil, res, b.deliver(ctx, inv, res))
-	}
+// answer parses and runs a mention's or a button's command in the
+// background (a slash command is parsed before its ack).
+func (b *Bot) answer(inv *invocation) {
+	b.spawn(inv, func(ctx context.Context) {
+		b.react(ctx, inv, reactWorking, true)
+		cmd, err := commands.Parse(inv.text)
+		inv.cmd = cmd
+		if err != nil {
+			b.reply(ctx, inv, invalid(err))
+			return
+		}
+		b.run(ctx, inv)
+	})
+}
+
+// reply delivers a result and finishes the invocation.
+func (b *Bot) reply(ctx context.Context, inv *invocation, res commands.Result) {
+	b.finish(inv, res, b.deliver(ctx, inv, res))
 }
 
 const restarting = "imgupd is restarting; run the command again in a minute."
@@ -197,21 +192,21 @@ func appName(ns, app string) string {
 	return ns + "/" + app
 }
 
-// run carries out a parsed command and delivers the answer.
-func (b *Bot) run(ctx context.Context, inv *invocation, cmd commands.Command) {
+// run carries out the parsed command and delivers the answer.
+func (b *Bot) run(ctx context.Context, inv *invocation) {
 	pr, err := b.principal(ctx, inv.pr)
 	if err != nil {
 		b.cfg.Log.Warn("cannot resolve the asker's groups or channel; rules that need them do not apply", "user", inv.pr.User, "error", err)
 	}
 	inv.pr = pr
-	res := b.cfg.Service.Handle(ctx, pr, cmd)
+	res := b.cfg.Service.Handle(ctx, pr, inv.cmd)
 	b.cfg.Metrics.observeReport(res.Report)
-	b.finish(inv, cmd, res, b.deliver(ctx, inv, res))
+	b.reply(ctx, inv, res)
 }
 
 // finish counts, reacts and audits.
-func (b *Bot) finish(inv *invocation, cmd commands.Command, res commands.Result, deliverErr error) {
-	verb := commands.Verb(cmd)
+func (b *Bot) finish(inv *invocation, res commands.Result, deliverErr error) {
+	verb := commands.Verb(inv.cmd)
 	b.cfg.Metrics.commands.WithLabelValues(verb, res.Outcome()).Inc()
 	b.cfg.Metrics.commandDuration.WithLabelValues(verb).Observe(time.Since(inv.start).Seconds())
 	if inv.mention != "" {
@@ -220,7 +215,7 @@ func (b *Bot) finish(inv *invocation, cmd commands.Command, res commands.Result,
 		b.react(ctx, inv, reactWorking, false)
 		b.react(ctx, inv, outcomeReaction(res, deliverErr), true)
 	}
-	b.audit(inv, cmd, res, deliverErr)
+	b.audit(inv, res, deliverErr)
 }
 
 func outcomeReaction(res commands.Result, deliverErr error) string {
@@ -245,11 +240,11 @@ func outcomeReaction(res commands.Result, deliverErr error) string {
 
 // audit writes the command's audit line: who, where, what, the result,
 // how long.
-func (b *Bot) audit(inv *invocation, cmd commands.Command, res commands.Result, deliverErr error) {
+func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	attrs := []any{
 		"via", inv.via, "user", inv.pr.User, "user_name", inv.pr.UserName,
 		"channel", inv.channel, "channel_name", inv.pr.ChannelName, "thread", inv.thread,
-		"command", commands.Verb(cmd), "text", clip(inv.text, 200), "result", res.Outcome(),
+		"command", commands.Verb(inv.cmd), "text", clip(inv.text, 200), "result", res.Outcome(),
 		"duration_ms", time.Since(inv.start).Milliseconds(), "envelope", inv.envelope,
 	}
 	if res.App.Name != "" {

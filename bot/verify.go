@@ -60,9 +60,9 @@ func checkTokens(c Config) error {
 	bot, app := c.BotToken.Reveal(), c.AppToken.Reveal()
 	switch {
 	case bot == "":
-		return &SetupError{What: "bot token", Msg: "IMGUPD_SLACK_BOT_TOKEN is not set: install the Slack app and copy its Bot User OAuth Token (xoxb-…) from OAuth & Permissions"}
+		return &SetupError{What: "bot token", Msg: "IMGUPD_SLACK_BOT_TOKEN is not set (nor slack.bot-token in the configuration file): install the Slack app and copy its Bot User OAuth Token (xoxb-…) from OAuth & Permissions"}
 	case app == "":
-		return &SetupError{What: "app-level token", Msg: "IMGUPD_SLACK_APP_TOKEN is not set: create an app-level token with the connections:write scope under Basic Information → App-Level Tokens (xapp-…)"}
+		return &SetupError{What: "app-level token", Msg: "IMGUPD_SLACK_APP_TOKEN is not set (nor slack.app-token in the configuration file): create an app-level token with the connections:write scope under Basic Information → App-Level Tokens (xapp-…)"}
 	case strings.HasPrefix(bot, "xapp-") && strings.HasPrefix(app, "xoxb-"):
 		return &SetupError{What: "tokens", Msg: "IMGUPD_SLACK_BOT_TOKEN and IMGUPD_SLACK_APP_TOKEN are swapped"}
 	case !strings.HasPrefix(bot, "xoxb-"):

@@ -280,6 +280,9 @@ func clip(s string) string {
 	return s
 }
 
+// ValidClusterName reports whether s can be named by `--cluster`.
+func ValidClusterName(s string) bool { return nameRE.MatchString(s) && len(s) <= 253 }
+
 // HelpText lists the commands, for chat.
 func HelpText() string {
 	return strings.Join([]string{
@@ -288,7 +291,7 @@ func HelpText() string {
 		"• `tags APP [ALIAS] [-n NAMESPACE]`: which tag Image Updater would pick, and why every other tag was not",
 		"• `logs APP [-n NAMESPACE]`: Image Updater's recent log lines about the application",
 		"• `explain CODE`: what a finding code means and what to change",
-		"• `summary [-n NAMESPACE]`: every application Image Updater manages, at a glance",
+		"• `summary [-n NAMESPACE]`: every application Image Updater manages, at a glance (not available yet)",
 		"• `help`: this list",
 	}, "\n")
 }

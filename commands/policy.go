@@ -213,12 +213,8 @@ func (p *Policy) Decide(pr Principal, s Scope) Decision {
 		ns = appendGlobs(ns, r.Namespaces)
 		projects = appendGlobs(projects, r.Projects)
 	}
-	project := s.Project
-	if project == "" {
-		project = "default"
-	}
-	return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in namespaces %s and projects %s; this one is in namespace %s, project %s",
-		who(pr), where(pr), list(ns), list(projects), s.Namespace, project)}
+	return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in namespaces %s and projects %s; this one is outside them",
+		who(pr), where(pr), list(ns), list(projects))}
 }
 
 // Visible returns a filter for the Applications the principal may see.

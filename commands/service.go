@@ -111,7 +111,14 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 		return Result{Kind: KindNotBuilt, Command: cmd, Text: "`summary` is not available yet: channel summaries of every managed application are being built. " +
 			"Use `diagnose APP` for one application."}
 	case Diagnose:
-		if c.Cluster != "" && s.Cluster != "" && c.Cluster != s.Cluster {
+		if d := s.Policy.Admits(pr); !d.Allowed {
+			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+		}
+		switch {
+		case c.Cluster == "" || c.Cluster == s.Cluster:
+		case s.Cluster == "":
+			return Result{Kind: KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads one cluster and has no name (`imgupd serve --cluster NAME`), so `--cluster %s` cannot be checked: leave it out, or ask the imgupd of that cluster", c.Cluster)}
+		default:
 			return Result{Kind: KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads cluster `%s`; ask the imgupd of cluster `%s` (each cluster runs its own Slack app)", s.Cluster, c.Cluster)}
 		}
 		return s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindReport)
@@ -146,7 +153,7 @@ func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, 
 		return res
 	}
 	ref := diagnostics.AppRef{Namespace: app.Namespace, Name: app.Name}
-	d := s.Policy.Decide(pr, Scope{Namespace: app.Namespace, Project: app.Spec.Project})
+	d := s.Policy.Decide(pr, scopeOf(app))
 	if !d.Allowed {
 		return Result{Kind: KindDenied, Command: cmd, App: ref, Text: d.Reason}
 	}
@@ -179,7 +186,7 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	var only *argo.Application
 	for i := range all {
 		a := &all[i]
-		if !visible(Scope{Namespace: a.Namespace, Project: a.Spec.Project}) {
+		if !visible(scopeOf(a)) {
 			continue
 		}
 		names = append(names, a.Namespace+"/"+a.Name)
@@ -211,6 +218,16 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 		res.Text += "; did you mean " + "`" + strings.Join(res.Suggestions, "`, `") + "`?"
 	}
 	return nil, res
+}
+
+// scopeOf is an Application's namespace and project; Argo CD reads an
+// empty project as "default".
+func scopeOf(a *argo.Application) Scope {
+	p := a.Spec.Project
+	if p == "" {
+		p = "default"
+	}
+	return Scope{Namespace: a.Namespace, Project: p}
 }
 
 func (s *Service) defaultNamespace() string {

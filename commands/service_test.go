@@ -90,6 +90,13 @@ func TestServiceDiagnose(t *testing.T) {
 	if other.Kind != KindError || !strings.Contains(other.Text, "cluster `lab`") {
 		t.Errorf("--cluster prod: %+v", other)
 	}
+	if same := s.Handle(context.Background(), alice, Diagnose{App: "web", Cluster: "lab"}); same.Kind != KindReport {
+		t.Errorf("--cluster lab: %+v", same)
+	}
+	s.Cluster = ""
+	if unnamed := s.Handle(context.Background(), alice, Diagnose{App: "web", Cluster: "prod"}); unnamed.Kind != KindError || !strings.Contains(unnamed.Text, "has no name") {
+		t.Errorf("--cluster prod on an unnamed imgupd: %+v", unnamed)
+	}
 }
 
 func TestServiceFindsAppsElsewhere(t *testing.T) {
@@ -121,7 +128,7 @@ func TestServiceAccess(t *testing.T) {
 	s := newService(t, p)
 	ctx := context.Background()
 	res := s.Handle(ctx, alice, Diagnose{App: "payments-api", Namespace: "team-b"})
-	if res.Kind != KindDenied || res.Report != nil || !strings.Contains(res.Text, "namespace team-b, project payments") {
+	if res.Kind != KindDenied || res.Report != nil || !strings.Contains(res.Text, "namespaces `team-a`, `argocd` and projects `default`; this one is outside them") {
 		t.Errorf("payments-api: %+v", res)
 	}
 	// Suggestions only name what the asker may see.

@@ -63,7 +63,7 @@ per command to stdout.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", ":8080", "address of /healthz, /readyz and /metrics")
-	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster, KUBECONFIG, ~/.kube/config)")
+	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, else in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
 	f.StringVar(&o.clusterName, "cluster", "", "this cluster's name, shown in reports; a command's --cluster must match it")
 	f.StringVarP(&o.namespace, "namespace", "n", "argocd", "where Applications are looked for when a command names no namespace")
@@ -85,6 +85,9 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	}
 	audit := slog.New(slog.NewJSONHandler(io.Out, nil)).With("log", "audit")
 
+	if o.clusterName != "" && !commands.ValidClusterName(o.clusterName) {
+		return fail(fmt.Errorf("--cluster %q: use lower-case letters, digits, - and . (commands name it with --cluster)", o.clusterName))
+	}
 	policy, err := loadPolicy(v)
 	if err != nil {
 		return fail(err)
@@ -144,6 +147,7 @@ func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, fun
 		}
 		eng := env.Engine()
 		eng.Options.ClusterName = o.clusterName
+		eng.Options.Timeout = o.timeout
 		return eng, env.Close, nil
 	}
 	cfg, err := cluster.RESTConfig(o.kube)
