@@ -2,12 +2,9 @@ package bot_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/blockkit"
@@ -55,7 +52,7 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer env.Close()
-			secrets := scenarioSecrets(t, sc)
+			secrets := sc.Secrets()
 			secretCount += len(secrets)
 			eng := env.Engine()
 			svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: everyone, Cluster: "lab"}
@@ -90,47 +87,4 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 	if checked < 5*len(scs) {
 		t.Errorf("only %d messages checked", checked)
 	}
-}
-
-// scenarioSecrets are the passwords and Secret values of a scenario.
-func scenarioSecrets(t *testing.T, sc *lab.Scenario) []string {
-	var out []string
-	add := func(s string) {
-		if len(s) >= 6 {
-			out = append(out, s)
-		}
-	}
-	if a := sc.Registry.Auth; a != nil {
-		add(a.Password)
-	}
-	for _, a := range []*lab.Auth{sc.Git.Auth, sc.Git.ReadOnly} {
-		if a != nil {
-			add(a.Password)
-		}
-	}
-	for _, doc := range strings.Split(sc.Objects, "\n---") {
-		var obj struct {
-			Kind       string            `json:"kind"`
-			Data       map[string]string `json:"data"`
-			StringData map[string]string `json:"stringData"`
-		}
-		if yaml.Unmarshal([]byte(doc), &obj) != nil || obj.Kind != "Secret" {
-			continue
-		}
-		for k, v := range obj.StringData {
-			if k == "url" || k == "username" || k == "type" {
-				continue
-			}
-			add(v)
-		}
-		for k, v := range obj.Data {
-			if k == "url" || k == "username" || k == "type" {
-				continue
-			}
-			if b, err := base64.StdEncoding.DecodeString(v); err == nil {
-				add(string(b))
-			}
-		}
-	}
-	return out
 }

@@ -2,10 +2,13 @@ package lab
 
 import (
 	"embed"
+	"encoding/base64"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/diagnostics"
 )
@@ -72,4 +75,46 @@ func Primary(r *diagnostics.Report) string {
 // Matches reports whether a report gives the scenario's expected verdict.
 func (s *Scenario) Matches(r *diagnostics.Report) bool {
 	return strings.EqualFold(Primary(r), s.Expect)
+}
+
+// Secrets are the values no report or message may show: registry and git
+// passwords and every Secret's data (raw and base64), when long enough to be
+// told apart from ordinary words.
+func (sc *Scenario) Secrets() []string {
+	var out []string
+	add := func(v string) {
+		if len(v) >= 8 {
+			out = append(out, v, base64.StdEncoding.EncodeToString([]byte(v)))
+		}
+	}
+	if a := sc.Registry.Auth; a != nil {
+		add(a.Password)
+		add(a.Username + ":" + a.Password)
+	}
+	for _, a := range []*Auth{sc.Git.Auth, sc.Git.ReadOnly} {
+		if a != nil {
+			add(a.Password)
+		}
+	}
+	for _, doc := range splitDocs(sc.Objects) {
+		var sec struct {
+			Kind       string            `json:"kind"`
+			Data       map[string]string `json:"data"`
+			StringData map[string]string `json:"stringData"`
+		}
+		if yaml.Unmarshal([]byte(doc), &sec) != nil || sec.Kind != "Secret" {
+			continue
+		}
+		for k, v := range sec.StringData {
+			if k != "url" && k != "type" && k != "project" {
+				add(v)
+			}
+		}
+		for k, v := range sec.Data {
+			if raw, err := base64.StdEncoding.DecodeString(v); err == nil && k != "url" && k != "type" {
+				add(string(raw))
+			}
+		}
+	}
+	return out
 }

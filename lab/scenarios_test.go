@@ -2,12 +2,9 @@ package lab
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 
@@ -41,7 +38,7 @@ func TestBuiltinScenarios(t *testing.T) {
 			b.Write(j)
 			bk, _ := json.Marshal(blockkit.Report(r, blockkit.Options{Buttons: true}))
 			b.Write(bk)
-			for _, secret := range scenarioSecrets(t, sc) {
+			for _, secret := range sc.Secrets() {
 				if strings.Contains(b.String(), secret) {
 					t.Fatalf("secret value %q leaked into the report", secret)
 				}
@@ -67,47 +64,4 @@ func TestParseErrors(t *testing.T) {
 	if err != nil || sc.Name != "my-case" || sc.App.Namespace != "argocd" {
 		t.Fatalf("%+v %v", sc, err)
 	}
-}
-
-// scenarioSecrets are the values no report may show: registry and git
-// passwords and every Secret's data (raw and base64), when long enough to be
-// told apart from ordinary words.
-func scenarioSecrets(t *testing.T, sc *Scenario) []string {
-	t.Helper()
-	var out []string
-	add := func(v string) {
-		if len(v) >= 8 {
-			out = append(out, v, base64.StdEncoding.EncodeToString([]byte(v)))
-		}
-	}
-	if a := sc.Registry.Auth; a != nil {
-		add(a.Password)
-		add(a.Username + ":" + a.Password)
-	}
-	for _, a := range []*Auth{sc.Git.Auth, sc.Git.ReadOnly} {
-		if a != nil {
-			add(a.Password)
-		}
-	}
-	for _, doc := range splitDocs(sc.Objects) {
-		var sec struct {
-			Kind       string            `json:"kind"`
-			Data       map[string]string `json:"data"`
-			StringData map[string]string `json:"stringData"`
-		}
-		if yaml.Unmarshal([]byte(doc), &sec) != nil || sec.Kind != "Secret" {
-			continue
-		}
-		for k, v := range sec.StringData {
-			if k != "url" && k != "type" && k != "project" {
-				add(v)
-			}
-		}
-		for k, v := range sec.Data {
-			if raw, err := base64.StdEncoding.DecodeString(v); err == nil && k != "url" && k != "type" {
-				add(string(raw))
-			}
-		}
-	}
-	return out
 }
