@@ -169,11 +169,19 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	if !explicit {
 		ns = s.defaultNamespace()
 	}
+	visible := s.Policy.Visible(pr)
 	app, err := s.Apps.Application(ctx, ns, name)
-	if err == nil {
+	switch {
+	case err == nil && (explicit || visible(scopeOf(app))):
 		return app, Result{}
-	}
-	if !isNotFound(err) {
+	case err == nil:
+		// The default namespace has one the asker may not see: look for
+		// one they may see elsewhere before refusing.
+		if other := s.findVisible(ctx, name, visible); other != nil {
+			return other, Result{}
+		}
+		return app, Result{}
+	case !isNotFound(err):
 		return nil, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
 	}
 	scope := ns
@@ -181,7 +189,6 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 		scope = ""
 	}
 	all, lerr := s.Apps.Applications(ctx, scope)
-	visible := s.Policy.Visible(pr)
 	var same, names []string
 	var only *argo.Application
 	for i := range all {
@@ -228,6 +235,24 @@ func scopeOf(a *argo.Application) Scope {
 		p = "default"
 	}
 	return Scope{Namespace: a.Namespace, Project: p}
+}
+
+// findVisible is the only Application of that name the asker may see, or nil.
+func (s *Service) findVisible(ctx context.Context, name string, visible func(Scope) bool) *argo.Application {
+	all, err := s.Apps.Applications(ctx, "")
+	if err != nil {
+		return nil
+	}
+	var found *argo.Application
+	for i := range all {
+		if all[i].Name == name && visible(scopeOf(&all[i])) {
+			if found != nil {
+				return nil
+			}
+			found = &all[i]
+		}
+	}
+	return found
 }
 
 func (s *Service) defaultNamespace() string {

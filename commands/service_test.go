@@ -16,6 +16,14 @@ const extraApps = `
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
+metadata: {name: web, namespace: team-a}
+spec:
+  project: default
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
 metadata: {name: payments-api, namespace: team-b}
 spec:
   project: payments
@@ -117,9 +125,9 @@ func TestServiceFindsAppsElsewhere(t *testing.T) {
 	if res.Kind != KindNotFound || len(res.Suggestions) == 0 || res.Suggestions[0] != "argocd/web" {
 		t.Errorf("webb: %+v", res)
 	}
-	res = s.Handle(ctx, alice, Diagnose{App: "web", Namespace: "team-a"})
-	if res.Kind != KindNotFound || !strings.Contains(res.Text, "no Application `web` in namespace `team-a`") {
-		t.Errorf("web -n team-a: %+v", res)
+	res = s.Handle(ctx, alice, Diagnose{App: "webshop", Namespace: "team-c"})
+	if res.Kind != KindNotFound || !strings.Contains(res.Text, "no Application `webshop` in namespace `team-c`") {
+		t.Errorf("webshop -n team-c: %+v", res)
 	}
 }
 
@@ -141,6 +149,22 @@ func TestServiceAccess(t *testing.T) {
 		if res := s.Handle(ctx, stranger, cmd); res.Kind != KindDenied || res.Report != nil {
 			t.Errorf("%T from a stranger: %+v", cmd, res)
 		}
+	}
+}
+
+func TestServicePrefersTheAppTheAskerMaySee(t *testing.T) {
+	// web exists in argocd (the default namespace) and team-a; a channel
+	// that may see team-a only gets team-a/web, not a refusal.
+	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"*"}, Namespaces: []string{"team-a"}}}}
+	s := newService(t, p)
+	res := s.Handle(context.Background(), alice, Tags{App: "web"})
+	if res.Kind != KindTags || res.App.String() != "team-a/web" {
+		t.Errorf("tags web: %+v", res)
+	}
+	// Named explicitly, the one in argocd is refused.
+	res = s.Handle(context.Background(), alice, Tags{App: "web", Namespace: "argocd"})
+	if res.Kind != KindDenied {
+		t.Errorf("tags argocd/web: %+v", res)
 	}
 }
 
