@@ -67,6 +67,9 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 			// The asker still gets the answer, privately, and how to fix it.
 			hint := blockkit.Notice(fmt.Sprintf(":warning: I cannot post in <#%s>: invite %s to the channel (`/invite`, then pick me) and run the command again. Only you see this answer.",
 				inv.channel, b.selfMention()))
+			if inv.pr.DM {
+				hint = blockkit.Notice(fmt.Sprintf(":information_source: I cannot post in this conversation; only you see this answer. Message %s directly, or use a channel, to share it.", b.selfMention()))
+			}
 			if rerr := b.respond(ctx, inv, append([]blockkit.Message{hint, first}, rest...)...); rerr != nil {
 				return errors.Join(err, rerr)
 			}
