@@ -89,7 +89,7 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
 		eventID = cb.EventID
 	}
-	if !b.seen.first("env:"+req.EnvelopeID, "event:"+eventID) {
+	if !b.seen.first("env:"+req.EnvelopeID, prefixed("event:", eventID)) {
 		b.cfg.Metrics.duplicates.Inc()
 		b.cfg.Log.Debug("dropped a redelivered event", "event_id", eventID, "retry_attempt", req.RetryAttempt)
 		return
@@ -119,7 +119,7 @@ func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb sl
 		return
 	}
 	a := cb.ActionCallback.BlockActions[0]
-	if !b.seen.first("env:"+req.EnvelopeID, "action:"+cb.User.ID+":"+a.ActionTs) {
+	if !b.seen.first("env:"+req.EnvelopeID, prefixed("action:"+cb.User.ID+":", a.ActionTs)) {
 		b.cfg.Metrics.duplicates.Inc()
 		return
 	}
@@ -309,6 +309,14 @@ func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Pr
 		pr.ChannelName = name
 	}
 	return pr, errors.Join(errs...)
+}
+
+// prefixed is prefix+id, or "" (no key) when id is empty.
+func prefixed(prefix, id string) string {
+	if id == "" {
+		return ""
+	}
+	return prefix + id
 }
 
 func clip(s string, n int) string {
