@@ -634,3 +634,17 @@ func TestSecretNeverPrints(t *testing.T) {
 		t.Error("Reveal must return the token")
 	}
 }
+
+func TestGroupLookupFailureIsSaidInTheRefusal(t *testing.T) {
+	h := start(t, "healthy-kustomize-argocd")
+	h.srv.FailNext("usergroups.users.list", 1, "missing_scope")
+	h.send(slacklab.SlashCommand("env-gf", slash(carol, random, "diagnose web", h.srv.ResponseURL("gf"))))
+	h.waitFor("the refusal says the group could not be checked", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(m.Text, "no access rule admits you") && strings.Contains(string(m.Blocks), "missing_scope")
+		})) == 1
+	})
+	if !strings.Contains(h.log.String(), "cannot resolve the asker") {
+		t.Error("the failed lookup is not logged")
+	}
+}

@@ -200,6 +200,10 @@ func (b *Bot) run(ctx context.Context, inv *invocation) {
 	}
 	inv.pr = pr
 	res := b.cfg.Service.Handle(ctx, pr, inv.cmd)
+	if err != nil && res.Kind == commands.KindDenied {
+		// The refusal may come from a lookup that failed, not from the rules.
+		res.Text += "\n_(imgupd could not check everything the rules name: " + errorCode(err) + "; an admin sees the details in its log.)_"
+	}
 	b.cfg.Metrics.observeReport(res.Report)
 	b.reply(ctx, inv, res)
 }
