@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/imgupd/imgupd/bot/slacklab"
 )
 
@@ -123,5 +125,35 @@ func TestServeRefusesBadSetup(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
 			}
 		})
+	}
+}
+
+// TestShippedConfigsAreAccepted: config.example.yaml and the ConfigMap in
+// deploy/imgupd.yaml get through configuration and access-rule parsing;
+// serve stops only because Slack cannot be reached.
+func TestShippedConfigsAreAccepted(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/imgupd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Kind string            `json:"kind"`
+		Data map[string]string `json:"data"`
+	}
+	var embedded string
+	for _, doc := range strings.Split(string(raw), "\n---") {
+		if err := yaml.Unmarshal([]byte(doc), &cm); err == nil && cm.Kind == "ConfigMap" {
+			embedded = cm.Data["imgupd.yaml"]
+		}
+	}
+	if embedded == "" {
+		t.Fatal("deploy/imgupd.yaml has no ConfigMap with imgupd.yaml")
+	}
+	env := map[string]string{"IMGUPD_SLACK_BOT_TOKEN": "xoxb-1", "IMGUPD_SLACK_APP_TOKEN": "xapp-1", "IMGUPD_SLACK_API_URL": "http://127.0.0.1:1/"}
+	for name, path := range map[string]string{"config.example.yaml": "../../config.example.yaml", "deploy/imgupd.yaml": writeConfig(t, embedded)} {
+		code, _, stderr := runCLI(t, env, "serve", "--config", path, "--lab", "healthy-kustomize-argocd", "--listen", "127.0.0.1:0")
+		if code != exitNoDecide || !strings.Contains(stderr, "cannot reach Slack") {
+			t.Errorf("%s: exit %d, %q; want only \"cannot reach Slack\"", name, code, stderr)
+		}
 	}
 }
