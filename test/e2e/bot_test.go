@@ -3,9 +3,12 @@ package e2e
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -85,5 +88,32 @@ func TestBotOnRealAPIServer(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run: %v", err)
+	}
+}
+
+// TestDeployManifestsAreValid: every object of deploy/imgupd.yaml is
+// accepted by the real API server with strict field validation (a
+// misspelt field is an error, not a warning), as a dry run.
+func TestDeployManifestsAreValid(t *testing.T) {
+	ctx := context.Background()
+	admin, err := newClient(srv.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := readYAMLDocs(filepath.Join("..", "..", "deploy", "imgupd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 2 {
+		t.Fatalf("deploy/imgupd.yaml has %d objects", len(objs))
+	}
+	for _, o := range objs {
+		ri, err := admin.resource(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ri.Create(ctx, o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
+			t.Errorf("%s %s: %v", o.GetKind(), o.GetName(), err)
+		}
 	}
 }
