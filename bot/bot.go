@@ -78,6 +78,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	defer b.cancelWork()
 	id, err := b.Verify(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: not a setup error
+		}
 		return err
 	}
 	b.self.Store(&id)

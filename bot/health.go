@@ -17,7 +17,11 @@ type Health struct {
 	connected bool
 	since     time.Time
 	draining  bool
-	now       func() time.Time
+	// standby: leader election runs and another replica (leader, "" when
+	// not known yet) holds the Lease.
+	standby bool
+	leader  string
+	now     func() time.Time
 }
 
 func newHealth() *Health { return &Health{now: time.Now, since: time.Now()} }
@@ -36,11 +40,28 @@ func (h *Health) setDraining() {
 	h.mu.Unlock()
 }
 
-// Ready reports whether the bot can answer commands, and why not.
+func (h *Health) setStandby(leader string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.standby, h.leader = true, leader
+}
+
+func (h *Health) setLeading() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.standby, h.leader = false, ""
+}
+
+// Ready reports whether the bot can answer commands, and why not. A
+// standby is ready: it is healthy and waits for the Lease, with no socket.
 func (h *Health) Ready() (bool, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
+	case h.standby && h.leader != "":
+		return true, "standby: replica " + h.leader + " holds the leader Lease and answers Slack"
+	case h.standby:
+		return true, "standby: waiting for the leader Lease"
 	case h.draining:
 		return false, "shutting down: finishing the commands in flight"
 	case !h.connected:

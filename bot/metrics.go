@@ -25,6 +25,7 @@ type Metrics struct {
 	rateLimited     *prometheus.CounterVec
 	connected       prometheus.Gauge
 	connections     prometheus.Counter
+	leader          prometheus.Gauge
 }
 
 // NewMetrics registers the metrics, with the Go and process collectors.
@@ -53,9 +54,11 @@ func NewMetrics() *Metrics {
 			Help: "1 while the Socket Mode connection is open."}),
 		connections: prometheus.NewCounter(prometheus.CounterOpts{Name: "imgupd_socket_connections_total",
 			Help: "Socket Mode connections opened (reconnects included)."}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "imgupd_leader",
+			Help: "1 while this replica holds the leader Lease (with --leader-elect) and answers Slack."}),
 	}
 	m.reg.MustRegister(m.commands, m.commandDuration, m.stageDuration, m.inFlight, m.envelopes, m.duplicates,
-		m.apiErrors, m.rateLimited, m.connected, m.connections,
+		m.apiErrors, m.rateLimited, m.connected, m.connections, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -7,12 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/commands"
@@ -37,6 +40,9 @@ type serveOptions struct {
 	timeout          time.Duration
 	shutdownTimeout  time.Duration
 	labScenario      string
+	leaderElect      bool
+	leaseNamespace   string
+	leaseName        string
 }
 
 func newServeCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
@@ -74,6 +80,9 @@ per command to stdout.`,
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for one diagnosis")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 25*time.Second, "on SIGTERM, how long in-flight commands may finish")
 	f.StringVar(&o.labScenario, "lab", "", "answer from an embedded lab scenario (name or file) instead of a cluster")
+	f.BoolVar(&o.leaderElect, "leader-elect", false, "run several replicas: only the one holding the Lease connects to Slack, the others wait")
+	f.StringVar(&o.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: POD_NAMESPACE, else imgupd)")
+	f.StringVar(&o.leaseName, "leader-election-name", "imgupd", "name of the Lease")
 	return cmd
 }
 
@@ -115,9 +124,23 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	go func() { opsDone <- bot.ServeOps(opsCtx, ln, bot.OpsHandler(b.Health(), b.Metrics()), log) }()
 	log.Info("imgupd serve starting", "listen", ln.Addr().String(), "cluster", o.clusterName, "rules", len(policy.Rules), "dms", policy.AllowDMs,
 		"required_scopes", bot.RequiredScopes(bot.Config{Service: svc}))
-	runErr := b.Run(ctx)
+	var runErr error
+	if o.leaderElect {
+		lc, lerr := leaderConfig(o, lookupEnv, log)
+		if lerr != nil {
+			stopOps()
+			<-opsDone
+			return fail(lerr)
+		}
+		runErr = b.RunAsLeader(ctx, lc)
+	} else {
+		runErr = b.Run(ctx)
+	}
 	stopOps()
 	opsErr := <-opsDone
+	if errors.Is(runErr, bot.ErrLostLease) {
+		return &exitError{code: 1, err: runErr}
+	}
 	if runErr != nil {
 		return fail(runErr)
 	}
@@ -126,6 +149,36 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	}
 	log.Info("imgupd serve stopped")
 	return nil
+}
+
+// leaderConfig is the Lease of --leader-elect, in the cluster of
+// --kubeconfig (or in-cluster).
+func leaderConfig(o *serveOptions, lookupEnv func(string) (string, bool), log *slog.Logger) (bot.LeaderConfig, error) {
+	if o.labScenario != "" && o.kube.Kubeconfig == "" {
+		if _, ok := lookupEnv("KUBERNETES_SERVICE_HOST"); !ok {
+			return bot.LeaderConfig{}, errors.New("--leader-elect needs a cluster for its Lease: give --kubeconfig, or leave --leader-elect off with --lab")
+		}
+	}
+	cfg, err := cluster.RESTConfig(o.kube)
+	if err != nil {
+		return bot.LeaderConfig{}, err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return bot.LeaderConfig{}, fmt.Errorf("leader election client: %w", err)
+	}
+	ns := o.leaseNamespace
+	if ns == "" {
+		ns = lookupOr(lookupEnv, "POD_NAMESPACE", "imgupd")
+	}
+	host := lookupOr(lookupEnv, "POD_NAME", "")
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	// A unique suffix: a restarted pod with the same name must not inherit
+	// its predecessor's Lease before it expires.
+	return bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: ns, Name: o.leaseName,
+		Identity: host + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36), Log: log}, nil
 }
 
 // serveEngine reads the cluster, or a lab scenario.

@@ -117,10 +117,15 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		{"bad user", "access:\n  rules:\n  - name: x\n    users: [alice]\n", tokens, `user "alice" is not a Slack user ID`},
 		{"no bot token", serveConfig, map[string]string{"IMGUPD_SLACK_APP_TOKEN": "xapp-1"}, "IMGUPD_SLACK_BOT_TOKEN is not set"},
 		{"slack unreachable", serveConfig, tokens, "cannot reach Slack"},
+		{"leader election without a cluster", serveConfig, tokens, "--leader-elect needs a cluster"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, c.env, "serve", "--config", writeConfig(t, c.config), "--lab", "healthy-kustomize-argocd", "--listen", "127.0.0.1:0")
+			args := []string{"serve", "--config", writeConfig(t, c.config), "--lab", "healthy-kustomize-argocd", "--listen", "127.0.0.1:0"}
+			if strings.HasPrefix(c.name, "leader") {
+				args = append(args, "--leader-elect")
+			}
+			code, _, stderr := runCLI(t, c.env, args...)
 			if code != exitNoDecide || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
 			}

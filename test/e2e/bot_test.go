@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -115,5 +116,68 @@ func TestDeployManifestsAreValid(t *testing.T) {
 		if _, err := ri.Create(ctx, o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
 			t.Errorf("%s %s: %v", o.GetKind(), o.GetName(), err)
 		}
+	}
+}
+
+// TestLeaderElectionWithShippedRBAC: two replicas, as imgupd's
+// ServiceAccount with deploy/rbac.yaml, share the Lease in the real API
+// server; only the holder connects to Slack; when it stops, the other
+// takes over.
+func TestLeaderElectionWithShippedRBAC(t *testing.T) {
+	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", "imgupd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := lab.Builtin("healthy-kustomize-argocd")
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	eng := env.Engine()
+	const bt, at = "xoxb-e2e", "xapp-e2e"
+	srv := slacklab.Start(slacklab.Config{BotToken: bt, AppToken: at})
+	defer srv.Close()
+	run := func(id string) (*bot.Bot, context.CancelFunc, chan error) {
+		b := bot.New(bot.Config{BotToken: bot.Secret(bt), AppToken: bot.Secret(at), APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
+			Service: &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}}})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd-e2e", Identity: id,
+				LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond})
+		}()
+		return b, cancel, done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, stopA, doneA := run("a")
+	if err := srv.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("nobody connected (can the ServiceAccount write its Lease?): %v", err)
+	}
+	b, stopB, doneB := run("b")
+	for {
+		if ok, why := b.Health().Ready(); ok && strings.Contains(why, "replica a holds") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("b never saw a as the leader")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if n := srv.Connections(); n != 1 {
+		t.Fatalf("%d connections, want 1", n)
+	}
+	stopA()
+	if err := <-doneA; err != nil {
+		t.Fatalf("a: %v", err)
+	}
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatalf("b did not take over: %v", err)
+	}
+	stopB()
+	if err := <-doneB; err != nil {
+		t.Fatalf("b: %v", err)
 	}
 }

@@ -1,0 +1,96 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/bot/slacklab"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// TestOnlyTheLeaderConnects: two replicas share a Lease; only the holder
+// opens a Slack socket, the other is a ready standby. When the leader
+// shuts down it finishes, releases the Lease, and the standby connects and
+// answers the next command.
+func TestOnlyTheLeaderConnects(t *testing.T) {
+	sc, _ := lab.Builtin("healthy-kustomize-argocd")
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	eng := env.Engine()
+	srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken,
+		Channels: []slacklab.Channel{{ID: deploys, Name: "deploys", IsMember: true}}})
+	defer srv.Close()
+	kube := kubefake.NewClientset()
+	type replica struct {
+		b      *bot.Bot
+		cancel context.CancelFunc
+		done   chan error
+		id     string
+	}
+	startReplica := func(id string) *replica {
+		r := &replica{id: id, done: make(chan error, 1)}
+		r.b = bot.New(bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
+			Service: &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}}})
+		ctx, cancel := context.WithCancel(context.Background())
+		r.cancel = cancel
+		go func() {
+			r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
+				LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond})
+		}()
+		return r
+	}
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting until %s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	a := startReplica("replica-a")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.WaitConnections(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	b := startReplica("replica-b")
+	wait("b sees a as the leader", func() bool {
+		ok, why := b.b.Health().Ready()
+		return ok && strings.Contains(why, "standby: replica replica-a holds the leader Lease")
+	})
+	if n := srv.Connections(); n != 1 {
+		t.Fatalf("%d Slack connections with one leader, want 1", n)
+	}
+	a.cancel()
+	if err := <-a.done; err != nil {
+		t.Fatalf("the leader's shutdown: %v", err)
+	}
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatalf("the standby did not take over: %v", err)
+	}
+	wait("b is connected", func() bool { return b.b.Health().Connected() })
+	if err := srv.Send(ctx, slacklab.SlashCommand("after-failover", slacklab.Slash{User: alice, Channel: deploys, ChannelName: "deploys",
+		Text: "diagnose web", ResponseURL: srv.ResponseURL("f")})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.WaitCalls(ctx, "chat.postMessage", 1); err != nil {
+		t.Fatal("the new leader did not answer")
+	}
+	b.cancel()
+	if err := <-b.done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("b: %v", err)
+	}
+}
