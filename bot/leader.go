@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/tools/leaderelection"
@@ -47,6 +48,16 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 	}
 	if c.Log == nil {
 		c.Log = b.cfg.Log
+	}
+	// client-go's elector only logs its errors and retries forever: check
+	// the Lease can be read at all, so a missing Role is a clear start-up
+	// error instead of a standby that waits for ever.
+	if _, err := c.Client.Leases(c.Namespace).Get(ctx, c.Name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsForbidden(err) {
+			return &SetupError{What: "leader election", Msg: fmt.Sprintf("imgupd may not read its Lease %s/%s: grant get, create and update on leases (coordination.k8s.io) in %s, as deploy/rbac.yaml does",
+				c.Namespace, c.Name, c.Namespace), Err: err}
+		}
+		return &SetupError{What: "leader election", Msg: fmt.Sprintf("cannot read the Lease %s/%s", c.Namespace, c.Name), Err: err}
 	}
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name},

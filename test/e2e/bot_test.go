@@ -181,3 +181,20 @@ func TestLeaderElectionWithShippedRBAC(t *testing.T) {
 		t.Fatalf("b: %v", err)
 	}
 }
+
+// TestLeaderElectionWithoutTheRoleFailsClearly: a ServiceAccount without
+// the Lease Role gets a start-up error naming the rule, not a standby that
+// waits for ever.
+func TestLeaderElectionWithoutTheRoleFailsClearly(t *testing.T) {
+	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", "no-such-account"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bot.New(bot.Config{BotToken: "xoxb-x", AppToken: "xapp-x", APIURL: "http://127.0.0.1:1/", Service: &commands.Service{Policy: &commands.Policy{}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: "x"})
+	if err == nil || !strings.Contains(err.Error(), "may not read its Lease imgupd/imgupd") {
+		t.Fatalf("want a clear RBAC error, got %v", err)
+	}
+}
