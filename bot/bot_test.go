@@ -648,3 +648,17 @@ func TestGroupLookupFailureIsSaidInTheRefusal(t *testing.T) {
 		t.Error("the failed lookup is not logged")
 	}
 }
+
+func TestResponseURLNeverLogged(t *testing.T) {
+	h := start(t, "healthy-kustomize-argocd")
+	// A denied user's answer goes to a response URL that cannot be reached.
+	const secretURL = "http://127.0.0.1:1/commands/T0TESTTEAM/123/canary-response-url-secret"
+	h.send(slacklab.SlashCommand("env-ru", slash(eve, random, "diagnose web", secretURL)))
+	h.waitFor("the audit line records the failed delivery", func() bool {
+		l := h.auditLines()
+		return len(l) == 1 && l[0]["delivery_error"] != nil
+	})
+	if strings.Contains(h.audit.String()+h.log.String(), "canary-response-url-secret") {
+		t.Errorf("the response URL appears in the logs: %s", h.audit.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/slack-go/slack"
 
@@ -151,6 +152,12 @@ func (b *Bot) respond(ctx context.Context, inv *invocation, ms ...blockkit.Messa
 			return err
 		})
 		if err != nil {
+			// A response URL lets anyone post for 30 minutes: keep it out
+			// of errors, logs and the audit line.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				return fmt.Errorf("response_url: %s: %w", ue.Op, ue.Err)
+			}
 			return fmt.Errorf("response_url: %w", err)
 		}
 	}
