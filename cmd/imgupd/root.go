@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -82,6 +83,9 @@ func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (stri
 		if err := v.ReadInConfig(); err != nil {
 			return &exitError{code: exitNoDecide, err: fmt.Errorf("reading config %s: %w", path, err)}
 		}
+		if err := checkConfigKeys(cmd, v); err != nil {
+			return &exitError{code: exitNoDecide, err: fmt.Errorf("config %s: %w", path, err)}
+		}
 	}
 	var bindErr error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
@@ -106,6 +110,34 @@ func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (stri
 		return &exitError{code: exitNoDecide, err: bindErr}
 	}
 	return nil
+}
+
+// checkConfigKeys refuses keys in the running command's section that are
+// not its flags: a misspelt key must not be ignored in silence.
+func checkConfigKeys(cmd *cobra.Command, v *viper.Viper) error {
+	section, ok := v.Get(cmd.Name()).(map[string]any)
+	if !ok {
+		return nil
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	keys := make([]string, 0, len(section))
+	for k := range section {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs []error
+	for _, key := range keys {
+		if cmd.Flags().Lookup(key) != nil && key != "config" {
+			continue
+		}
+		e := fmt.Errorf("%s.%s is not a setting of %q", cmd.Name(), key, cmd.Name())
+		if near := nearest(key, names); near != "" {
+			e = fmt.Errorf("%w; did you mean %s.%s?", e, cmd.Name(), near)
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
 }
 
 func setFlag(cmd *cobra.Command, f *pflag.Flag, val, from string) error {

@@ -101,6 +101,13 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	if err != nil {
 		return fail(err)
 	}
+	if slackCfg, ok := v.Get("slack").(map[string]any); ok {
+		for k := range slackCfg {
+			if k != "bot-token" && k != "app-token" {
+				return fail(fmt.Errorf("config slack.%s: unknown key (slack.bot-token and slack.app-token are the only ones)", k))
+			}
+		}
+	}
 	botToken, appToken := secretSetting(v, lookupEnv, "IMGUPD_SLACK_BOT_TOKEN", "slack.bot-token"), secretSetting(v, lookupEnv, "IMGUPD_SLACK_APP_TOKEN", "slack.app-token")
 
 	eng, closeSrc, err := serveEngine(ctx, o)

@@ -118,6 +118,8 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		{"no bot token", serveConfig, map[string]string{"IMGUPD_SLACK_APP_TOKEN": "xapp-1"}, "IMGUPD_SLACK_BOT_TOKEN is not set"},
 		{"slack unreachable", serveConfig, tokens, "cannot reach Slack"},
 		{"leader election without a cluster", serveConfig, tokens, "--leader-elect needs a cluster"},
+		{"typo in serve", serveConfig + "serve:\n  listne: ':1'\n", tokens, "serve.listne is not a setting of \"serve\"; did you mean serve.listen?"},
+		{"typo in slack", serveConfig + "slack:\n  bot_token: x\n", tokens, "slack.bot_token: unknown key"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
