@@ -662,3 +662,18 @@ func TestResponseURLNeverLogged(t *testing.T) {
 		t.Errorf("the response URL appears in the logs: %s", h.audit.String())
 	}
 }
+
+func TestCommandOutOfTimeStillTellsTheAsker(t *testing.T) {
+	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, _ *slacklab.Config) { c.CommandTimeout = time.Second })
+	h.srv.SetLatency(1500 * time.Millisecond) // Slack is slower than the command may take
+	h.send(slacklab.SlashCommand("env-slow", slash(alice, deploys, "diagnose web", h.srv.ResponseURL("slow"))))
+	h.waitFor("the asker hears the answer could not be posted", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && strings.Contains(m.Text, "could not post its answer here: `timeout`")
+		})) == 1
+	})
+	h.waitFor("the audit line records it", func() bool {
+		l := h.auditLines()
+		return len(l) == 1 && l[0]["delivery_error"] != nil
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -77,7 +78,11 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 			return fmt.Errorf("answered privately: %w", err)
 		}
 		if inv.respURL != "" {
-			_ = b.respond(ctx, inv, blockkit.Notice(":warning: imgupd could not post its answer here: Slack said `"+errorCode(err)+"`."))
+			// The command's own deadline may be what failed: tell the
+			// asker on a short deadline of its own.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			_ = b.respond(rctx, inv, blockkit.Notice(":warning: imgupd could not post its answer here: `"+errorCode(err)+"`."))
+			cancel()
 		}
 		return err
 	}
