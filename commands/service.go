@@ -174,16 +174,11 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	switch {
 	case err == nil && (explicit || visible(scopeOf(app))):
 		return app, Result{}
-	case err == nil:
-		// The default namespace has one the asker may not see: look for
-		// one they may see elsewhere before refusing.
-		if other := s.findVisible(ctx, name, visible); other != nil {
-			return other, Result{}
-		}
-		return app, Result{}
-	case !isNotFound(err):
+	case err != nil && !cluster.IsNotFound(err):
 		return nil, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
 	}
+	// Not there, or there but not for this asker: look wherever the asker
+	// may see an Application of that name.
 	scope := ns
 	if !explicit {
 		scope = ""
@@ -205,6 +200,9 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	switch {
 	case len(same) == 1:
 		return only, Result{}
+	case app != nil:
+		// The one in the default namespace: the policy refuses it, saying why.
+		return app, Result{}
 	case len(same) > 1:
 		sort.Strings(same)
 		return nil, Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("there are Applications named `%s` in namespaces %s: add `-n NAMESPACE`",
@@ -237,24 +235,6 @@ func scopeOf(a *argo.Application) Scope {
 	return Scope{Namespace: a.Namespace, Project: p}
 }
 
-// findVisible is the only Application of that name the asker may see, or nil.
-func (s *Service) findVisible(ctx context.Context, name string, visible func(Scope) bool) *argo.Application {
-	all, err := s.Apps.Applications(ctx, "")
-	if err != nil {
-		return nil
-	}
-	var found *argo.Application
-	for i := range all {
-		if all[i].Name == name && visible(scopeOf(&all[i])) {
-			if found != nil {
-				return nil
-			}
-			found = &all[i]
-		}
-	}
-	return found
-}
-
 func (s *Service) defaultNamespace() string {
 	if s.DefaultNamespace == "" {
 		return "argocd"
@@ -267,11 +247,6 @@ func (s *Service) updaterNamespace() string {
 		return "argocd"
 	}
 	return s.UpdaterNamespace
-}
-
-func isNotFound(err error) bool {
-	var ae *cluster.AccessError
-	return errors.As(err, &ae) && ae.NotFound
 }
 
 // readError says what could not be read, and the RBAC rule when forbidden.

@@ -314,11 +314,6 @@ func readFailure(stage StageID, what string, err error) Finding {
 		Detail: oneLine(err.Error())}
 }
 
-func isNotFound(err error) bool {
-	var ae *cluster.AccessError
-	return errors.As(err, &ae) && ae.NotFound
-}
-
 func find(code Code, sev Severity, title string) Finding {
 	f := Finding{Code: code, Severity: sev, Title: title}
 	if e, ok := catalogue[code]; ok {

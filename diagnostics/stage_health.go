@@ -27,7 +27,7 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 
 	inst, err := r.e.Cluster.FindUpdater(ctx, r.req.UpdaterNamespace)
 	switch {
-	case err != nil && !isNotFound(err):
+	case err != nil && !cluster.IsNotFound(err):
 		out = append(out, readFailure(StageHealth, "the Image Updater Deployment", err))
 		r.rep.UpdaterVersionAssumed = true
 		return out

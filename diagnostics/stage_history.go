@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -15,7 +16,7 @@ import (
 func checkHistory(ctx context.Context, r *run) []Finding {
 	var out []Finding
 	events, err := r.e.Cluster.Events(ctx, r.req.Namespace, "Application", r.req.App)
-	if err != nil && !isNotFound(err) {
+	if err != nil && !cluster.IsNotFound(err) {
 		out = append(out, readFailure(StageHistory, "events of the Application", err))
 	}
 	var lines []string

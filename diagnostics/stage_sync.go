@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -39,7 +40,7 @@ func checkSync(ctx context.Context, r *run) []Finding {
 				out = append(out, find(CodeSyncWindow, Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)).
 					with(ev("project", ns+"/"+proj)))
 			}
-		case !isNotFound(err):
+		case !cluster.IsNotFound(err):
 			out = append(out, readFailure(StageSync, "AppProject "+proj, err))
 		}
 	}

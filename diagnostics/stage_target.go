@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -15,7 +16,7 @@ import (
 // configuration problem the model finds on the way.
 func checkTarget(ctx context.Context, r *run) []Finding {
 	if r.app == nil {
-		if !isNotFound(r.appErr) {
+		if !cluster.IsNotFound(r.appErr) {
 			return []Finding{readFailure(StageTarget, fmt.Sprintf("Application %s/%s", r.req.Namespace, r.req.App), r.appErr)}
 		}
 		return []Finding{r.appNotFound(ctx)}

@@ -173,7 +173,7 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		}
 		data, err := r.e.Cluster.Secret(ctx, ns, wb.SecretName)
 		if err != nil {
-			if isNotFound(err) {
+			if cluster.IsNotFound(err) {
 				f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s does not exist", ns, wb.SecretName))
 				return gitsource.Auth{}, &f
 			}

@@ -23,6 +23,12 @@ type AccessError struct {
 	Err       error
 }
 
+// IsNotFound reports whether err is an AccessError for a missing object.
+func IsNotFound(err error) bool {
+	var ae *AccessError
+	return errors.As(err, &ae) && ae.NotFound
+}
+
 func (e *AccessError) Error() string {
 	switch {
 	case e.Forbidden:

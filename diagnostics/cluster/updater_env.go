@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -107,8 +106,7 @@ func (c *configMapCache) get(ctx context.Context, name string) (data map[string]
 	}
 	d, err := c.r.ConfigMap(ctx, c.ns, name)
 	if err != nil {
-		var ae *AccessError
-		if errors.As(err, &ae) && ae.NotFound {
+		if IsNotFound(err) {
 			c.data[name] = nil
 			return nil, true, nil
 		}
