@@ -50,7 +50,7 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 	}
 	inv := &invocation{via: "slash", envelope: req.EnvelopeID, text: sc.Text, channel: sc.ChannelID, respURL: sc.ResponseURL, start: time.Now(),
 		pr: commands.Principal{User: sc.UserID, UserName: sc.UserName, Channel: sc.ChannelID, ChannelName: sc.ChannelName,
-			DM: strings.HasPrefix(sc.ChannelID, "D") || sc.ChannelName == "directmessage"}}
+			DM: isDM(sc.ChannelID) || sc.ChannelName == "directmessage"}}
 	if inv.pr.ChannelName == "directmessage" || inv.pr.ChannelName == "privategroup" {
 		inv.pr.ChannelName = ""
 	}
@@ -105,7 +105,7 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 		thread = m.TimeStamp
 	}
 	b.answer(&invocation{via: "mention", envelope: req.EnvelopeID, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
-		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: strings.HasPrefix(m.Channel, "D")}})
+		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: isDM(m.Channel)}})
 }
 
 // onInteraction answers the report's buttons in the report's thread.
@@ -139,7 +139,7 @@ func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb sl
 		thread = cb.Container.MessageTs
 	}
 	b.answer(&invocation{via: "button", envelope: req.EnvelopeID, text: verb + " " + a.Value, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
-		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: strings.HasPrefix(channel, "D")}})
+		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: isDM(channel)}})
 }
 
 // answer parses and runs a mention's or a button's command in the
@@ -314,6 +314,9 @@ func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Pr
 	}
 	return pr, errors.Join(errs...)
 }
+
+// isDM reports whether a conversation ID is a direct message (D…).
+func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }
 
 // prefixed is prefix+id, or "" (no key) when id is empty.
 func prefixed(prefix, id string) string {

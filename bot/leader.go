@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,7 +69,6 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 		leading atomic.Bool
 		runErr  error
 		ran     = make(chan struct{})
-		once    sync.Once
 	)
 	b.health.setStandby("")
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
@@ -78,9 +76,10 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 		ReleaseOnCancel: true, Name: c.Namespace + "/" + c.Name,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(lctx context.Context) {
+				// However this ends, the Lease is released once the bot is done.
+				defer stopElect()
+				defer close(ran)
 				if ctx.Err() != nil {
-					once.Do(func() { close(ran) })
-					stopElect()
 					return
 				}
 				leading.Store(true)
@@ -89,13 +88,10 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 				c.Log.Info("holding the leader Lease: connecting to Slack", "lease", c.Namespace+"/"+c.Name, "identity", c.Identity)
 				// The bot stops on shutdown or when the Lease is lost.
 				rctx, cancel := context.WithCancel(ctx)
-				stop := context.AfterFunc(lctx, cancel)
+				defer cancel()
+				defer context.AfterFunc(lctx, cancel)()
 				runErr = b.Run(rctx)
-				stop()
-				cancel()
 				b.cfg.Metrics.leader.Set(0)
-				once.Do(func() { close(ran) })
-				stopElect() // release the Lease now that the bot is done
 			},
 			OnStoppedLeading: func() {
 				if leading.Load() {
