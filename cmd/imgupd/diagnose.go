@@ -64,22 +64,12 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	default:
 		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
 	}
-	cfg, err := cluster.RESTConfig(o.kube)
+	eng, err := clusterEngine(o.kube, o.timeout, "")
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if o.namespace == "" {
 		o.namespace = contextNamespace(o.kube)
-	}
-	reader, err := cluster.NewReader(cfg)
-	if err != nil {
-		return &exitError{code: exitNoDecide, err: err}
-	}
-	eng := &diagnostics.Engine{
-		Cluster:  reader,
-		Registry: registry.New(),
-		Git:      gitsource.New(),
-		Options:  diagnostics.Options{Timeout: o.timeout, ClusterName: cfg.Host},
 	}
 	rep := eng.Diagnose(ctx, diagnostics.Request{App: o.app, Namespace: o.namespace, UpdaterNamespace: o.updaterNamespace})
 	if err := writeReport(io, rep, o.output, o.verbose); err != nil {
@@ -118,6 +108,25 @@ func reportExit(rep *diagnostics.Report) error {
 		return &exitError{code: exitNoDecide, err: fmt.Errorf("the diagnosis is incomplete: %d stage(s) could not be checked", len(rep.Unchecked))}
 	}
 	return nil
+}
+
+// clusterEngine is the engine over a real cluster (kubeconfig or
+// in-cluster), its registries and git; name "" names the cluster by its
+// API server URL.
+func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name string) (*diagnostics.Engine, error) {
+	cfg, err := cluster.RESTConfig(kube)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := cluster.NewReader(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = cfg.Host
+	}
+	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(),
+		Options: diagnostics.Options{Timeout: timeout, ClusterName: name}}, nil
 }
 
 // contextNamespace is the kubeconfig context's namespace, else argocd.

@@ -21,8 +21,6 @@ import (
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -210,20 +208,11 @@ func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, fun
 		eng.Options.Timeout = o.timeout
 		return eng, env.Close, nil
 	}
-	cfg, err := cluster.RESTConfig(o.kube)
+	eng, err := clusterEngine(o.kube, o.timeout, o.clusterName)
 	if err != nil {
 		return nil, nil, err
 	}
-	reader, err := cluster.NewReader(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	name := o.clusterName
-	if name == "" {
-		name = cfg.Host
-	}
-	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(),
-		Options: diagnostics.Options{Timeout: o.timeout, ClusterName: name}}, func() {}, nil
+	return eng, func() {}, nil
 }
 
 // loadPolicy reads the access section strictly: an unknown key is an error
