@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/commands"
@@ -90,6 +91,10 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	if err != nil {
 		return fail(err)
 	}
+	// client-go (leader election, request throttling) logs through klog, a
+	// process-wide logger: route it into ours so the cluster sees one format.
+	// Set once here, before any client-go goroutine starts.
+	klog.SetSlogLogger(log.With("source", "client-go"))
 	audit := slog.New(slog.NewJSONHandler(io.Out, nil)).With("log", "audit")
 
 	if o.clusterName != "" && !commands.ValidClusterName(o.clusterName) {

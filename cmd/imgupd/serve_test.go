@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -72,6 +73,11 @@ func TestServeAnswersFromTheLab(t *testing.T) {
 	defer wcancel()
 	if err := srv.WaitConnections(wctx, 1); err != nil {
 		t.Fatalf("serve did not connect: %v\n%s", err, errb.String())
+	}
+	// client-go's own lines (leader election, throttling) come out as our JSON.
+	klog.InfoS("client-go line", "lease", "imgupd")
+	if !strings.Contains(errb.String(), `"msg":"client-go line"`) || !strings.Contains(errb.String(), `"source":"client-go"`) {
+		t.Errorf("klog output is not routed into serve's JSON log: %s", errb.String())
 	}
 	if err := srv.Send(wctx, slacklab.SlashCommand("env-1", slacklab.Slash{User: "U0ALICE001", Channel: "C0DEPLOYS1", ChannelName: "deploys",
 		Text: "diagnose web", ResponseURL: srv.ResponseURL("r")})); err != nil {
