@@ -140,6 +140,9 @@ func (e *Engine) stages() []stage {
 			return s
 		}
 		if !r.target.Selected || len(r.images) == 0 {
+			if r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13) {
+				return "Image Updater skips this Application's source type (see the source and mapping stage)"
+			}
 			return "Image Updater does not pick up this Application (see the target stage)"
 		}
 		return ""

@@ -213,3 +213,33 @@ func BenchmarkDiagnoseThreeImages(b *testing.B) {
 	}
 	b.ReportMetric(float64(requests)/float64(b.N), "registry-requests/op")
 }
+
+// TestLogErrorsGroupRepeats: the same error every cycle is one piece of
+// evidence with its count and the time of its latest occurrence, not five
+// copies pushing older, different errors out.
+func TestLogErrorsGroupRepeats(t *testing.T) {
+	env := start(t, healthy, func(sc *lab.Scenario) {
+		sc.Logs += `time="2026-11-29T09:58:00Z" level=warning msg="Could not fetch credentials: stale" application=argocd/web` + "\n"
+		for _, ts := range []string{"10:00:01", "10:02:00", "10:04:00", "10:06:00", "10:08:00", "10:10:00"} {
+			sc.Logs += `time="2026-11-29T` + ts + `Z" level=error msg="Could not get tags from registry: toomanyrequests: slow down" application=argocd/web` + "\n"
+		}
+	})
+	r := env.Diagnose(context.Background())
+	var ev []diagnostics.Evidence
+	for _, st := range r.Stages {
+		for _, f := range st.Findings {
+			if f.Code == diagnostics.CodeUpdaterLogErrors {
+				ev = f.Evidence
+			}
+		}
+	}
+	if len(ev) != 2 {
+		t.Fatalf("want 2 distinct messages as evidence, got %+v\n%s", ev, dump(r))
+	}
+	if ev[0].Label != "09:58:00 warning" || !strings.Contains(ev[0].Value, "stale") || strings.Contains(ev[0].Value, "times") {
+		t.Errorf("older distinct message: %+v", ev[0])
+	}
+	if ev[1].Label != "10:10:00 error" || !strings.HasSuffix(ev[1].Value, "slow down (6 times)") {
+		t.Errorf("repeated message: %+v", ev[1])
+	}
+}

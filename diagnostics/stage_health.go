@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
@@ -144,20 +145,56 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 		}
 		out = append(out, f)
 	}
-	var errs []string
-	for _, e := range a.ForApp {
-		if e.Level == "error" || e.Level == "warning" {
-			errs = append(errs, clip(updaterlog.Redact(e.Msg), 300))
-		}
-	}
-	if len(errs) > 0 {
-		f := find(CodeUpdaterLogErrors, Warn, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", len(errs), r.req.App))
-		for i, m := range lastN(errs, 5) {
-			f = f.with(ev(fmt.Sprintf("line %d", i+1), m))
-		}
+	if f, ok := logErrorsFinding(a.ForApp, r.req.App); ok {
 		out = append(out, f)
 	}
 	return out
+}
+
+// logErrorsFinding summarises the warning and error lines about the app: the
+// same message repeated every cycle is one piece of evidence with its count,
+// labelled by the time and level of its latest occurrence; the five most
+// recent distinct messages are kept.
+func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
+	type msg struct {
+		text, label string
+		count, last int
+	}
+	var msgs []*msg
+	byText := map[string]*msg{}
+	total := 0
+	for i, e := range events {
+		if e.Level != "error" && e.Level != "warning" {
+			continue
+		}
+		total++
+		text := clip(updaterlog.Redact(e.Msg), 300)
+		m := byText[text]
+		if m == nil {
+			m = &msg{text: text}
+			byText[text] = m
+			msgs = append(msgs, m)
+		}
+		m.count++
+		m.last = i
+		m.label = e.Level
+		if !e.Time.IsZero() {
+			m.label = e.Time.UTC().Format("15:04:05") + " " + e.Level
+		}
+	}
+	if total == 0 {
+		return Finding{}, false
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].last < msgs[j].last })
+	f := find(CodeUpdaterLogErrors, Warn, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
+	for _, m := range msgs[max(0, len(msgs)-5):] {
+		v := m.text
+		if m.count > 1 {
+			v = fmt.Sprintf("%s (%d times)", v, m.count)
+		}
+		f = f.with(ev(m.label, v))
+	}
+	return f, true
 }
 
 func lastN(s []string, n int) []string {

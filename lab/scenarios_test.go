@@ -8,7 +8,9 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 
+	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
@@ -63,5 +65,97 @@ func TestParseErrors(t *testing.T) {
 	sc, err := Parse([]byte("expect: healthy\napp: {name: web}\nobjects: a\n"), "dir/my-case.yaml")
 	if err != nil || sc.Name != "my-case" || sc.App.Namespace != "argocd" {
 		t.Fatalf("%+v %v", sc, err)
+	}
+}
+
+// silentScenarios are the built-in scenarios in which Image Updater, at the
+// version and default log level (info) the scenario runs, logs nothing about
+// the Application, so their logs hold only generic cycle lines. Section
+// numbers refer to the Image Updater reference (image-updater.md).
+var silentScenarios = map[string]string{
+	// v0.18 skips an Application without the image-list annotation at trace level only (§6).
+	"article-1-annotation-key-typo": "v0.x logs the missing annotation at trace level",
+	// No update is written yet and nothing fails; at info level Image Updater
+	// logs per application only updates and errors (candidate and up-to-date lines are debug, §6).
+	"healthy-git-writeback":    "the update is due on the next cycle; nothing logged per app yet",
+	"healthy-kustomize-argocd": "the update is due on the next cycle; nothing logged per app yet",
+	// The Application objects show no override written yet, and nothing fails
+	// before the write; a logged successful update would contradict them.
+	"article-6-kustomize-name-not-used":       "no write in the objects yet; nothing fails before it",
+	"crd-defaulted-strategy":                  "no write in the objects yet; nothing fails before it",
+	"helm-annotation-alias-not-in-image-list": "no write in the objects yet; nothing fails before it",
+	"helm-parameters-not-in-values":           "no write in the objects yet; nothing fails before it",
+	"report-10-newest-build-tie":              "no write in the objects yet; nothing fails before it",
+	// Whether Image Updater fails without the proxy, and with which network
+	// error (timeout, refused, DNS), depends on the network path; the
+	// reference words only a wrong proxy and an unresolvable host (§10.13).
+	"proxy-missing": "no referenced wording for a missing proxy; no line is invented",
+	// An unknown key in registries.conf is fatal at start-up (§4.2): no cycle reaches the app.
+	"registries-conf-invalid": "the controller cannot load registries.conf and processes nothing",
+	// The not-live message is debug only (§5.1, §6).
+	"report-1-image-not-live": "image not live is logged at debug level only",
+	// A CR in a namespace the controller does not watch is never reconciled (§1.4, §10.11).
+	"report-9-cr-in-unwatched-namespace": "the CR is never reconciled",
+	// A crash-looping controller runs no cycle.
+	"updater-crash-loop": "the controller crash-loops before any cycle",
+	// No controller, no logs.
+	"updater-not-installed": "Image Updater is not installed",
+	// Up to v1.1 no tag left means the running tag is kept, logged at debug only (§3.2, §6).
+	"updater-v1-1-no-tags-keeps-running-tag": "v1.1 keeps the running tag silently (debug only)",
+	// v1.3 drops pre-releases without a constraint silently (§10.18).
+	"updater-v1-3-prerelease-ignored": "pre-releases are ignored at debug level only",
+	// v1.x ignores annotations without a CR: no cycle for the app (§1.5, §10.11).
+	"upgrade-v1-without-crs": "no ImageUpdater CR selects the app",
+}
+
+// isCycleLine reports whether a log line is a generic cycle line, which says
+// nothing about one Application.
+func isCycleLine(l diagnostics.LogLine) bool {
+	switch l.Code {
+	case updaterlog.CodeCycleStart, updaterlog.CodeCycleResults:
+		return true
+	}
+	return strings.HasPrefix(l.Message, "Starting image update cycle") || strings.HasPrefix(l.Message, "Processing results:")
+}
+
+// TestBuiltinScenarioLogsMentionApp: every built-in scenario in which Image
+// Updater logs about the Application carries such lines, so the report's
+// UpdaterLog (the bot's "Show updater log lines", the logs command) shows
+// them; the scenarios where it logs nothing are listed in silentScenarios.
+func TestBuiltinScenarioLogsMentionApp(t *testing.T) {
+	all, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, sc := range all {
+		names[sc.Name] = true
+	}
+	for name := range silentScenarios {
+		if !names[name] {
+			t.Errorf("silentScenarios lists %s, which is not a built-in scenario", name)
+		}
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Run(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var about []string
+			for _, l := range r.UpdaterLog {
+				if !isCycleLine(l) {
+					about = append(about, l.Message)
+				}
+			}
+			why, silent := silentScenarios[sc.Name]
+			switch {
+			case silent && len(about) > 0:
+				t.Errorf("listed as silent (%s), but the report shows %d line(s) about the app, e.g. %q", why, len(about), about[0])
+			case !silent && len(about) == 0:
+				t.Errorf("the report's UpdaterLog has no line about %s beyond generic cycle lines (%d line(s)); add what Image Updater logs for this case, or list the scenario in silentScenarios with the reason", sc.App.Name, len(r.UpdaterLog))
+			}
+		})
 	}
 }
