@@ -99,7 +99,9 @@ func (c *client) create(ctx context.Context, u *unstructured.Unstructured) (*uns
 	if err != nil {
 		return nil, err
 	}
-	created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+	// Strict, as kubectl apply is by default: a field the CRD does not know
+	// (a lab scenario with a misplaced key) is an error, not silently pruned.
+	created, err := ri.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
 	if err != nil {
 		return nil, fmt.Errorf("creating %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
