@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -676,4 +677,111 @@ func TestCommandOutOfTimeStillTellsTheAsker(t *testing.T) {
 		l := h.auditLines()
 		return len(l) == 1 && l[0]["delivery_error"] != nil
 	})
+}
+
+const aliceDM = "D0ALICEDM1" // alice's direct message with the bot
+
+// allowDMs admits alice's direct messages: access.allowDMs and a "dm" rule.
+func allowDMs(c *bot.Config, s *slacklab.Config) {
+	c.Service.Policy = &commands.Policy{AllowDMs: true, Rules: []commands.Rule{
+		{Name: "deploys", Channels: []string{deploys}},
+		{Name: "direct", Channels: []string{"dm"}, Users: []string{alice}},
+	}}
+	s.Scopes = append(s.Scopes, "im:history")
+	s.Channels = append(s.Channels, slacklab.Channel{ID: aliceDM, IsIM: true, IsMember: true})
+}
+
+// TestDirectMessageAnswersInTheConversation: "diagnose web" sent to the bot
+// in a DM (a message.im event, not an app_mention) gets 👀, the report in
+// the DM with its details in the report's thread, then the outcome
+// reaction. The bot's own messages and edits echoed back are not commands.
+func TestDirectMessageAnswersInTheConversation(t *testing.T) {
+	h := start(t, "report-1-image-not-live", allowDMs)
+	const ts = "1718032000.000001"
+	h.srv.AddUserMessage(aliceDM, ts, "", "diagnose web")
+	h.send(slacklab.DirectMessage("env-dm-1", slacklab.DM{User: alice, Channel: aliceDM, Text: "diagnose web", TS: ts}))
+	h.waitFor("the report is posted in the DM", func() bool { return len(h.messages(isReport("argocd/web"))) == 1 })
+	rep := h.messages(isReport("argocd/web"))[0]
+	if rep.Channel != aliceDM || rep.ThreadTS != "" || rep.Ephemeral {
+		t.Errorf("the report should be a plain top-level message in the DM: %+v", rep)
+	}
+	h.waitFor("the details are in the report's thread", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool { return m.Channel == aliceDM && m.ThreadTS == rep.TS })) > 0
+	})
+	h.waitFor("the DM shows ❌ (the app is broken) instead of 👀", func() bool {
+		r := h.srv.Reactions(aliceDM, ts)
+		return len(r) == 1 && r[0] == "x"
+	})
+	h.waitFor("the audit line is written", func() bool { return len(h.auditLines()) == 1 })
+	if a := h.auditLines()[0]; a["via"] != "dm" || a["rule"] != "direct" || a["channel"] != aliceDM {
+		t.Errorf("audit line: %v", a)
+	}
+
+	// Echoes of the bot's own message, an edit, and a DM's redelivery are
+	// acked and ignored; a thread reply in the DM is answered in that thread.
+	posted := len(h.srv.CallsTo("chat.postMessage"))
+	h.send(slacklab.DirectMessage("env-dm-bot", slacklab.DM{User: slacklab.BotUserID, BotID: slacklab.BotID, Channel: aliceDM, Text: "diagnose web", TS: "1718032001.000001"}))
+	h.send(slacklab.DirectMessage("env-dm-edit", slacklab.DM{User: alice, SubType: "message_changed", Channel: aliceDM, Text: "diagnose web", TS: "1718032002.000001"}))
+	h.send(slacklab.DirectMessage("env-dm-again", slacklab.DM{EventID: "Evenv-dm-1", User: alice, Channel: aliceDM, Text: "diagnose web", TS: ts}))
+	h.srv.AddUserMessage(aliceDM, "1718032003.000001", rep.TS, "explain live_image_not_live")
+	h.send(slacklab.DirectMessage("env-dm-thread", slacklab.DM{User: alice, Channel: aliceDM, Text: "explain live_image_not_live", TS: "1718032003.000001", ThreadTS: rep.TS}))
+	for _, env := range []string{"env-dm-bot", "env-dm-edit", "env-dm-again", "env-dm-thread"} {
+		if _, err := h.srv.WaitAck(h.ctx(), env); err != nil {
+			t.Fatalf("%s not acked: %v", env, err)
+		}
+	}
+	// Stopping drains every command in flight: what was answered is final.
+	h.stop()
+	err := <-h.done
+	h.done <- err
+	if n := len(h.auditLines()); n != 2 {
+		t.Errorf("%d commands audited, want 2 (the echo, the edit and the redelivery are not commands)", n)
+	}
+	later := h.srv.CallsTo("chat.postMessage")[posted:]
+	if len(later) != 1 || later[0].Form.Get("channel") != aliceDM || later[0].Form.Get("thread_ts") != rep.TS || !strings.Contains(later[0].Form.Get("text"), "LIVE_IMAGE_NOT_LIVE") {
+		for _, c := range later {
+			t.Logf("posted: channel=%s thread=%s text=%.80s", c.Form.Get("channel"), c.Form.Get("thread_ts"), c.Form.Get("text"))
+		}
+		t.Errorf("after the report, want exactly the explanation, in the DM thread %s", rep.TS)
+	}
+}
+
+// TestDirectMessageRefusedWhenDMsAreOff: with access.allowDMs off (the
+// default), a DM gets a plain answer saying so, and ⛔.
+func TestDirectMessageRefusedWhenDMsAreOff(t *testing.T) {
+	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, s *slacklab.Config) {
+		s.Channels = append(s.Channels, slacklab.Channel{ID: aliceDM, IsIM: true, IsMember: true})
+	})
+	const ts = "1718032100.000001"
+	h.srv.AddUserMessage(aliceDM, ts, "", "diagnose web")
+	h.send(slacklab.DirectMessage("env-dm-off", slacklab.DM{User: alice, Channel: aliceDM, Text: "diagnose web", TS: ts}))
+	h.waitFor("the refusal is in the DM", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Channel == aliceDM && m.Via == "chat.postMessage" && strings.Contains(m.Text, "allowDMs")
+		})) == 1
+	})
+	h.waitFor("the DM shows ⛔", func() bool {
+		r := h.srv.Reactions(aliceDM, ts)
+		return len(r) == 1 && r[0] == "no_entry"
+	})
+	if n := len(h.messages(isReport("argocd/web"))); n != 0 {
+		t.Errorf("a refused DM got %d report(s)", n)
+	}
+}
+
+// TestDMsNeedImHistory: allowing DMs makes im:history a required scope, and
+// a token without it is refused at start with the scope named.
+func TestDMsNeedImHistory(t *testing.T) {
+	cfg := bot.Config{Service: &commands.Service{Policy: &commands.Policy{AllowDMs: true, Rules: []commands.Rule{{Channels: []string{"dm"}}}}}}
+	if !slices.Contains(bot.RequiredScopes(cfg), "im:history") {
+		t.Fatalf("required scopes %v lack im:history", bot.RequiredScopes(cfg))
+	}
+	srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken, Scopes: []string{"app_mentions:read", "chat:write", "commands", "reactions:write"}})
+	defer srv.Close()
+	cfg.BotToken, cfg.AppToken, cfg.APIURL = botToken, appToken, srv.APIURL()
+	cfg.Log = slog.New(slog.DiscardHandler)
+	_, err := bot.New(cfg).Verify(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "im:history") {
+		t.Fatalf("want a start-up error naming im:history, got %v", err)
+	}
 }

@@ -51,10 +51,11 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	if inv.via == "slash" && !public {
 		return b.respond(ctx, inv, append([]blockkit.Message{first}, rest...)...)
 	}
-	// Refusals, and a button's errors, are for the asker only.
+	// Refusals, and a button's errors, are for the asker only (in a direct
+	// message, a plain reply already is).
 	private := res.Kind == commands.KindDenied ||
 		inv.via == "button" && (res.Kind == commands.KindInvalid || res.Kind == commands.KindError || res.Kind == commands.KindNotFound)
-	if inv.via != "slash" && private {
+	if inv.via != "slash" && inv.via != "dm" && private {
 		return b.ephemeral(ctx, inv, first)
 	}
 	ts, err := b.postMessage(ctx, inv.channel, inv.thread, first)

@@ -17,7 +17,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 )
 
-// Reactions on a mention: working, then the outcome.
+// Reactions on a mention or a direct message: working, then the outcome.
 const (
 	reactWorking = "eyes"
 	reactHealthy = "white_check_mark"
@@ -28,14 +28,14 @@ const (
 
 // invocation is one command being answered, wherever it came from.
 type invocation struct {
-	via      string // slash, mention, button
+	via      string // slash, mention, dm, button
 	envelope string
 	text     string // what the user typed (or the button's command)
 	pr       commands.Principal
 	channel  string
 	thread   string // the thread to answer in ("" = top level)
 	respURL  string // slash commands and buttons: for ephemeral answers
-	mention  string // the mention's ts, for reactions
+	mention  string // the mention's or direct message's ts, for reactions
 	start    time.Time
 	cmd      commands.Command // nil until parsed, or when the input is not a command
 }
@@ -72,13 +72,16 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 }
 
 // onEventsAPI acks, drops redeliveries and bot messages, and answers
-// mentions in their thread.
+// mentions in their thread and direct messages in the conversation.
 func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data any) {
 	ev, ok := data.(slackevents.EventsAPIEvent)
-	m, isMention := ev.InnerEvent.Data.(*slackevents.AppMentionEvent)
-	if ok && isMention && b.draining.Load() {
+	var inv *invocation
+	if ok {
+		inv = b.eventInvocation(req.EnvelopeID, ev.InnerEvent.Data)
+	}
+	if inv != nil && b.draining.Load() {
 		// Not acked: Slack delivers the event again, to the next instance.
-		b.cfg.Log.Info("shutting down: mention left unacked for Slack to redeliver", "envelope", req.EnvelopeID)
+		b.cfg.Log.Info("shutting down: "+inv.via+" left unacked for Slack to redeliver", "envelope", req.EnvelopeID)
 		return
 	}
 	b.ack(sm, req, nil)
@@ -94,18 +97,38 @@ func (b *Bot) onEventsAPI(sm *socketmode.Client, req socketmode.Request, data an
 		b.cfg.Log.Debug("dropped a redelivered event", "event_id", eventID, "retry_attempt", req.RetryAttempt)
 		return
 	}
-	if !isMention || m.BotID != "" || m.User == "" {
-		return
+	if inv != nil {
+		b.answer(inv)
 	}
-	if self := b.self.Load(); self != nil && m.User == self.UserID {
-		return
+}
+
+// eventInvocation turns an inner event into the command to answer: a
+// mention (answered in its thread), or a person's message in a direct
+// message with the bot (answered in the conversation, in its thread if it
+// was a thread reply). Anything else — the bot's own messages, edits and
+// other subtypes, other events — is nil.
+func (b *Bot) eventInvocation(envelope string, data any) *invocation {
+	self := b.self.Load()
+	fromSelf := func(user string) bool { return self != nil && user == self.UserID }
+	switch m := data.(type) {
+	case *slackevents.AppMentionEvent:
+		if m.BotID != "" || m.User == "" || fromSelf(m.User) {
+			return nil
+		}
+		thread := m.ThreadTimeStamp
+		if thread == "" {
+			thread = m.TimeStamp
+		}
+		return &invocation{via: "mention", envelope: envelope, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
+			pr: commands.Principal{User: m.User, Channel: m.Channel, DM: isDM(m.Channel)}}
+	case *slackevents.MessageEvent:
+		if m.ChannelType != "im" || m.SubType != "" || m.BotID != "" || m.User == "" || fromSelf(m.User) {
+			return nil
+		}
+		return &invocation{via: "dm", envelope: envelope, text: m.Text, channel: m.Channel, thread: m.ThreadTimeStamp, mention: m.TimeStamp, start: time.Now(),
+			pr: commands.Principal{User: m.User, Channel: m.Channel, DM: true}}
 	}
-	thread := m.ThreadTimeStamp
-	if thread == "" {
-		thread = m.TimeStamp
-	}
-	b.answer(&invocation{via: "mention", envelope: req.EnvelopeID, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
-		pr: commands.Principal{User: m.User, Channel: m.Channel, DM: isDM(m.Channel)}})
+	return nil
 }
 
 // onInteraction answers the report's buttons in the report's thread.

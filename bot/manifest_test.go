@@ -21,6 +21,10 @@ func TestAppManifest(t *testing.T) {
 	}
 	var m struct {
 		Features struct {
+			AppHome struct {
+				Messages         bool `json:"messages_tab_enabled"`
+				MessagesReadOnly bool `json:"messages_tab_read_only_enabled"`
+			} `json:"app_home"`
 			SlashCommands []struct {
 				Command string `json:"command"`
 				URL     string `json:"url"`
@@ -44,8 +48,9 @@ func TestAppManifest(t *testing.T) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	// The widest configuration: groups and channel names in the rules.
-	widest := bot.Config{Service: &commands.Service{Policy: &commands.Policy{Rules: []commands.Rule{{Channels: []string{"#deploys"}, Groups: []string{"S0PLATFORM"}}}}}}
+	// The widest configuration: groups and channel names in the rules, DMs allowed.
+	widest := bot.Config{Service: &commands.Service{Policy: &commands.Policy{AllowDMs: true,
+		Rules: []commands.Rule{{Channels: []string{"#deploys", "dm"}, Groups: []string{"S0PLATFORM"}}}}}}
 	want := bot.RequiredScopes(widest)
 	got := slices.Clone(m.OAuth.Scopes.Bot)
 	slices.Sort(got)
@@ -55,8 +60,11 @@ func TestAppManifest(t *testing.T) {
 	if len(m.Features.SlashCommands) != 1 || m.Features.SlashCommands[0].Command != "/imgupd" || m.Features.SlashCommands[0].URL != "" {
 		t.Errorf("slash commands: %+v (want /imgupd without a URL: Socket Mode)", m.Features.SlashCommands)
 	}
-	if !slices.Equal(m.Settings.Events.BotEvents, []string{"app_mention"}) {
-		t.Errorf("bot events %v, the bot handles app_mention only", m.Settings.Events.BotEvents)
+	if !slices.Equal(m.Settings.Events.BotEvents, []string{"app_mention", "message.im"}) {
+		t.Errorf("bot events %v, the bot handles app_mention and message.im", m.Settings.Events.BotEvents)
+	}
+	if !m.Features.AppHome.Messages || m.Features.AppHome.MessagesReadOnly {
+		t.Error("the app home's Messages tab must be on and writable, or people cannot send the bot direct messages")
 	}
 	if !m.Settings.SocketMode || !m.Settings.Interactivity.Enabled {
 		t.Error("Socket Mode and interactivity (the report's buttons) must be on")

@@ -40,10 +40,14 @@ var baseScopes = []string{"app_mentions:read", "chat:write", "commands", "reacti
 
 // RequiredScopes lists the bot token scopes this configuration uses: user
 // groups in access rules need usergroups:read, channel names need
-// channels:read and groups:read.
+// channels:read and groups:read, direct messages (access.allowDMs) need
+// im:history for the message.im events.
 func RequiredScopes(c Config) []string {
 	s := slices.Clone(baseScopes)
 	if c.Service != nil && c.Service.Policy != nil {
+		if c.Service.Policy.AllowDMs {
+			s = append(s, "im:history")
+		}
 		if len(c.Service.Policy.Groups()) > 0 {
 			s = append(s, "usergroups:read")
 		}

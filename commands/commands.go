@@ -1,6 +1,7 @@
 // Package commands is imgupd's chat command language, shared by the slash
-// command (/imgupd ...) and mentions (@imgupd ... in a thread): it parses
-// text into typed commands and says clearly what is wrong with bad input.
+// command (/imgupd ...), mentions (@imgupd ... in a thread) and direct
+// messages: it parses text into typed commands and says clearly what is
+// wrong with bad input.
 // It is transport-neutral: no Slack types here.
 package commands
 
@@ -293,5 +294,6 @@ func HelpText() string {
 		"• `explain CODE`: what a finding code means and what to change",
 		"• `summary [-n NAMESPACE]`: every application Image Updater manages, at a glance (not available yet)",
 		"• `help`: this list",
+		"Use them as `/imgupd …` in a channel, `@imgupd …` in a thread, or on their own in a direct message with me.",
 	}, "\n")
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // Builders of whole Socket Mode frames (envelope included), shaped like the
-// frames Slack documents for hello, slash_commands, events_api/app_mention and
+// frames Slack documents for hello, slash_commands, events_api/app_mention,
+// events_api/message (message.im) and
 // interactive/block_actions, and checked against slack-go v0.35.0's parsers.
 // Pass the result to Server.Send.
 
@@ -25,6 +26,14 @@ type Mention struct {
 	EventID, User, Channel, Text, TS, ThreadTS string
 	RetryAttempt                               int
 	RetryReason                                string
+}
+
+// DM is a message event in a direct message with the bot (channel_type
+// "im", the message.im subscription). BotID and SubType are sent only when
+// set: the bot's own messages carry bot_id, edits carry subtype
+// "message_changed".
+type DM struct {
+	EventID, User, Channel, Text, TS, ThreadTS, BotID, SubType string
 }
 
 // Action is a click on a button of a bot message. MessageTS is the bot
@@ -84,7 +93,37 @@ func AppMention(envelopeID string, m Mention) string {
 	if m.ThreadTS != "" {
 		event["thread_ts"] = m.ThreadTS
 	}
-	eventID := m.EventID
+	return eventsAPI(envelopeID, m.EventID, m.TS, event, m.RetryAttempt, m.RetryReason)
+}
+
+// DirectMessage is an events_api envelope carrying an event_callback with a
+// message event from a direct message (message.im). An empty EventID becomes
+// "Ev" + envelopeID.
+func DirectMessage(envelopeID string, m DM) string {
+	event := map[string]any{
+		"type":         "message",
+		"channel_type": "im",
+		"user":         m.User,
+		"text":         m.Text,
+		"ts":           m.TS,
+		"team":         TeamID,
+		"channel":      m.Channel,
+		"event_ts":     m.TS,
+	}
+	if m.ThreadTS != "" {
+		event["thread_ts"] = m.ThreadTS
+	}
+	if m.BotID != "" {
+		event["bot_id"] = m.BotID
+	}
+	if m.SubType != "" {
+		event["subtype"] = m.SubType
+	}
+	return eventsAPI(envelopeID, m.EventID, m.TS, event, 0, "")
+}
+
+// eventsAPI wraps an inner event in an events_api envelope.
+func eventsAPI(envelopeID, eventID, ts string, event map[string]any, retryAttempt int, retryReason string) string {
 	if eventID == "" {
 		eventID = "Ev" + envelopeID
 	}
@@ -98,7 +137,7 @@ func AppMention(envelopeID string, m Mention) string {
 			"event":      event,
 			"type":       "event_callback",
 			"event_id":   eventID,
-			"event_time": unixOf(m.TS),
+			"event_time": unixOf(ts),
 			"authorizations": []any{map[string]any{
 				"enterprise_id": nil, "team_id": TeamID, "user_id": BotUserID,
 				"is_bot": true, "is_enterprise_install": false,
@@ -106,8 +145,8 @@ func AppMention(envelopeID string, m Mention) string {
 			"is_ext_shared_channel": false,
 		},
 		"accepts_response_payload": false,
-		"retry_attempt":            m.RetryAttempt,
-		"retry_reason":             m.RetryReason,
+		"retry_attempt":            retryAttempt,
+		"retry_reason":             retryReason,
 	})
 }
 
