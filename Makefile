@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 10s
 BENCHTIME ?= 5x
 
-.PHONY: test unit race fuzz e2e bench try build vet fmt-check demo
+.PHONY: test unit race fuzz e2e bench try build vet fmt-check demo image
 
 ## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
 ## the real kube-apiserver + etcd tier)
@@ -21,7 +21,7 @@ fmt-check:
 
 ## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1)
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## race: the packages with concurrency, under the race detector
 race:
@@ -45,6 +45,11 @@ demo:
 bench:
 	BENCHTIME=$(BENCHTIME) GO=$(GO) ./bench/simulate.sh
 	GO=$(GO) ./bench/bot.sh
+
+## image: the container image (linux/amd64 + linux/arm64, reproducible, no Docker): pushed to IMAGE
+## (make image IMAGE=registry.example.com/you/imgupd:v0.1.0), else written as an OCI layout to dist/oci
+image:
+	GO=$(GO) $(GO) run ./deploy/image $(if $(IMAGE),--push $(IMAGE),--oci-layout dist/oci)
 
 ## try: start a real local registry with sample tags and run imgupd simulate against it
 try:
