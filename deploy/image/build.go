@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,7 +154,7 @@ func parsePlatform(s string) (platform, error) {
 	}
 	if len(parts) == 2 {
 		p.Variant = a.variants[0]
-	} else if p.Variant == "" || !contains(a.variants, p.Variant) {
+	} else if p.Variant == "" || !slices.Contains(a.variants, p.Variant) {
 		return platform{}, fmt.Errorf("platform %q: unsupported variant %q for %s (want one of %s)", s, p.Variant, p.Arch, strings.Join(nonEmpty(a.variants), ", "))
 	}
 	p.env = []string{"CGO_ENABLED=0", "GOOS=" + p.OS, "GOARCH=" + p.Arch}
@@ -161,15 +162,6 @@ func parsePlatform(s string) (platform, error) {
 		p.env = append(p.env, lv)
 	}
 	return p, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func nonEmpty(list []string) []string {
@@ -471,7 +463,7 @@ func buildEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if !contains(drop, k) {
+		if !slices.Contains(drop, k) {
 			out = append(out, kv)
 		}
 	}
