@@ -135,12 +135,16 @@ func (e *Engine) stages() []stage {
 		}
 		return ""
 	}
+	// skipsSourceType: what stops Image Updater is the source type itself.
+	skipsSourceType := func(r *run) bool {
+		return r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13)
+	}
 	needTarget := func(r *run) string {
 		if s := needApp(r); s != "" {
 			return s
 		}
 		if !r.target.Selected || len(r.images) == 0 {
-			if r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13) {
+			if skipsSourceType(r) {
 				return "Image Updater skips this Application's source type (see the source and mapping stage)"
 			}
 			return "Image Updater does not pick up this Application (see the target stage)"
@@ -153,7 +157,7 @@ func (e *Engine) stages() []stage {
 		if s := needApp(r); s != "" {
 			return s
 		}
-		if r.target.Selected && len(r.images) > 0 || r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13) {
+		if r.target.Selected && len(r.images) > 0 || skipsSourceType(r) {
 			return ""
 		}
 		return "Image Updater does not pick up this Application (see the target stage)"

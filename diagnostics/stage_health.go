@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
@@ -185,9 +185,9 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 	if total == 0 {
 		return Finding{}, false
 	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].last < msgs[j].last })
+	slices.SortStableFunc(msgs, func(a, b *msg) int { return a.last - b.last })
 	f := find(CodeUpdaterLogErrors, Warn, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
-	for _, m := range msgs[max(0, len(msgs)-5):] {
+	for _, m := range lastN(msgs, 5) {
 		v := m.text
 		if m.count > 1 {
 			v = fmt.Sprintf("%s (%d times)", v, m.count)
@@ -197,7 +197,7 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 	return f, true
 }
 
-func lastN(s []string, n int) []string {
+func lastN[T any](s []T, n int) []T {
 	if len(s) > n {
 		return s[len(s)-n:]
 	}
