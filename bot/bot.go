@@ -1,6 +1,6 @@
 // Package bot is imgupd in Slack: the Socket Mode loop (ack every envelope
 // at once, drop redeliveries), the /imgupd slash command, @imgupd mentions
-// in threads, the report's buttons, delivery within Slack's rate limits,
+// in threads, direct messages, the report's buttons, delivery within Slack's rate limits,
 // and the health, readiness and metrics of the process. It diagnoses
 // nothing itself: commands.Service does, and bot/blockkit renders.
 package bot
@@ -118,8 +118,7 @@ func (b *Bot) Run(ctx context.Context) error {
 			b.cancelWork()
 			return nil
 		case err := <-sockErr:
-			b.health.setConnected(false)
-			b.cfg.Metrics.connected.Set(0)
+			b.setSocket(false)
 			if b.draining.Load() {
 				<-drained
 				return nil
@@ -138,21 +137,19 @@ func (b *Bot) Run(ctx context.Context) error {
 func (b *Bot) onEvent(sm *socketmode.Client, evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeConnecting:
-		b.socketDown()
+		b.setSocket(false)
 		b.cfg.Log.Debug("connecting to Slack")
 		return
 	case socketmode.EventTypeConnected:
-		b.health.setConnected(true)
-		b.cfg.Metrics.connected.Set(1)
+		b.setSocket(true)
 		b.cfg.Metrics.connections.Inc()
 		b.cfg.Log.Info("Socket Mode connected")
 		return
 	case socketmode.EventTypeHello:
-		b.health.setConnected(true)
-		b.cfg.Metrics.connected.Set(1)
+		b.setSocket(true)
 		return
 	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeInvalidAuth:
-		b.socketDown()
+		b.setSocket(false)
 		b.cfg.Log.Warn("Socket Mode connection problem; slack-go reconnects with backoff", "event", string(evt.Type), "error", fmt.Sprint(evt.Data))
 		return
 	case socketmode.EventTypeErrorBadMessage:
@@ -186,9 +183,15 @@ func (b *Bot) onEvent(sm *socketmode.Client, evt socketmode.Event) {
 	}
 }
 
-func (b *Bot) socketDown() {
-	b.health.setConnected(false)
-	b.cfg.Metrics.connected.Set(0)
+// setSocket records whether the Socket Mode connection is up, for /readyz
+// and the imgupd_socket_connected metric.
+func (b *Bot) setSocket(up bool) {
+	b.health.setConnected(up)
+	if up {
+		b.cfg.Metrics.connected.Set(1)
+	} else {
+		b.cfg.Metrics.connected.Set(0)
+	}
 }
 
 func (b *Bot) ack(sm *socketmode.Client, req socketmode.Request, payload any) {

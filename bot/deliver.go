@@ -100,20 +100,21 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	return errors.Join(errs...)
 }
 
-func msgOptions(m blockkit.Message) []slack.MsgOption {
+// msgOptions are a message's text and blocks, in thread ("" = top level).
+func msgOptions(m blockkit.Message, thread string) []slack.MsgOption {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false)}
 	if len(m.Blocks.BlockSet) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(m.Blocks.BlockSet...))
+	}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
 	}
 	return opts
 }
 
 // postMessage posts in the channel's queue; thread "" = top level.
 func (b *Bot) postMessage(ctx context.Context, channel, thread string, m blockkit.Message) (string, error) {
-	opts := msgOptions(m)
-	if thread != "" {
-		opts = append(opts, slack.MsgOptionTS(thread))
-	}
+	opts := msgOptions(m, thread)
 	var ts string
 	err := b.del.post(ctx, channel, "chat.postMessage", func(ctx context.Context) error {
 		var err error
@@ -128,10 +129,7 @@ func (b *Bot) postMessage(ctx context.Context, channel, thread string, m blockki
 
 // ephemeral shows a message to the asker only, in the thread.
 func (b *Bot) ephemeral(ctx context.Context, inv *invocation, m blockkit.Message) error {
-	opts := msgOptions(m)
-	if inv.thread != "" {
-		opts = append(opts, slack.MsgOptionTS(inv.thread))
-	}
+	opts := msgOptions(m, inv.thread)
 	err := b.del.post(ctx, inv.channel, "chat.postEphemeral", func(ctx context.Context) error {
 		_, err := b.api.PostEphemeralContext(ctx, inv.channel, inv.pr.User, opts...)
 		return err
@@ -152,7 +150,7 @@ func (b *Bot) respond(ctx context.Context, inv *invocation, ms ...blockkit.Messa
 		return errors.New("no response_url to answer through")
 	}
 	for _, m := range ms {
-		opts := append(msgOptions(m), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral))
+		opts := append(msgOptions(m, ""), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral))
 		err := b.del.call(ctx, "response_url", func(ctx context.Context) error {
 			_, _, err := b.api.PostMessageContext(ctx, inv.channel, opts...)
 			return err

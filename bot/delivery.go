@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -144,13 +145,5 @@ func errorCode(err error) string {
 // isSlackError reports whether err is one of Slack's error codes.
 func isSlackError(err error, codes ...string) bool {
 	var se slack.SlackErrorResponse
-	if !errors.As(err, &se) {
-		return false
-	}
-	for _, c := range codes {
-		if se.Err == c {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &se) && slices.Contains(codes, se.Err)
 }

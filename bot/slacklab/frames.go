@@ -81,18 +81,7 @@ func SlashCommand(envelopeID string, c Slash) string {
 // AppMention is an events_api envelope carrying an event_callback with an
 // app_mention event. An empty EventID becomes "Ev" + envelopeID.
 func AppMention(envelopeID string, m Mention) string {
-	event := map[string]any{
-		"type":     "app_mention",
-		"user":     m.User,
-		"text":     m.Text,
-		"ts":       m.TS,
-		"team":     TeamID,
-		"channel":  m.Channel,
-		"event_ts": m.TS,
-	}
-	if m.ThreadTS != "" {
-		event["thread_ts"] = m.ThreadTS
-	}
+	event := messageEvent("app_mention", m.User, m.Channel, m.Text, m.TS, m.ThreadTS)
 	return eventsAPI(envelopeID, m.EventID, m.TS, event, m.RetryAttempt, m.RetryReason)
 }
 
@@ -100,19 +89,8 @@ func AppMention(envelopeID string, m Mention) string {
 // message event from a direct message (message.im). An empty EventID becomes
 // "Ev" + envelopeID.
 func DirectMessage(envelopeID string, m DM) string {
-	event := map[string]any{
-		"type":         "message",
-		"channel_type": "im",
-		"user":         m.User,
-		"text":         m.Text,
-		"ts":           m.TS,
-		"team":         TeamID,
-		"channel":      m.Channel,
-		"event_ts":     m.TS,
-	}
-	if m.ThreadTS != "" {
-		event["thread_ts"] = m.ThreadTS
-	}
+	event := messageEvent("message", m.User, m.Channel, m.Text, m.TS, m.ThreadTS)
+	event["channel_type"] = "im"
 	if m.BotID != "" {
 		event["bot_id"] = m.BotID
 	}
@@ -120,6 +98,24 @@ func DirectMessage(envelopeID string, m DM) string {
 		event["subtype"] = m.SubType
 	}
 	return eventsAPI(envelopeID, m.EventID, m.TS, event, 0, "")
+}
+
+// messageEvent is the inner event of a message-like event (app_mention,
+// message); thread_ts is sent only when set (a thread reply).
+func messageEvent(typ, user, channel, text, ts, threadTS string) map[string]any {
+	event := map[string]any{
+		"type":     typ,
+		"user":     user,
+		"text":     text,
+		"ts":       ts,
+		"team":     TeamID,
+		"channel":  channel,
+		"event_ts": ts,
+	}
+	if threadTS != "" {
+		event["thread_ts"] = threadTS
+	}
+	return event
 }
 
 // eventsAPI wraps an inner event in an events_api envelope.
