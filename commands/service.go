@@ -89,31 +89,27 @@ func (r Result) Outcome() string {
 // Handle parses nothing: the transport parses (it must ack first) and passes
 // the command and who asked.
 func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result {
+	if cmd == nil {
+		return Result{Kind: KindInvalid, Text: HelpText()}
+	}
+	// Every command needs a rule that admits the asker here; commands that
+	// read an Application are then decided for it (withApp).
+	if d := s.Policy.Admits(pr); !d.Allowed {
+		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
+	}
 	switch c := cmd.(type) {
 	case Help:
-		if d := s.Policy.Admits(pr); !d.Allowed {
-			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
-		}
 		return Result{Kind: KindHelp, Command: cmd, Text: HelpText()}
 	case Explain:
-		if d := s.Policy.Admits(pr); !d.Allowed {
-			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
-		}
 		e, ok := diagnostics.Lookup(c.Code)
 		if !ok {
 			return Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("`%s` is not a finding code%s", c.Code, nearestCode(c.Code))}
 		}
 		return Result{Kind: KindExplain, Command: cmd, Entry: &e}
 	case Summary:
-		if d := s.Policy.Admits(pr); !d.Allowed {
-			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
-		}
 		return Result{Kind: KindNotBuilt, Command: cmd, Text: "`summary` is not available yet: channel summaries of every managed application are being built. " +
 			"Use `diagnose APP` for one application."}
 	case Diagnose:
-		if d := s.Policy.Admits(pr); !d.Allowed {
-			return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
-		}
 		switch {
 		case c.Cluster == "" || c.Cluster == s.Cluster:
 		case s.Cluster == "":
@@ -143,11 +139,9 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
 }
 
-// withApp finds the Application, checks access and diagnoses it.
+// withApp finds the Application, decides whether the (admitted) asker may
+// see it, and diagnoses it.
 func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, ns string, kind Kind) Result {
-	if d := s.Policy.Admits(pr); !d.Allowed {
-		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
-	}
 	app, res := s.find(ctx, pr, cmd, name, ns)
 	if app == nil {
 		return res
