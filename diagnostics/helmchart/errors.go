@@ -1,0 +1,364 @@
+package helmchart
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imgupd/imgupd/diagnostics/netclass"
+)
+
+// ErrorKind is what went wrong reading a chart, as a stable name that is
+// safe to alert on. (It is not called Kind: that is the function that
+// classifies sources.)
+type ErrorKind int
+
+const (
+	// Other: none of the kinds below.
+	Other ErrorKind = iota
+	// ChartNotFound: the repository has no such chart (not in index.yaml,
+	// no such OCI repository), or index.yaml lists an archive the server
+	// does not have.
+	ChartNotFound
+	// VersionNotFound: the chart exists but no version matches
+	// targetRevision; Error.Versions lists those that exist.
+	VersionNotFound
+	// Unauthorized: HTTP 401, credentials missing or wrong.
+	Unauthorized
+	// Forbidden: HTTP 403, credentials lack read access.
+	Forbidden
+	// NotAHelmRepo: <repoURL>/index.yaml is missing or is not a Helm
+	// repository index.
+	NotAHelmRepo
+	// BadChart: the archive is not a readable chart (not gzip/tar, no
+	// values.yaml, wrong layout, unexpected OCI layers).
+	BadChart
+	// TooLarge: a document exceeded the client's WithMaxBytes limit
+	// (imgupd's bound, not Argo CD's).
+	TooLarge
+	// InvalidSource: the Source or Auth cannot be used as given (no
+	// chart source, unparsable URL, unusable CA or client certificate).
+	InvalidSource
+	// DNS: the host name did not resolve.
+	DNS
+	// Connect: connection refused, reset, or host/network unreachable.
+	Connect
+	// TLS: the TLS handshake failed (unknown CA, wrong host name, client
+	// certificate required, TLS spoken to a plain-HTTP server).
+	TLS
+	// Timeout: no answer in time (network timeout, WithTimeout, or the
+	// caller's deadline).
+	Timeout
+	// Proxy: the configured HTTP(S) proxy itself failed.
+	Proxy
+	// Canceled: the caller canceled the context.
+	Canceled
+)
+
+var kindNames = [...]string{
+	Other: "Other", ChartNotFound: "ChartNotFound", VersionNotFound: "VersionNotFound",
+	Unauthorized: "Unauthorized", Forbidden: "Forbidden", NotAHelmRepo: "NotAHelmRepo",
+	BadChart: "BadChart", TooLarge: "TooLarge", InvalidSource: "InvalidSource", DNS: "DNS",
+	Connect: "Connect", TLS: "TLS", Timeout: "Timeout", Proxy: "Proxy", Canceled: "Canceled",
+}
+
+// String is the kind's stable name, e.g. "VersionNotFound".
+func (k ErrorKind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// MarshalText writes the kind's name, so JSON carries "BadChart", not 6.
+func (k ErrorKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+var kindPhrases = [...]string{
+	Other: "failed", ChartNotFound: "chart not found", VersionNotFound: "no matching chart version",
+	Unauthorized: "unauthorized", Forbidden: "access denied", NotAHelmRepo: "not a Helm chart repository",
+	BadChart: "unreadable chart", TooLarge: "too large", InvalidSource: "invalid source",
+	DNS: "host not found (DNS)", Connect: "connection refused or host unreachable",
+	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed", Canceled: "canceled",
+}
+
+func phrase(k ErrorKind) string {
+	if k >= 0 && int(k) < len(kindPhrases) {
+		return kindPhrases[k]
+	}
+	return "failed"
+}
+
+// maxListedVersions is how many existing versions a VersionNotFound error
+// lists.
+const maxListedVersions = 10
+
+// Error is one classified failure. Its message is one line and never
+// contains a password, token, key or URL userinfo/query; the same holds
+// for its JSON and its %v, %+v and %#v forms.
+type Error struct {
+	Kind ErrorKind `json:"kind"`
+	// Op is what was being done: "source", "tls", "index", "download",
+	// "tags", "manifest", "layer", "extract".
+	Op string `json:"op"`
+	// Source is the source kind (KindHelmRepo, KindOCIHelm,
+	// KindOCIArtifact).
+	Source string `json:"source,omitempty"`
+	// URL is what was being read, without userinfo or query:
+	// "https://charts.example.com/index.yaml",
+	// "oci://ghcr.io/org/charts/app:1.2.3".
+	URL string `json:"url,omitempty"`
+	// Host is the host (and port) of URL: what argocd-tls-certs-cm and
+	// credentials are matched against.
+	Host string `json:"host,omitempty"`
+	// Chart is the chart name; Version is the targetRevision asked for,
+	// or the version it resolved to once known.
+	Chart   string `json:"chart,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Status is the HTTP status, 0 when no HTTP answer was received.
+	Status int `json:"status,omitempty"`
+	// Versions are the chart's versions, newest first, at most 10
+	// (VersionNotFound); MoreVersions counts those left out.
+	Versions     []string `json:"versions,omitempty"`
+	MoreVersions int      `json:"moreVersions,omitempty"`
+	// CredentialsSent reports whether the failed request carried
+	// credentials.
+	CredentialsSent bool `json:"credentialsSent"`
+	// CrossHost reports that the chart archive is on another scheme/host
+	// than the repository, where Argo CD sends credentials only with
+	// spec.source.helm.passCredentials.
+	CrossHost bool `json:"crossHost,omitempty"`
+	// Limit is the byte limit a TooLarge document exceeded.
+	Limit int64 `json:"limit,omitempty"`
+	// Err is the underlying error, for errors.Is/As. Print Error(), never
+	// Err: its text was not scrubbed.
+	Err error `json:"-"`
+
+	detail string
+	auth   authSummary
+}
+
+// authSummary is what the hints need to know about the Auth in use.
+type authSummary struct {
+	creds, ca, insecure, plainHTTP, clientCert, passCreds bool
+}
+
+// Error is "<op> <url>: <what> (HTTP <status>): <detail>", on one line.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if e.URL != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.URL)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(phrase(e.Kind))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.detail != "" {
+		b.WriteString(": " + e.detail)
+	}
+	if e.Kind == VersionNotFound {
+		if len(e.Versions) == 0 {
+			b.WriteString("; the chart has no versions")
+		} else {
+			b.WriteString("; versions: " + strings.Join(e.Versions, ", "))
+			if e.MoreVersions > 0 {
+				fmt.Fprintf(&b, " (and %d more)", e.MoreVersions)
+			}
+		}
+	}
+	return b.String()
+}
+
+// GoString keeps %#v to the scrubbed fields: Err may hold requests and
+// server answers that were never scrubbed.
+func (e *Error) GoString() string {
+	return fmt.Sprintf("&helmchart.Error{Kind:%s, Op:%q, URL:%q, Status:%d, Message:%q}", e.Kind, e.Op, e.URL, e.Status, e.Error())
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, &Error{Kind: k}) match any *Error of kind k.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Op == "" && t.URL == "" && t.Err == nil && t.Kind == e.Kind
+}
+
+// maxDetail bounds the detail text: servers sometimes answer errors with
+// whole HTML pages.
+const maxDetail = 300
+
+// oneLine collapses whitespace and control characters and truncates.
+func oneLine(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
+	}), " ")
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxDetail {
+		s = string(r[:maxDetail]) + "…"
+	}
+	return s
+}
+
+// scrub removes each secret (3 characters or more) from the detail text,
+// in case a server or a library echoed one back.
+func (e *Error) scrub(secrets []string) {
+	for _, s := range secrets {
+		if len(s) >= 3 {
+			e.detail = strings.ReplaceAll(e.detail, s, "[redacted]")
+		}
+	}
+}
+
+// statusError is a non-2xx answer of a classic repository.
+type statusError struct {
+	status int
+	body   string
+}
+
+func (e *statusError) Error() string {
+	if e.body != "" {
+		return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
+	}
+	return fmt.Sprintf("HTTP %d %s", e.status, http.StatusText(e.status))
+}
+
+// tooLargeError is a read that passed its byte limit.
+type tooLargeError struct {
+	what  string
+	limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than the %d-byte limit", e.what, e.limit)
+}
+
+var netKinds = map[netclass.Class]ErrorKind{
+	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
+	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
+}
+
+// classify fills e's Kind, Status and detail from err, using typed errors
+// only (errors.As / errors.Is), never the message text: network classes
+// from netclass, then our own statusError and tooLargeError, then
+// go-containerregistry's transport.Error. notFound is the kind a 404
+// means where e was made.
+func classify(e *Error, err error, notFound ErrorKind) *Error {
+	e.Err = err
+	var (
+		se  *statusError
+		tl  *tooLargeError
+		te  *transport.Error
+		our *Error
+	)
+	detail := err
+	switch c, d := netclass.Classify(err); {
+	case errors.As(err, &our):
+		// Already classified below us (e.g. by extraction): keep it.
+		e.Kind, e.detail, e.Status = our.Kind, our.detail, our.Status
+		if our.Op != "" {
+			e.Op = our.Op
+		}
+		if our.Limit != 0 {
+			e.Limit = our.Limit
+		}
+		return e
+	case c != netclass.None:
+		e.Kind, detail = netKinds[c], d
+	case remoteTLSAlert(err) != nil:
+		e.Kind, detail = TLS, remoteTLSAlert(err)
+	case errors.As(err, &tl):
+		e.Kind, e.Limit = TooLarge, tl.limit
+		detail = tl
+	case errors.As(err, &se):
+		e.Status = se.status
+		e.Kind = statusKind(se.status, notFound)
+		e.detail = se.body
+		if e.detail == "" {
+			e.detail = http.StatusText(se.status)
+		}
+		return e
+	case errors.As(err, &te):
+		e.Status = te.StatusCode
+		e.Kind = statusKind(te.StatusCode, notFound)
+		var msgs []string
+		for _, d := range te.Errors {
+			msg := string(d.Code)
+			if d.Message != "" {
+				msg += ": " + d.Message
+			}
+			msgs = append(msgs, msg)
+			if e.Kind == Other {
+				switch d.Code {
+				case transport.UnauthorizedErrorCode:
+					e.Kind = Unauthorized
+				case transport.DeniedErrorCode:
+					e.Kind = Forbidden
+				case transport.NameUnknownErrorCode, transport.ManifestUnknownErrorCode:
+					e.Kind = notFound
+				}
+			}
+		}
+		e.detail = oneLine(strings.Join(msgs, "; "))
+		if e.detail == "" {
+			e.detail = http.StatusText(te.StatusCode)
+		}
+		return e
+	}
+	e.detail = oneLine(detail.Error())
+	return e
+}
+
+// remoteTLSAlert returns the *net.OpError crypto/tls reports an alert
+// from the server with (Op "remote error"), e.g. certificate_required
+// when a client certificate is missing; netclass does not cover it
+// because its Err is of an unexported type.
+func remoteTLSAlert(err error) *net.OpError {
+	for err != nil {
+		var op *net.OpError
+		if !errors.As(err, &op) {
+			return nil
+		}
+		if op.Op == "remote error" {
+			return op
+		}
+		err = op.Err
+	}
+	return nil
+}
+
+// alertCode is the TLS alert number of a remote alert: crypto/tls's alert
+// type is an unexported uint8, so it is read by kind, not by text.
+func alertCode(op *net.OpError) (uint8, bool) {
+	if op == nil || op.Err == nil {
+		return 0, false
+	}
+	v := reflect.ValueOf(op.Err)
+	if v.Kind() != reflect.Uint8 {
+		return 0, false
+	}
+	return uint8(v.Uint()), true
+}
+
+func statusKind(status int, notFound ErrorKind) ErrorKind {
+	switch status {
+	case http.StatusUnauthorized:
+		return Unauthorized
+	case http.StatusForbidden:
+		return Forbidden
+	case http.StatusNotFound:
+		return notFound
+	}
+	return Other
+}
