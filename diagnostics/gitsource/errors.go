@@ -1,8 +1,10 @@
 package gitsource
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/imgupd/imgupd/diagnostics/netclass"
+	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // Kind is the class of a git access failure.
@@ -37,8 +40,10 @@ const (
 	DNS
 	// Connect: connection refused, reset, or host/network unreachable.
 	Connect
-	// TLS: the server's identity could not be verified (TLS certificate,
-	// TLS handshake, or SSH host key).
+	// TLS: the server's TLS identity could not be verified (certificate,
+	// host name, TLS handshake), or the server refused the handshake (a
+	// TLS alert, e.g. a client certificate required or not accepted). SSH
+	// host keys are HostKeyUnknown and HostKeyMismatch.
 	TLS
 	// Timeout: no answer in time (network timeout or the deadline).
 	Timeout
@@ -48,12 +53,25 @@ const (
 	UnsupportedURL
 	// Canceled: the caller canceled the context.
 	Canceled
+	// HostKeyUnknown: the known hosts (Auth.KnownHosts, else the local
+	// known_hosts files) have no entry for the SSH server's host and port
+	// ("knownhosts: key is unknown").
+	HostKeyUnknown
+	// HostKeyMismatch: the known hosts list other keys for the SSH
+	// server, or mark its key @revoked ("knownhosts: key mismatch"): a
+	// changed or spoofed server.
+	HostKeyMismatch
+	// Proxy: the proxy itself failed: unreachable, refused the tunnel
+	// (HTTP 403 or 407 to CONNECT, a SOCKS5 refusal), or is not usable
+	// for the URL (an http:// proxy for SSH). Error.Proxy names it.
+	Proxy
 )
 
 var kindNames = [...]string{
 	Other: "Other", AuthRequired: "AuthRequired", AuthFailed: "AuthFailed", RepoNotFound: "RepoNotFound",
 	BranchNotFound: "BranchNotFound", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout",
-	UnsupportedURL: "UnsupportedURL", Canceled: "Canceled",
+	UnsupportedURL: "UnsupportedURL", Canceled: "Canceled", HostKeyUnknown: "HostKeyUnknown", HostKeyMismatch: "HostKeyMismatch",
+	Proxy: "Proxy",
 }
 
 // String is the kind's stable name, e.g. "AuthFailed".
@@ -72,6 +90,7 @@ var kindPhrases = [...]string{
 	RepoNotFound: "repository not found", BranchNotFound: "branch not found", DNS: "host not found (DNS)",
 	Connect: "connection refused or host unreachable", TLS: "server identity not verified",
 	Timeout: "timed out", UnsupportedURL: "unsupported URL", Canceled: "canceled",
+	HostKeyUnknown: "SSH host key unknown", HostKeyMismatch: "SSH host key mismatch", Proxy: "proxy failed",
 }
 
 var errNeedsSecureURL = errors.New("git:secret credentials need an https:// or SSH (user@host) URL; Image Updater fails with \"unknown repository type\"")
@@ -87,14 +106,30 @@ type Error struct {
 	URL string
 	// Branch is the branch concerned, when there is one.
 	Branch string
-	// Status is the HTTP status when one is known (401, 403, 404, ...),
-	// else 0.
+	// Status is the HTTP status when one is known (401, 403, 404, ...; for
+	// Proxy the proxy's answer to CONNECT, 403 or 407), else 0.
 	Status int
+	// Proxy is the repository proxy in use, without userinfo
+	// ("http://proxy.corp:3128"), when Kind is Proxy and Auth.Proxy was
+	// set; "" otherwise (an environment proxy is named in the message).
+	Proxy string `json:",omitempty"`
 	// Err is the underlying error, for errors.Is/As. Print Error(), never
 	// Err: its text was not scrubbed.
 	Err error `json:"-"`
 
 	detail string
+	hint   hintContext
+}
+
+// hintContext is what Hint needs to know about the settings in use.
+type hintContext struct {
+	knownHosts    bool // Auth.KnownHosts was set
+	ca            bool // Auth.CAData was set
+	caReplaces    bool // ... and replaces the system roots
+	clientCert    bool // a client certificate or key was given
+	clientCertBad bool // ... but not as a valid pair
+	repoProxy     bool // Auth.Proxy was set
+	tlsRefused    bool // the server sent a TLS alert
 }
 
 // Error is "<op> <url>: <what> (HTTP <status>): <detail>", on one line.
@@ -113,7 +148,14 @@ func (e *Error) Error() string {
 	if b.Len() > 0 {
 		b.WriteString(": ")
 	}
-	b.WriteString(phrase(e.Kind))
+	if e.Kind == TLS && e.hint.tlsRefused {
+		b.WriteString("TLS handshake refused by the server")
+	} else {
+		b.WriteString(phrase(e.Kind))
+	}
+	if e.Proxy != "" {
+		b.WriteString(" (proxy " + e.Proxy + ")")
+	}
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
@@ -157,23 +199,41 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		}
 		return &c
 	}
-	e := &Error{Kind: Other, Op: op, URL: redactURL(rawURL), Err: err}
+	e := &Error{Kind: Other, Op: op, URL: redactURL(rawURL), Err: err, hint: newHintContext(a)}
 	all := withInner(err)
 	var (
-		keyErr  *knownhosts.KeyError
-		httpErr *githttp.Err
-		refErr  git.NoMatchingRefSpecError
+		keyErr    *knownhosts.KeyError
+		revErr    *knownhosts.RevokedError
+		hkErr     *hostKeyError
+		httpErr   *githttp.Err
+		refErr    git.NoMatchingRefSpecError
+		statusErr *proxyStatusError
 	)
 	detail := err
 	creds := a.hasCredentials() || urlHasPassword(rawURL)
 	netClass, netDetail := netclass.Classify(all)
+	socksErr := socksFailure(all)
 	switch {
 	case errors.Is(all, errUnsupportedScheme):
 		e.Kind = UnsupportedURL
+	case errors.Is(all, errBadProxy), errors.Is(all, errSSHNotSOCKS):
+		e.Kind, detail = Proxy, firstOf(all, errBadProxy, errSSHNotSOCKS)
+	case errors.As(all, &statusErr):
+		e.Kind, e.Status, detail = Proxy, statusErr.Status, statusErr
+	case socksErr != nil && netClass != netclass.Canceled:
+		e.Kind, detail = Proxy, socksErr
 	case netClass != netclass.None:
 		e.Kind, detail = netKinds[netClass], netDetail
+	case errors.As(all, &hkErr):
+		e.Kind, detail = hostKeyKind(all), hkErr
+	case errors.As(all, &revErr):
+		e.Kind, detail = HostKeyMismatch, revErr
 	case errors.As(all, &keyErr):
-		e.Kind, detail = TLS, keyErr
+		e.Kind, detail = hostKeyKind(all), keyErr
+	case tlsAlert(all) != nil:
+		e.Kind, detail, e.hint.tlsRefused = TLS, tlsAlert(all), true
+	case errors.Is(all, errNoSSHKey):
+		e.Kind, detail = AuthRequired, errNoSSHKey
 	case errors.Is(all, transport.ErrAuthenticationRequired):
 		e.Kind, detail = authKind(creds), transport.ErrAuthenticationRequired
 		e.Status = httpStatus(rawURL, http.StatusUnauthorized)
@@ -195,17 +255,68 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 	case isSSHAuthFailure(all):
 		e.Kind = AuthFailed
 	}
+	if e.Kind == Proxy && a.Proxy != "" {
+		e.Proxy = redactProxy(a.Proxy)
+	}
 	if !isSentinel(detail) {
 		e.detail = scrub(oneLine(detail.Error()), a, rawURL)
 	}
 	return e
 }
 
-// netKinds maps network classes to kinds; a failing proxy is a connection
-// failure for git.
+// firstOf returns the first of targets that err wraps.
+func firstOf(err error, targets ...error) error {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return t
+		}
+	}
+	return err
+}
+
+// hostKeyKind tells an unknown host from a known host with other keys.
+func hostKeyKind(err error) Kind {
+	var keyErr *knownhosts.KeyError
+	var revErr *knownhosts.RevokedError
+	if errors.As(err, &revErr) || (errors.As(err, &keyErr) && len(keyErr.Want) > 0) {
+		return HostKeyMismatch
+	}
+	return HostKeyUnknown
+}
+
+// tlsAlert returns the TLS alert the server sent ("remote error: tls:
+// certificate required"), which crypto/tls reports as a *net.OpError
+// with Op "remote error", or nil.
+func tlsAlert(err error) *net.OpError {
+	for err != nil {
+		var op *net.OpError
+		if !errors.As(err, &op) {
+			return nil
+		}
+		if op.Op == "remote error" {
+			return op
+		}
+		err = op.Err
+	}
+	return nil
+}
+
+func newHintContext(a Auth) hintContext {
+	h := hintContext{
+		knownHosts: a.KnownHosts != nil, ca: len(a.CAData) > 0, caReplaces: len(a.CAData) > 0 && a.CAReplacesSystemRoots,
+		clientCert: len(a.TLSClientCert) > 0 || !a.TLSClientKey.IsEmpty(), repoProxy: a.Proxy != "",
+	}
+	if h.clientCert {
+		_, err := tls.X509KeyPair(a.TLSClientCert, []byte(a.TLSClientKey.Reveal()))
+		h.clientCertBad = err != nil
+	}
+	return h
+}
+
+// netKinds maps network classes to kinds.
 var netKinds = map[netclass.Class]Kind{
 	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
-	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Connect,
+	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
 }
 
 // isSentinel reports whether err is one of go-git's bare sentinels, whose
@@ -280,9 +391,15 @@ func oneLine(s string) string {
 // scrub removes every secret in use (3 characters or more), and the URL's
 // userinfo, from a detail text, in case a server or library echoed one.
 func scrub(s string, a Auth, rawURL string) string {
-	secrets := []string{a.Password.Reveal(), a.SSHKeyPassphrase.Reveal(), urlPassword(rawURL), urlUsername(rawURL)}
-	for _, line := range strings.Split(a.SSHPrivateKey.Reveal(), "\n") {
-		secrets = append(secrets, strings.TrimSpace(line))
+	secrets := []string{a.Password.Reveal(), a.SSHKeyPassphrase.Reveal(), urlPassword(rawURL), urlPassword(a.Proxy), urlUsername(a.Proxy)}
+	if isHTTPURL(rawURL) {
+		// An HTTPS user name may be a token; an SSH one ("git") is a login.
+		secrets = append(secrets, urlUsername(rawURL))
+	}
+	for _, key := range []updater.Secret{a.SSHPrivateKey, a.TLSClientKey} {
+		for _, line := range strings.Split(key.Reveal(), "\n") {
+			secrets = append(secrets, strings.TrimSpace(line))
+		}
 	}
 	for _, sec := range secrets {
 		if len(sec) >= 3 && !isPEMBoundary(sec) {

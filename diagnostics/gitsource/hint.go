@@ -5,9 +5,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
-
-	"golang.org/x/crypto/ssh/knownhosts"
+	"net/url"
+	"strings"
 )
 
 // Hint is a suggested fix for the on-call engineer, in terms of Image
@@ -51,6 +52,31 @@ func (e *Error) Hint() string {
 			"NetworkPolicies or firewalls allow egress from the image-updater pod.", repo)
 	case TLS:
 		return e.tlsHint(repo)
+	case HostKeyUnknown:
+		host, port := e.hostPort()
+		if !e.hint.knownHosts {
+			return fmt.Sprintf("The SSH host key of %s is not in this machine's known_hosts (no argocd-ssh-known-hosts-cm data was given, so "+
+				"the local files were used). Image Updater skips host-key checks for git:secret credentials, so this alone does not "+
+				"stop it; Argo CD's repo-server needs it: add the host key to argocd-ssh-known-hosts-cm (ssh-keyscan -p %s %s).", repo, port, host)
+		}
+		entry := host
+		if port != "22" {
+			entry = "[" + host + "]:" + port
+		}
+		return fmt.Sprintf("Argo CD's repo-server checks SSH host keys only against argocd-ssh-known-hosts-cm, which has no entry for %s "+
+			"(%s; a port other than 22 needs an entry written [host]:port, a bare host name covers only port 22): add the host key "+
+			"to argocd-ssh-known-hosts-cm (ssh-keyscan -p %s %s), after checking its fingerprint with the git host, or set "+
+			"insecureIgnoreHostKey on the repository Secret to skip the check.", entry, repo, port, host)
+	case HostKeyMismatch:
+		where := "argocd-ssh-known-hosts-cm"
+		if !e.hint.knownHosts {
+			where = "this machine's known_hosts"
+		}
+		return fmt.Sprintf("%s: the key differs from the one in %s: a changed or spoofed server (or a key rotation). Do not just "+
+			"replace it: confirm the offered fingerprint (in the message) with the git host's operators, then update the entry in "+
+			"argocd-ssh-known-hosts-cm.", repo, where)
+	case Proxy:
+		return e.proxyHint(repo)
 	case Timeout:
 		return fmt.Sprintf("%s did not answer in time. Traffic is probably dropped: check HTTPS_PROXY/NO_PROXY on the image-updater "+
 			"pod and firewalls for egress to the git host.", repo)
@@ -65,25 +91,104 @@ func (e *Error) Hint() string {
 	case Canceled:
 		return "The diagnosis was canceled before the git server answered; run it again."
 	}
+	if errors.Is(e.Err, errBadKnownHosts) {
+		return "The ssh_known_hosts data of argocd-ssh-known-hosts-cm does not parse (the message names the line): Argo CD's " +
+			"repo-server then fails every SSH repository. Fix or remove that line; each line is \"<hosts> <keytype> <base64 key>\", " +
+			"as ssh-keyscan prints it."
+	}
 	return fmt.Sprintf("Unexpected failure talking to %s; compare with `git ls-remote` run from the controller pod.", repo)
 }
 
 func (e *Error) tlsHint(repo string) string {
 	var (
-		rec tls.RecordHeaderError
-		hn  x509.HostnameError
-		key *knownhosts.KeyError
+		rec   tls.RecordHeaderError
+		hn    x509.HostnameError
+		alert *net.OpError
 	)
+	host, _ := e.hostPort()
 	switch {
-	case errors.As(e.Err, &key):
-		return fmt.Sprintf("The SSH host key of %s is not in the known hosts. Image Updater skips host-key checks for git:secret "+
-			"credentials, so this alone does not stop it; Argo CD's repo-server needs the key in argocd-ssh-known-hosts-cm.", repo)
 	case errors.As(e.Err, &rec), errors.Is(e.Err, http.ErrSchemeMismatch):
 		return fmt.Sprintf("%s answered plain HTTP to a TLS handshake: the URL scheme or port is wrong.", repo)
 	case errors.As(e.Err, &hn):
 		return fmt.Sprintf("The certificate of %s is not valid for that host name: use the name the certificate was issued for.", repo)
+	case errors.As(e.Err, &alert) && alert.Op == "remote error":
+		switch {
+		case e.hint.clientCertBad:
+			return fmt.Sprintf("%s refused the TLS handshake, and the client certificate given (tlsClientCertData/tlsClientCertKey) is "+
+				"not a valid pair: both must be set, PEM, and the key unencrypted and matching the certificate; Argo CD then sends "+
+				"no certificate. Fix the repository Secret.", repo)
+		case e.hint.clientCert:
+			return fmt.Sprintf("%s refused the TLS client certificate of the repository Secret (tlsClientCertData): it must be issued "+
+				"by a CA the server trusts for client authentication, and not be expired.", repo)
+		}
+		return fmt.Sprintf("%s refused the TLS handshake: it probably requires a TLS client certificate. Set tlsClientCertData and "+
+			"tlsClientCertKey (PEM, key unencrypted) on the Argo CD repository Secret.", repo)
+	case e.hint.caReplaces:
+		return fmt.Sprintf("The certificate of %s is not signed by the CA in argocd-tls-certs-cm under the key %s, and for this host "+
+			"Argo CD trusts only that CA, not the system roots: add the CA that issued the server's certificate chain to "+
+			"argocd-tls-certs-cm under the key %s.", repo, host, host)
+	case e.hint.ca:
+		return fmt.Sprintf("The certificate of %s is trusted neither by the system roots nor by the extra CA given: add the CA that "+
+			"issued the server's chain to argocd-tls-certs-cm under the key %s.", repo, host)
 	}
-	return fmt.Sprintf("The certificate of %s is not trusted here. Image Updater with git:secret HTTPS credentials does not verify "+
-		"it (it skips TLS verification), so probe with InsecureSkipTLS to reach its verdict; Argo CD itself needs the CA in "+
-		"argocd-tls-certs-cm, and git:repocreds honour the repository's insecure flag.", repo)
+	return fmt.Sprintf("The certificate of %s is not trusted here: add the CA to argocd-tls-certs-cm under the key %s (Argo CD then "+
+		"trusts only that CA for %s), or set insecure on the repository Secret. Image Updater with git:secret HTTPS credentials "+
+		"does not verify it (it skips TLS verification), so probe with InsecureSkipTLS to reach its verdict; git:repocreds "+
+		"honour the repository's insecure flag.", repo, host, host)
+}
+
+func (e *Error) proxyHint(repo string) string {
+	proxy := e.Proxy
+	if proxy == "" {
+		proxy = "the proxy"
+	}
+	switch {
+	case errors.Is(e.Err, errSSHNotSOCKS):
+		return fmt.Sprintf("%s is an SSH repository, which Argo CD sends through its repository proxy as SOCKS5: set proxy to a "+
+			"socks5://host:port URL, or remove proxy from the repository Secret if SSH reaches the host directly.", repo)
+	case errors.Is(e.Err, errBadProxy):
+		return "The proxy of the repository Secret is not a URL: write it as http://host:port (or socks5://host:port for SSH), " +
+			"with user:password@ before the host if the proxy needs credentials."
+	case e.Status == http.StatusProxyAuthRequired:
+		return fmt.Sprintf("%s wants credentials (HTTP 407): put them in the proxy URL as http://user:password@host:port on the "+
+			"repository Secret (or in HTTPS_PROXY), or use a proxy that lets the repo-server through.", proxy)
+	case e.Status != 0:
+		return fmt.Sprintf("%s refused to tunnel to %s (HTTP %d): the proxy's rules block this host; ask for it to be allowed, or add "+
+			"the host to noProxy if it is reachable directly.", proxy, repo, e.Status)
+	case e.hint.repoProxy && isSSHRepo(e.URL):
+		return fmt.Sprintf("%s (the proxy field of the Argo CD repository Secret) could not tunnel SSH to %s as SOCKS5: check its host, "+
+			"port and credentials (user:password@ in the URL) and that it is up; noProxy does not apply to SSH repositories, so "+
+			"remove proxy if the host is reachable directly.", proxy, repo)
+	case e.hint.repoProxy:
+		return fmt.Sprintf("%s (the proxy field of the Argo CD repository Secret) could not be used to reach %s: check its host, port "+
+			"and credentials and that it is up, or add the git host to noProxy if it is reachable directly.", proxy, repo)
+	}
+	return fmt.Sprintf("The HTTP(S) proxy of the environment (HTTPS_PROXY/HTTP_PROXY) could not be used to reach %s: check its "+
+		"address and that it is up, or add the git host to NO_PROXY.", repo)
+}
+
+// isSSHRepo reports whether a redacted repository URL is SSH.
+func isSSHRepo(u string) bool {
+	return strings.HasPrefix(strings.ToLower(u), "ssh://") || !strings.Contains(u, "://")
+}
+
+// hostPort is the host (without port) and port of e.URL; the port is the
+// scheme's default when the URL has none.
+func (e *Error) hostPort() (host, port string) {
+	s := e.URL
+	if !strings.Contains(s, "://") {
+		if h, _, ok := strings.Cut(s, ":"); ok && h != "" { // scp-like "host:path"
+			return h, "22"
+		}
+		return s, "22"
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return s, ""
+	}
+	port = u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80", "ssh": "22"}[strings.ToLower(u.Scheme)]
+	}
+	return u.Hostname(), port
 }

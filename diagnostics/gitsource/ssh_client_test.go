@@ -7,6 +7,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	labgit "github.com/imgupd/imgupd/lab/git"
 )
 
 func publicKey(t *testing.T, priv updater.Secret) gossh.PublicKey {
@@ -18,6 +19,18 @@ func publicKey(t *testing.T, priv updater.Secret) gossh.PublicKey {
 	return s.PublicKey()
 }
 
+// startSSH serves lab's repositories over SSH (the lab's SSH server runs
+// git-upload-pack / git-receive-pack with the git CLI); it is closed with
+// lab.
+func startSSH(t *testing.T, lab *labgit.Server, opts ...labgit.SSHOption) *labgit.SSHServer {
+	t.Helper()
+	srv, err := lab.StartSSH(opts...)
+	if err != nil {
+		t.Fatalf("StartSSH: %v", err)
+	}
+	return srv
+}
+
 // TestSSH reads and checks push access over a real SSH server running
 // git-upload-pack / git-receive-pack, with host-key checks skipped as
 // Image Updater does for git:secret credentials.
@@ -25,8 +38,8 @@ func TestSSH(t *testing.T) {
 	t.Parallel()
 	lab := startLab(t)
 	writeKey, readKey, strangerKey := testSSHKey(t), testSSHKey(t), testSSHKey(t)
-	srv := startSSHGit(t, lab, publicKey(t, writeKey), publicKey(t, readKey))
-	url := "ssh://git@" + srv.Addr + "/team/app.git"
+	srv := startSSH(t, lab, labgit.WithAuthorizedKey(publicKey(t, writeKey)), labgit.WithReadOnlyKey(publicKey(t, readKey)))
+	url := srv.RepoURL("team/app")
 	ctx := context.Background()
 	c := newClient()
 
@@ -62,9 +75,12 @@ func TestSSH(t *testing.T) {
 	_, err = c.LsRemote(ctx, url, Auth{SSHPrivateKey: strangerKey, InsecureSkipTLS: true})
 	wantKind(t, err, AuthFailed)
 	// Unknown repository over SSH.
-	_, err = c.LsRemote(ctx, "ssh://git@"+srv.Addr+"/team/none.git", Auth{SSHPrivateKey: writeKey, InsecureSkipTLS: true})
+	_, err = c.LsRemote(ctx, srv.RepoURL("team/none"), Auth{SSHPrivateKey: writeKey, InsecureSkipTLS: true})
 	wantKind(t, err, RepoNotFound)
 	if st := c.Stats(); st.SSHSessions < 5 || st.HTTPRequests != 0 {
 		t.Errorf("stats = %s", st)
+	}
+	if n := srv.Counts(); n.UploadPack < 2 || n.ReceivePack != 1 || n.ReadOnlyRefused != 1 {
+		t.Errorf("server counts = %+v", n)
 	}
 }

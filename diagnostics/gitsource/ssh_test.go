@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -59,7 +61,27 @@ func TestTransportAuth(t *testing.T) {
 	if _, err := (Auth{SSHPrivateKey: "not a key"}).transportAuth(ep("git@h:r.git")); err == nil {
 		t.Error("bad key: want error")
 	}
-	if _, err := (Auth{}).transportAuth(ep("git@h:r.git")); err != transport.ErrAuthenticationRequired {
+	if _, err := (Auth{}).transportAuth(ep("git@h:r.git")); !errors.Is(err, transport.ErrAuthenticationRequired) {
 		t.Errorf("ssh without credentials: %v", err)
+	}
+
+	// KnownHosts binds the callback and the host key algorithms of the
+	// host's entries; InsecureSkipTLS still wins.
+	kh := []byte("[h]:2222 " + strings.TrimSpace(string(gossh.MarshalAuthorizedKey(publicKey(t, key)))) + "\n")
+	m, err = Auth{SSHPrivateKey: key, KnownHosts: kh}.transportAuth(ep("ssh://git@h:2222/r.git"))
+	if pk, ok := m.(*gitssh.PublicKeys); err != nil || !ok || pk.HostKeyCallback == nil || len(pk.HostKeyAlgorithms) != 1 ||
+		pk.HostKeyAlgorithms[0] != gossh.KeyAlgoED25519 {
+		t.Errorf("known hosts: %#v, %v", m, err)
+	}
+	m, _ = Auth{SSHPrivateKey: key, KnownHosts: kh}.transportAuth(ep("ssh://git@h/r.git"))
+	if pk := m.(*gitssh.PublicKeys); pk.HostKeyCallback == nil || len(pk.HostKeyAlgorithms) != 0 {
+		t.Errorf("known hosts, port 22 has no entry: algorithms %v", pk.HostKeyAlgorithms)
+	}
+	m, _ = Auth{SSHPrivateKey: key, KnownHosts: kh, InsecureSkipTLS: true}.transportAuth(ep("ssh://git@h:2222/r.git"))
+	if pk := m.(*gitssh.PublicKeys); pk.HostKeyCallback == nil || len(pk.HostKeyAlgorithms) != 0 {
+		t.Errorf("insecure with known hosts: algorithms %v", pk.HostKeyAlgorithms)
+	}
+	if _, err := (Auth{SSHPrivateKey: key, KnownHosts: []byte("h ssh-ed25519 !!!\n")}).transportAuth(ep("git@h:r.git")); !errors.Is(err, errBadKnownHosts) {
+		t.Errorf("bad known hosts: %v", err)
 	}
 }

@@ -81,7 +81,7 @@ func TestRequiresSecureURL(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	t.Parallel()
-	for k := Other; k <= Canceled; k++ {
+	for k := Other; k <= Proxy; k++ {
 		if k.String() == "" || k.String()[0] == 'K' {
 			t.Errorf("Kind(%d) has no name", int(k))
 		}

@@ -7,8 +7,14 @@
 // the same protocol, errors and hooks as with a real git host. The server
 // adds what such hosts do in front of git: HTTP basic authentication, a
 // read-only user whose pushes are refused with 403, TLS with a self-signed
-// CA, and protected branches (a pre-receive hook that rejects pushes with a
+// certificate or a private CA chain, required TLS client certificates, and
+// protected branches (a pre-receive hook that rejects pushes with a
 // GitHub-like message). Every request is counted by service.
+//
+// The same repositories can also be served over SSH (StartSSH), with
+// authorized keys, read-only keys and a generated host key whose
+// known_hosts line is what argocd-ssh-known-hosts-cm would hold. StartProxy
+// and StartSOCKS5Proxy run forward proxies for repository proxy settings.
 package labgit
 
 import (
@@ -36,26 +42,42 @@ type Server struct {
 	// Host is "127.0.0.1:PORT".
 	Host string
 	// CAPEM is the PEM certificate that signs the server's TLS certificate
-	// (nil without WithTLS). Give it to clients as their extra root CA.
+	// (nil without WithTLS). Give it to clients as their extra root CA, or
+	// as their only root (argocd-tls-certs-cm). With WithTLS alone it is
+	// the self-signed leaf itself; with WithPrivateCA, WithCertNames or
+	// WithClientCertRequired it is a lab CA distinct from the leaf.
 	CAPEM []byte
+	// ClientCAPEM is the CA that issues accepted client certificates
+	// (IssueClientCert); nil without WithClientCertRequired.
+	ClientCAPEM []byte
 
 	cfg       config
 	root      string // the temporary directory: repos/ and home/
 	counter   requestCounter
 	repoMu    sync.Mutex
 	closeOnce sync.Once
-	http      *loopback.Server
+	http      interface{ Close() }
+	clientCA  *certAuthority
+
+	sshMu      sync.Mutex
+	sshServers []*SSHServer
+	closed     bool
 }
 
 // Option configures a Server.
 type Option func(*config)
 
 type config struct {
-	tls      bool
-	users    map[string]user
-	backend  string
-	errorLog *log.Logger
-	stderr   io.Writer
+	tls       bool
+	privateCA bool
+	certNames []string
+	// clientCert requires TLS client certificates from clientCA or clientCAs.
+	clientCert bool
+	clientCAs  [][]byte
+	users      map[string]user
+	backend    string
+	errorLog   *log.Logger
+	stderr     io.Writer
 }
 
 type user struct {
@@ -64,12 +86,19 @@ type user struct {
 }
 
 // WithTLS serves HTTPS with a freshly generated self-signed certificate for
-// 127.0.0.1 and localhost; Server.CAPEM holds it.
+// 127.0.0.1 and localhost; Server.CAPEM holds it (the leaf is its own CA,
+// so it also works as a client's only root). WithPrivateCA serves a chain
+// from a distinct CA instead.
 func WithTLS() Option { return func(c *config) { c.tls = true } }
 
 // WithHTTPOnly serves plain HTTP. It is the default and exists so callers
-// can say so explicitly.
-func WithHTTPOnly() Option { return func(c *config) { c.tls = false } }
+// can say so explicitly. It undoes WithTLS, WithPrivateCA, WithCertNames
+// and WithClientCertRequired.
+func WithHTTPOnly() Option {
+	return func(c *config) {
+		c.tls, c.privateCA, c.clientCert, c.certNames, c.clientCAs = false, false, false, nil, nil
+	}
+}
 
 // WithBasicAuth adds a user who may fetch and push. Once any user is
 // configured, every request needs valid basic credentials; requests without
@@ -138,6 +167,15 @@ func Start(opts ...Option) (*Server, error) {
 		}
 	}
 
+	if s.cfg.privateCA {
+		hs, err := s.startPrivateTLS(s.handler())
+		if err != nil {
+			_ = os.RemoveAll(root)
+			return nil, err
+		}
+		s.http = hs
+		return s, nil
+	}
 	srv, err := loopback.Start("labgit", s.cfg.tls, s.handler(), s.cfg.errorLog)
 	if err != nil {
 		_ = os.RemoveAll(root)
@@ -147,10 +185,17 @@ func Start(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the server, closes open connections and removes every
-// repository from disk.
+// Close stops the server and its SSH servers, closes open connections and
+// removes every repository from disk.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
+		s.sshMu.Lock()
+		s.closed = true
+		ssh := s.sshServers
+		s.sshMu.Unlock()
+		for _, x := range ssh {
+			x.Close()
+		}
 		s.http.Close()
 		_ = os.RemoveAll(s.root)
 	})

@@ -44,12 +44,18 @@ func sampleSpec() RepoSpec {
 // combined output.
 func gitCLI(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
+	return gitCLIEnv(t, dir, nil, args...)
+}
+
+// gitCLIEnv is gitCLI with extra environment variables.
+func gitCLIEnv(t *testing.T, dir string, env []string, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH"),
 		"GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
-	}
+	}, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
