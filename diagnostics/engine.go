@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
@@ -84,6 +85,10 @@ type Request struct {
 	// UpdaterNamespace is where Image Updater is expected (default argocd);
 	// other namespaces are searched when it is not there.
 	UpdaterNamespace string
+	// UpdaterLog, when set, is Image Updater's log to read instead of its
+	// pod's (a cluster that does not grant pods/log, a log store export);
+	// it is parsed and redacted the same way.
+	UpdaterLog *string
 }
 
 // run is one diagnosis in progress: what the stages have learnt so far.
@@ -106,8 +111,12 @@ type run struct {
 	live     map[string]updater.LiveMatch
 	reg      map[string]*imageRegistry
 	decision map[string]updater.Decision
-	gitHead  map[string]string // write-back branch → head hash seen
-	iuCommit string            // last commit by Image Updater on the write-back branch
+	// wantedPick is the pick with the strategy the CR asked for, where the
+	// CRD's default hides it.
+	wantedPick map[string]updater.Decision
+	aliasTypos []aliasTypo
+	gitHead    map[string]string // write-back branch → head hash seen
+	iuCommit   string            // last commit by Image Updater on the write-back branch
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
 }
@@ -214,7 +223,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		StartedAt:      start,
 	}
 	r := &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
-		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}}
+		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}}
 	var before registry.Stats
 	if e.Registry != nil {
 		before = e.Registry.Stats()
@@ -231,7 +240,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		switch {
 		case ctx.Err() != nil:
 			res.Status, res.SkipReason = Unknown, fmt.Sprintf("the diagnosis ran out of time (%s) before this stage", opts.Timeout)
-			rep.Unchecked = append(rep.Unchecked, res.Title+": "+res.SkipReason)
+			res.Findings = []Finding{timeoutFinding(st.id, fmt.Sprintf("the %s stage did not run: the diagnosis ran out of time (%s)", st.id, opts.Timeout))}
 		case st.prereq != nil && st.prereq(r) != "":
 			res.Status, res.SkipReason = Skipped, st.prereq(r)
 		default:
@@ -240,9 +249,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 			res.Findings = st.check(sctx, r)
 			res.Duration = time.Since(t0)
 			if errors.Is(sctx.Err(), context.DeadlineExceeded) {
-				res.Findings = append(res.Findings, Finding{Code: CodeCheckTimeout, Stage: st.id, Severity: Unknown,
-					Title: fmt.Sprintf("the %s stage did not finish in time", st.id), Detail: "Some of its checks were not made."})
-				rep.Unchecked = append(rep.Unchecked, res.Title+": ran out of time")
+				res.Findings = append(res.Findings, timeoutFinding(st.id, fmt.Sprintf("the %s stage did not finish before its deadline; some of its checks were not made", st.id)))
 			}
 			scancel()
 			for i := range res.Findings {
@@ -252,6 +259,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		}
 		rep.Stages = append(rep.Stages, res)
 	}
+	r.reconcile()
 	rep.UpdaterVersion = r.version.String()
 	for _, a := range r.images {
 		if d, ok := r.decision[a.Alias]; ok {
@@ -267,24 +275,189 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 	return rep
 }
 
-// finish sets the verdict and root cause.
+// reconcile applies what later stages learnt to earlier findings: a
+// mapping that the source does not read matters for the tag only when an
+// update of that image is due; an annotation for a misspelt alias is a
+// wrong update when it was meant to name the Helm or Kustomize target of an
+// image whose update is due and the default names were not shown to work.
+func (r *run) reconcile() {
+	mappingOK := r.rep.HasCode(CodeSourceMappingChecked)
+	for si := range r.rep.Stages {
+		st := &r.rep.Stages[si]
+		changed := false
+		for i := range st.Findings {
+			f := &st.Findings[i]
+			switch f.Code {
+			case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
+					f.Severity = Warn
+					f.Title += " (no update is due now; the next one would change nothing)"
+					changed = true
+				}
+			case Code(problemsByCode[updater.ProblemAnnotationForUnknownAlias].code):
+				for _, t := range r.aliasTypos {
+					if t.title != f.Title || !t.targetKey || mappingOK || !r.dueFor(t.alias) {
+						continue
+					}
+					f.Severity, f.State, f.Image = Fail, StateWrongUpdate, t.alias
+					f.Title += fmt.Sprintf("; image %s is written to the default parameters instead", t.alias)
+					changed = true
+				}
+			}
+		}
+		if changed {
+			st.Status = worst(st.Findings)
+		}
+	}
+}
+
+// aliasTypo is an annotation for an alias image-list does not have.
+type aliasTypo struct {
+	title string
+	// alias is the image-list alias it was most likely meant for.
+	alias string
+	// targetKey: it names a Helm parameter or a Kustomize image.
+	targetKey bool
+}
+
+// timeoutFinding is a stage that did not (fully) run in time: it decides
+// the answer when the stage is one the pick depends on.
+func timeoutFinding(stage StageID, title string) Finding {
+	return Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: title,
+		Detail:  "What the stage would have checked is not known.",
+		Verify:  "re-run with a longer --timeout (the whole diagnosis) and check that imgupd reaches the registries and git servers",
+		Decides: decisiveStage(stage)}
+}
+
+// decisiveStage: without these stages imgupd cannot say whether Image
+// Updater processes the app and which tag it picks. The later stages look
+// for further stoppers of a known pick, and what they cannot check is
+// listed as not verified without changing the answer.
+func decisiveStage(s StageID) bool {
+	switch s {
+	case StageHealth, StageTarget, StageLive, StageRegistry, StageCandidates:
+		return true
+	}
+	return false
+}
+
+// finish sets the state, root cause, headline, verdict and what was not
+// verified. The root cause is the first failing finding in stage order that
+// blocks Image Updater; failing that, the first other failing finding (a
+// wrong update, a deploy that will not happen, newer tags held back). With
+// no failing finding, a check that decides the answer and could not be made
+// makes the state unknown; otherwise the app is up to date or its update is
+// on its way.
 func (r *Report) finish() {
-	r.Verdict = VerdictHealthy
-	for _, s := range r.Stages {
-		for i, f := range s.Findings {
-			if f.Severity == Fail {
-				f := s.Findings[i]
-				r.RootCause = &f
-				r.Verdict = VerdictBroken
-				return
+	fs := r.Findings()
+	for _, f := range fs {
+		if f.Severity == Unknown {
+			r.NotVerified = append(r.NotVerified, NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
+		}
+	}
+	var root *Finding
+	for i := range fs {
+		if fs[i].Severity == Fail && fs[i].stateOrBlocked() == StateBlocked {
+			root = &fs[i]
+			break
+		}
+	}
+	if root == nil {
+		for i := range fs {
+			if fs[i].Severity == Fail {
+				root = &fs[i]
+				break
 			}
 		}
 	}
-	for _, s := range r.Stages {
-		if s.Status == Unknown {
-			r.Verdict = VerdictUnknown
+	if root == nil {
+		for i := range fs {
+			if fs[i].Severity == Unknown && fs[i].Decides {
+				root = &fs[i]
+				break
+			}
 		}
 	}
+	switch {
+	case root != nil && root.Severity == Fail:
+		f := *root
+		r.RootCause, r.State = &f, f.stateOrBlocked()
+	case root != nil:
+		f := *root
+		r.RootCause, r.State = &f, StateUnknown
+	default:
+		r.State = r.healthyState()
+	}
+	r.Verdict = r.State.verdict()
+	r.Headline = r.headline()
+}
+
+func (f Finding) stateOrBlocked() State {
+	if f.State == "" {
+		return StateBlocked
+	}
+	return f.State
+}
+
+// healthyState is up to date or on its way, from the candidate tables:
+// on its way when an image's update is due or already written but not yet
+// running. No table at all (no image's pick was computed) is unknown.
+func (r *Report) healthyState() State {
+	if len(r.Candidates) == 0 {
+		return StateUnknown
+	}
+	for _, c := range r.Candidates {
+		switch c.Decision.Outcome {
+		case updater.OutcomeUpdate, updater.OutcomeAlreadyInSpec:
+			return StateOnItsWay
+		}
+	}
+	if r.HasCode(CodeSyncBehind) {
+		return StateOnItsWay
+	}
+	return StateUpToDate
+}
+
+// headline is the answer in one sentence.
+func (r *Report) headline() string {
+	app := r.App.String()
+	switch r.State {
+	case StateUpToDate:
+		if len(r.Candidates) == 1 {
+			c := r.Candidates[0]
+			return fmt.Sprintf("%s is up to date: %s runs %s, the tag Image Updater picks", app, c.Alias, displayRunning(c.Decision))
+		}
+		return fmt.Sprintf("%s is up to date: its %d images run the tags Image Updater picks", app, len(r.Candidates))
+	case StateOnItsWay:
+		var parts []string
+		for _, c := range r.Candidates {
+			d := c.Decision
+			switch d.Outcome {
+			case updater.OutcomeUpdate:
+				parts = append(parts, fmt.Sprintf("%s %s → %s on Image Updater's next cycle", c.Alias, displayRunning(d), d.Selected))
+			case updater.OutcomeAlreadyInSpec:
+				parts = append(parts, fmt.Sprintf("%s %s → %s written, Argo CD deploys it on its next sync", c.Alias, displayRunning(d), d.Selected))
+			}
+		}
+		if len(parts) == 0 {
+			return app + ": update on its way: Image Updater's commit is written, Argo CD deploys it on its next sync"
+		}
+		return app + ": update on its way: " + strings.Join(parts, "; ")
+	case StateUnknown:
+		if rc := r.RootCause; rc != nil {
+			if rc.Code == CodeAppNotFound {
+				return rc.Title
+			}
+			return "cannot tell whether " + app + " gets its new tag: " + rc.Title
+		}
+		return "cannot tell whether " + app + " gets its new tag: no image's tag selection could be made"
+	}
+	verb := map[State]string{StateBlocked: " is blocked", StateHeldBack: " is held back by configuration",
+		StateWrongUpdate: " gets a wrong update", StateNotDeployed: "'s update is not deployed"}[r.State]
+	if rc := r.RootCause; rc != nil {
+		return app + verb + ": " + rc.Title
+	}
+	return app + verb
 }
 
 func worst(fs []Finding) Severity {
@@ -304,7 +477,9 @@ func worst(fs []Finding) Severity {
 }
 
 // readFailure turns a failed read into a finding: a forbidden read names
-// the missing RBAC rule; anything else is an unknown.
+// the missing RBAC rule; anything else is an unknown. Whether it decides the
+// answer follows the stage (decisiveStage); callers that know better set
+// Decides themselves.
 func readFailure(stage StageID, what string, err error) Finding {
 	var ae *cluster.AccessError
 	if errors.As(err, &ae) && ae.Forbidden {
@@ -312,19 +487,26 @@ func readFailure(stage StageID, what string, err error) Finding {
 			Title:    "cannot read " + what + ": forbidden",
 			Detail:   "The check was not made. imgupd needs read access to this object.",
 			Evidence: []Evidence{{Label: "missing rule", Value: ae.Rule()}},
-			Fix:      &Fix{Summary: "Add this rule to imgupd's ClusterRole.", Snippet: "- " + ae.Rule(), Lang: "yaml"}}
+			Fix:      &Fix{Summary: "Grant imgupd this read (deploy/rbac.yaml ships the rules).", Where: ae.RuleScope(), Snippet: ae.RuleYAML(), Lang: "yaml"},
+			Verify:   "grant imgupd " + ae.Rule(),
+			Decides:  decisiveStage(stage)}
 	}
+	f := Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: "cannot read " + what,
+		Verify: "re-run when the API server answers", Decides: decisiveStage(stage)}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: "reading " + what + " timed out"}
+		f.Title = "reading " + what + " timed out"
+		f.Verify = "re-run with a longer --timeout"
+	} else {
+		f.Detail = oneLine(err.Error())
 	}
-	return Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: "cannot read " + what,
-		Detail: oneLine(err.Error())}
+	return f
 }
 
 func find(code Code, sev Severity, title string) Finding {
 	f := Finding{Code: code, Severity: sev, Title: title}
 	if e, ok := catalogue[code]; ok {
 		f.Stage = e.Stage
+		f.State = e.State
 		f.Detail = e.Meaning
 		if e.Fix != "" {
 			f.Fix = &Fix{Summary: e.Fix}

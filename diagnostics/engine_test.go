@@ -99,8 +99,11 @@ func TestDeadline(t *testing.T) {
 	if d := time.Since(t0); d > 4*time.Second {
 		t.Fatalf("diagnosis took %s with a 1.5 s deadline", d)
 	}
-	if r.Verdict == diagnostics.VerdictHealthy || len(r.Unchecked) == 0 {
-		t.Fatalf("verdict %s, unchecked %v\n%s", r.Verdict, r.Unchecked, dump(r))
+	if r.State != diagnostics.StateUnknown || len(r.NotVerified) == 0 || !r.NotVerified[0].Decides {
+		t.Fatalf("state %s, not verified %+v\n%s", r.State, r.NotVerified, dump(r))
+	}
+	if r.State.ExitCode() != 2 {
+		t.Errorf("exit code %d for unknown", r.State.ExitCode())
 	}
 }
 

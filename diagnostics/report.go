@@ -113,6 +113,10 @@ type Finding struct {
 	Code     Code     `json:"code"`
 	Stage    StageID  `json:"stage"`
 	Severity Severity `json:"severity"`
+	// State is what the finding means for the answer when it is the root
+	// cause (a failing finding): blocked, wrong-update, not-deployed or
+	// held-back (see State).
+	State State `json:"state,omitempty"`
 	// Title is one line naming the object ("image web (ghcr.io/acme/web) is not live").
 	Title string `json:"title"`
 	// Detail explains, for the on-call engineer, in a few sentences.
@@ -121,6 +125,13 @@ type Finding struct {
 	Fix      *Fix       `json:"fix,omitempty"`
 	// Image is the alias of the image the finding is about, if any.
 	Image string `json:"image,omitempty"`
+	// Verify, for a check that could not be made (severity unknown), says
+	// what would verify it: the RBAC rule, the ConfigMap, the flag.
+	Verify string `json:"verify,omitempty"`
+	// Decides, for a check that could not be made, is true when its answer
+	// could change the report's state: imgupd then cannot tell which tag
+	// Image Updater picks, or whether it processes the app at all.
+	Decides bool `json:"decides,omitempty"`
 }
 
 // StageResult is one stage's outcome.
@@ -141,18 +152,118 @@ type AppRef struct {
 
 func (a AppRef) String() string { return a.Namespace + "/" + a.Name }
 
-// Verdict is the report's conclusion.
+// Verdict is the coarse conclusion, derived from the State: healthy (up to
+// date, or an update on its way), broken (something stops the tag) or
+// unknown. Kept for scripts written against earlier releases; State is the
+// answer.
 type Verdict string
 
 const (
-	// VerdictHealthy: nothing fails; Image Updater can update the app.
+	// VerdictHealthy: up to date, or the update is on its way.
 	VerdictHealthy Verdict = "healthy"
-	// VerdictBroken: a failing finding explains why no update happens.
+	// VerdictBroken: the root cause says what stops the tag.
 	VerdictBroken Verdict = "broken"
-	// VerdictUnknown: the diagnosis could not finish (app not found,
-	// forbidden reads, deadline) and found no failure in what it saw.
+	// VerdictUnknown: a check that decides the answer could not be made.
 	VerdictUnknown Verdict = "unknown"
 )
+
+// State answers the one question a report is for: will the tag Image
+// Updater should pick reach the cluster, and if not, what stops it?
+type State string
+
+const (
+	// StateUpToDate: every image runs the tag Image Updater picks.
+	StateUpToDate State = "up-to-date"
+	// StateOnItsWay: Image Updater will write (or has written) a new tag and
+	// Argo CD will deploy it; nothing stops it.
+	StateOnItsWay State = "update-on-its-way"
+	// StateHeldBack: the configuration keeps newer tags out (filters, the
+	// constraint, pre-release rules, the platform), as configured or not.
+	StateHeldBack State = "held-back"
+	// StateWrongUpdate: Image Updater will write something with no effect, or
+	// not wanted: a parameter or Kustomize name the source does not read, a
+	// downgrade, a CRD-defaulted strategy that picks another tag than the
+	// one asked for, an annotation for an alias that does not exist.
+	StateWrongUpdate State = "wrong-update"
+	// StateBlocked: Image Updater cannot process the app or the image
+	// (not installed, not selected, registry, credentials, write-back...).
+	StateBlocked State = "blocked"
+	// StateNotDeployed: Image Updater writes, but Argo CD will not deploy it
+	// (automated sync off, a deny window, failing syncs, another branch).
+	StateNotDeployed State = "not-deployed"
+	// StateUnknown: a check that decides the answer could not be made, and
+	// nothing already explains why the tag will not run.
+	StateUnknown State = "unknown"
+)
+
+// States lists every state, most urgent first (the order a summary
+// sorts by).
+func States() []State {
+	return []State{StateBlocked, StateWrongUpdate, StateNotDeployed, StateHeldBack, StateUnknown, StateOnItsWay, StateUpToDate}
+}
+
+// ExitCode is the exit status of `imgupd diagnose` (and the worst app of a
+// summary) for the state: 0 up to date or on its way, 1 blocked, 2 unknown
+// (could not diagnose), 3 wrong update, 4 not deployed, 5 held back.
+func (s State) ExitCode() int {
+	switch s {
+	case StateUpToDate, StateOnItsWay:
+		return 0
+	case StateBlocked:
+		return 1
+	case StateWrongUpdate:
+		return 3
+	case StateNotDeployed:
+		return 4
+	case StateHeldBack:
+		return 5
+	}
+	return 2
+}
+
+// Title is the state in words, for headlines: "up to date", "held back by
+// configuration"...
+func (s State) Title() string {
+	switch s {
+	case StateUpToDate:
+		return "up to date"
+	case StateOnItsWay:
+		return "update on its way"
+	case StateHeldBack:
+		return "held back by configuration"
+	case StateWrongUpdate:
+		return "wrong update"
+	case StateBlocked:
+		return "blocked"
+	case StateNotDeployed:
+		return "not deployed"
+	}
+	return "unknown"
+}
+
+// verdict is the coarse verdict of a state.
+func (s State) verdict() Verdict {
+	switch s {
+	case StateUpToDate, StateOnItsWay:
+		return VerdictHealthy
+	case StateUnknown:
+		return VerdictUnknown
+	}
+	return VerdictBroken
+}
+
+// NotVerified is a check imgupd could not make: why, what would verify it,
+// and whether it could change the answer (only then is the state unknown).
+type NotVerified struct {
+	Stage StageID `json:"stage"`
+	Code  Code    `json:"code"`
+	// What is the check and why it was not made, in one line.
+	What string `json:"what"`
+	// VerifyBy is what would verify it (an RBAC rule, a ConfigMap, a flag).
+	VerifyBy string `json:"verifyBy,omitempty"`
+	// Decides: the answer could change with it.
+	Decides bool `json:"decides"`
+}
 
 // CandidateTable is the tag selection for one image.
 type CandidateTable struct {
@@ -172,16 +283,27 @@ type Report struct {
 	UpdaterVersionAssumed bool `json:"updaterVersionAssumed,omitempty"`
 	// Mode is how Image Updater is configured for this app: "cr",
 	// "cr+annotations" (useAnnotations) or "annotations" (v0.x).
-	Mode    string  `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// State answers "will the tag Image Updater should pick reach the
+	// cluster, and if not, what stops it?".
+	State State `json:"state"`
+	// Headline is that answer in one sentence, as the text and Slack
+	// reports open with it.
+	Headline string `json:"headline"`
+	// Verdict is the coarse form of State (healthy, broken, unknown).
 	Verdict Verdict `json:"verdict"`
-	// RootCause is the first failing finding, in stage order.
+	// RootCause is the finding that explains why the tag will not be
+	// running (state blocked, wrong-update, not-deployed, held-back), or,
+	// for state unknown, the first check that decides the answer and could
+	// not be made. Nil when up to date or on its way.
 	RootCause  *Finding         `json:"rootCause"`
 	Stages     []StageResult    `json:"stages"`
 	Candidates []CandidateTable `json:"candidates,omitempty"`
-	// Unchecked lists what could not be checked, and why.
-	Unchecked []string      `json:"unchecked,omitempty"`
-	StartedAt time.Time     `json:"startedAt"`
-	Duration  time.Duration `json:"durationNs"`
+	// NotVerified lists what imgupd could not check, why, and what would
+	// verify it; it decides the state only when an entry Decides.
+	NotVerified []NotVerified `json:"notVerified,omitempty"`
+	StartedAt   time.Time     `json:"startedAt"`
+	Duration    time.Duration `json:"durationNs"`
 	// RegistryRequests is the number of HTTP requests made to registries.
 	RegistryRequests int64 `json:"registryRequests"`
 	// UpdaterLog holds Image Updater's log lines about the Application (the

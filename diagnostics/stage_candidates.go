@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -33,23 +34,101 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 		if r.target.WriteBack == nil || r.target.WriteBack.Method != "git" {
 			in.InSpec = r.specImage(im)
 		}
-		if want := updater.MetadataTags(in); len(want) > 0 {
-			ps := updater.PlatformFilter(in)
-			meta, err := r.e.Registry.Metadata(ctx, ir.target, want, ps.Wants)
-			if err != nil {
-				out = append(out, readFailure(StageCandidates, "image metadata of "+aliasOr(im), err))
-				continue
-			}
-			in.Meta = meta
+		d, err := r.selectWithMetadata(ctx, ir, in)
+		if err != nil {
+			f := readFailure(StageCandidates, "image metadata of "+aliasOr(im), err)
+			f.Verify = "re-run; imgupd needs each candidate tag's manifest and config from " + ir.endpoint.Host()
+			out = append(out, f)
+			continue
 		}
-		d := updater.Select(in)
 		r.decision[im.Alias] = d
-		out = append(out, candidateFindings(im, d)...)
+		out = append(out, r.candidateFindings(im, d)...)
+		if f, ok := r.defaultedStrategyPick(ctx, ir, in, im, d); ok {
+			out = append(out, f)
+		}
 	}
 	return out
 }
 
-func candidateFindings(im updater.ImageConfig, d updater.Decision) []Finding {
+// selectWithMetadata runs the model, fetching the metadata the strategy
+// needs first.
+func (r *run) selectWithMetadata(ctx context.Context, ir *imageRegistry, in updater.SelectInput) (updater.Decision, error) {
+	if want := updater.MetadataTags(in); len(want) > 0 {
+		ps := updater.PlatformFilter(in)
+		meta, err := r.e.Registry.Metadata(ctx, ir.target, want, ps.Wants)
+		if err != nil {
+			return updater.Decision{}, err
+		}
+		in.Meta = meta
+	}
+	return updater.Select(in), nil
+}
+
+// defaultedStrategyPick: when the CRD's default semver strategy hides the
+// strategy the CR set a level up, run the model with the strategy that was
+// asked for. A different pick means Image Updater writes the wrong tag.
+func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in updater.SelectInput, im updater.ImageConfig, got updater.Decision) (Finding, bool) {
+	for _, d := range r.target.DefaultedOverrides {
+		if d.Field != updater.FieldUpdateStrategy || (d.Alias != "" && d.Alias != im.Alias) {
+			continue
+		}
+		want, _ := updater.ParseStrategy(d.Inherited)
+		if want == in.Settings.Strategy {
+			continue
+		}
+		alt := in
+		alt.Settings.Strategy = want
+		wd, err := r.selectWithMetadata(ctx, ir, alt)
+		if err != nil {
+			return Finding{}, false
+		}
+		r.wantedPick[im.Alias] = wd
+		gotTag, wantTag := pickTag(got), pickTag(wd)
+		if gotTag == wantTag {
+			continue
+		}
+		block := fmt.Sprintf("spec.applicationRefs[%d].commonUpdateSettings", d.RefIndex)
+		if d.Alias != "" {
+			block = fmt.Sprintf("spec.applicationRefs[%d].images[%s].commonUpdateSettings", d.RefIndex, d.Alias)
+		}
+		f := find(Code(problemsByCode[updater.ProblemCRDDefaultedOverride].code), Fail,
+			fmt.Sprintf("image %s: the CRD-defaulted updateStrategy: %s in %s picks %s; the %s strategy set at %s level would pick %s",
+				aliasOr(im), d.Value, block, gotTag, d.Inherited, d.InheritedFrom, wantTag)).image(im.Alias).
+			with(ev("stored block", block+".updateStrategy: "+d.Value+" (written by the v1.0–v1.3 CRD's default)"),
+				ev("asked for", "updateStrategy: "+d.Inherited+" at "+string(d.InheritedFrom)+" level"),
+				ev("Image Updater writes", gotTag), ev("newest "+d.Inherited+" pick", wantTag))
+		return f.fix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
+			fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
+				crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited), "sh"), true
+	}
+	return Finding{}, false
+}
+
+func pickTag(d updater.Decision) string {
+	if d.Selected == nil {
+		return "(nothing)"
+	}
+	return d.Selected.String()
+}
+
+func crNamespace(key string) string { ns, _, _ := strings.Cut(key, "/"); return ns }
+func crName(key string) string      { _, n, _ := strings.Cut(key, "/"); return n }
+
+// jsonPointer is the JSON patch path of a defaulted block.
+func jsonPointer(block string, t updater.Targeting, d updater.DefaultedOverride) string {
+	if d.Alias == "" {
+		return fmt.Sprintf("/spec/applicationRefs/%d/commonUpdateSettings", d.RefIndex)
+	}
+	idx := 0
+	for i, im := range t.Images {
+		if im.Alias == d.Alias {
+			idx = i
+		}
+	}
+	return fmt.Sprintf("/spec/applicationRefs/%d/images/%d/commonUpdateSettings", d.RefIndex, idx)
+}
+
+func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Finding {
 	name := aliasOr(im)
 	counts := fateCounts(d)
 	table := ev("tags", fmt.Sprintf("%d listed · %d after filters · %d candidates (%s)", d.Listed, d.Filtered, d.Candidates, counts))
@@ -61,41 +140,62 @@ func candidateFindings(im updater.ImageConfig, d updater.Decision) []Finding {
 			updater.ErrDigestWithoutConstraint: CodeCandidatesDigestNoTag,
 			updater.ErrRunningTagNotSemver:     CodeCandidatesRunningTag,
 		}[d.Err.Kind]
-		out = append(out, find(code, Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).image(im.Alias).with(table).
-			fix(d.Reason, "the image's imageName / image-list entry", "", ""))
+		f := find(code, Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).image(im.Alias).with(table)
+		out = append(out, r.errorFix(f, im, d))
 	case updater.OutcomeNoCandidate:
 		f := find(CodeCandidatesNone, Fail, fmt.Sprintf("no tag of image %s is a candidate", name)).image(im.Alias).with(table)
 		f.Detail = d.Reason
-		out = append(out, f)
+		out = append(out, r.heldBackFix(f, im, d, droppedTags(d)))
 	case updater.OutcomeAlreadyInSpec:
-		out = append(out, find(CodeCandidatesAlreadyInSpec, Warn, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).image(im.Alias).with(table))
+		out = append(out, find(CodeCandidatesAlreadyInSpec, Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).image(im.Alias).with(table))
 	case updater.OutcomeUpdate:
 		f := find(CodeCandidatesUpdate, Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).image(im.Alias).with(table)
 		f.Detail = d.Reason
 		out = append(out, f)
-		if strings.Contains(d.Reason, "DOWNGRADE") || strings.Contains(d.Reason, "downgrade") {
-			out = append(out, find(CodeCandidatesDowngrade, Warn, fmt.Sprintf("image %s would go down from %s to %s", name, d.RunningTag, d.Selected)).image(im.Alias))
+		if isDowngrade(d) {
+			out = append(out, r.downgradeFinding(im, d))
 		}
 	case updater.OutcomeUpToDate:
 		out = append(out, find(CodeCandidatesUpToDate, Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).image(im.Alias).with(table))
 		if newer := newerDropped(d, im); len(newer) > 0 {
-			f := find(CodeCandidatesNewerDropped, Warn, fmt.Sprintf("image %s: %d tag(s) newer than %s are not candidates", name, len(newer), d.RunningTag)).image(im.Alias)
+			f := find(CodeCandidatesNewerDropped, Fail, fmt.Sprintf("image %s stays on %s: %d newer tag(s) are not candidates (%s)", name, d.RunningTag, len(newer), heldBackBy(newer))).image(im.Alias)
 			for _, t := range lastFates(newer, 5) {
 				f = f.with(ev(t.Tag, string(t.Fate)+": "+t.Why))
 			}
-			out = append(out, f)
+			out = append(out, r.heldBackFix(f, im, d, newer))
 		}
 	}
 	if tie := newestBuildTie(d); tie != "" {
-		out = append(out, find(CodeCandidatesTie, Warn, fmt.Sprintf("image %s: %s", name, tie)).image(im.Alias).
-			fix("Ignore the tag that should not win.", "the image's ignoreTags", fmt.Sprintf("ignoreTags: [%q]", d.Selected.Tag), "yaml"))
-	}
-	if n := countFate(d, updater.FatePlatform); n > 0 && d.Platforms != nil {
-		f := find(CodeCandidatesPlatform, Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", name, n, d.Platforms.String())).image(im.Alias)
-		if d.Platforms.FromController {
-			f = f.fix("Set the platforms you build for.", "the image's platforms", "platforms: [\"linux/arm64\"]", "yaml")
+		// A version tag losing the tie to a word (latest, main) is written
+		// as that word: not the update anyone wanted.
+		sev := Warn
+		if d.Outcome == updater.OutcomeUpdate && !isVersion(d.Selected.Tag) {
+			sev = Fail
+			tie += "; Image Updater writes " + d.Selected.Tag + " instead of a version"
 		}
-		out = append(out, f)
+		f := find(CodeCandidatesTie, sev, fmt.Sprintf("image %s: %s", name, tie)).image(im.Alias)
+		f.State = StateWrongUpdate
+		p := r.imagePlace(im, updater.FieldIgnoreTags)
+		out = append(out, f.fix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
+			p.set(listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode)), p.lang))
+	}
+	if n := countFate(d, updater.FatePlatform); n > 0 && d.Platforms != nil && d.Outcome != updater.OutcomeNoCandidate {
+		out = append(out, r.platformFinding(im, d, n))
+	}
+	return out
+}
+
+func isVersion(tag string) bool {
+	_, err := semver.NewVersion(tag)
+	return err == nil
+}
+
+func droppedTags(d updater.Decision) []updater.TagFate {
+	var out []updater.TagFate
+	for _, t := range d.Tags {
+		if !t.Kept {
+			out = append(out, t)
+		}
 	}
 	return out
 }

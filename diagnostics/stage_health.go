@@ -44,10 +44,18 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	for _, perr := range inst.Partial {
 		f := readFailure(StageHealth, "part of Image Updater's installation", perr)
 		var ae *cluster.AccessError
-		if errors.As(perr, &ae) && ae.Namespace == "" {
+		switch {
+		case errors.As(perr, &ae) && ae.Namespace == "":
 			// Only the search for other installations needs cluster-wide reads.
 			f.Severity = Info
 			f.Title = "could not look for other Image Updater installations cluster-wide (" + f.Title + ")"
+		case errors.As(perr, &ae) && ae.Resource == "configmaps":
+			// registries.conf and env values: endpoints and credentials
+			// depend on them.
+			f.Title = "cannot read Image Updater's ConfigMap " + ae.Namespace + "/" + ae.Name + " (registries.conf, settings)"
+			f.Decides = true
+		default:
+			f.Decides = false // pods: their state and logs only
 		}
 		out = append(out, f)
 	}
@@ -107,27 +115,36 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 			pod = &inst.Pods[i]
 		}
 	}
+	if r.req.UpdaterLog != nil {
+		return r.analyzeLogs(*r.req.UpdaterLog, "the log given with --updater-log")
+	}
 	if pod == nil {
 		return nil
 	}
 	text, err := r.e.Cluster.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, r.opts.LogWindow, r.opts.LogLimit)
 	if err != nil {
-		f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod.Name)
+		f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod.Name).
+			with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
+		f.Verify = "grant imgupd get on pods/log in " + inst.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
 		if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
 			f.Evidence = fr.Evidence
 			f.Fix = fr.Fix
-		} else {
-			f = f.with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
 		}
 		return []Finding{f}
 	}
-	window := fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name)
+	return r.analyzeLogs(text, fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name))
+}
+
+// analyzeLogs reads Image Updater's log text (from its pod, or given with
+// --updater-log); window says which.
+func (r *run) analyzeLogs(text, window string) []Finding {
 	if strings.TrimSpace(text) == "" {
 		// A running controller logs every cycle; nothing at all means the
 		// logs are elsewhere (rotated, shipped, a level above info) or the
 		// pod has no node to serve them.
-		return []Finding{find(CodeUpdaterLogsUnavailable, Unknown, "Image Updater's pod returned no log lines for the "+window).
-			with(ev("pod", pod.Name))}
+		f := find(CodeUpdaterLogsUnavailable, Unknown, "no Image Updater log lines in the "+window)
+		f.Verify = "pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
+		return []Finding{f}
 	}
 	a := updaterlog.Analyze(updaterlog.ParseString(text), updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App}, r.version)
 	r.logs = &a
@@ -186,7 +203,7 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 		return Finding{}, false
 	}
 	slices.SortStableFunc(msgs, func(a, b *msg) int { return a.last - b.last })
-	f := find(CodeUpdaterLogErrors, Warn, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
+	f := find(CodeUpdaterLogErrors, Info, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
 	for _, m := range lastN(msgs, 5) {
 		v := m.text
 		if m.count > 1 {

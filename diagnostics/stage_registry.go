@@ -92,6 +92,12 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 
 	tags, err := r.e.Registry.ListTags(ctx, target)
 	ir.target = target
+	if err != nil && ctx.Err() != nil {
+		// imgupd's own deadline, not the registry's answer.
+		ir.err = err
+		f := timeoutFinding(StageRegistry, fmt.Sprintf("the tags of image %s were not listed before imgupd's deadline (%s did not answer in time)", name, ep.Host()))
+		return append(out, f.image(im.Alias))
+	}
 	if err != nil {
 		ir.err = err
 		var re *registry.Error

@@ -23,7 +23,7 @@ import (
 func checkSource(ctx context.Context, r *run) []Finding {
 	var out []Finding
 	for _, p := range r.target.Problems {
-		if f := problemFinding(p); f.Stage == StageSource {
+		if f := r.problemFinding(p); f.Stage == StageSource {
 			out = append(out, f)
 		}
 	}

@@ -16,16 +16,25 @@ import (
 func checkSync(ctx context.Context, r *run) []Finding {
 	app := r.app
 	var out []Finding
-	pending := r.updatePending() || r.iuCommitUndeployed
-	if !app.AutomatedSync() {
-		sev := Warn
-		title := "automated sync is off: Argo CD deploys updates only when someone syncs"
-		if pending {
-			sev = Fail
-			title = "an update is written but automated sync is off, so Argo CD does not deploy it"
+	pending := r.anyDue()
+	// notDeployed: what keeps Argo CD from deploying stops the tag only when
+	// there is something to deploy; otherwise it is a warning about the
+	// next update.
+	notDeployed := func(f Finding, later string) Finding {
+		if !pending {
+			f.Severity = Warn
+			f.Title += "; " + later
 		}
-		out = append(out, find(CodeSyncManual, sev, title).
-			fix("Enable automated sync (or sync by hand).", "Application "+r.req.App,
+		return f
+	}
+	if !app.AutomatedSync() {
+		title := "automated sync is off"
+		if pending {
+			title = "automated sync is off: " + r.pendingWhat() + ", and Argo CD does not deploy it until someone syncs"
+		}
+		out = append(out, notDeployed(find(CodeSyncManual, Fail, title), "the next update Image Updater writes will wait for a manual sync").
+			with(ev("spec.syncPolicy.automated", "not set")).
+			fix("Enable automated sync (or sync by hand after each update: argocd app sync "+r.req.App+").", "Application "+r.req.Namespace+"/"+r.req.App+", spec.syncPolicy.automated",
 				fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"syncPolicy\":{\"automated\":{}}}}'", r.req.Namespace, r.req.App), "sh"))
 	}
 	if proj := app.Spec.Project; proj != "" && app.AutomatedSync() {
@@ -37,31 +46,41 @@ func checkSync(ctx context.Context, r *run) []Finding {
 		switch {
 		case err == nil:
 			if blocked, why := autoSyncBlocked(p, app, r.opts.Now()); blocked {
-				out = append(out, find(CodeSyncWindow, Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)).
-					with(ev("project", ns+"/"+proj)))
+				out = append(out, notDeployed(find(CodeSyncWindow, Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)), "an update written now would wait for the window").
+					with(ev("project", ns+"/"+proj)).
+					fix("Wait for the window to end, sync by hand where the window allows manual syncs, or change the project's windows.", "AppProject "+ns+"/"+proj+", spec.syncWindows",
+						fmt.Sprintf("argocd proj windows list %s\nargocd app sync %s   # where the window sets manualSync: true", proj, r.req.App), "sh"))
 			}
 		case !cluster.IsNotFound(err):
-			out = append(out, readFailure(StageSync, "AppProject "+proj, err))
+			f := readFailure(StageSync, "AppProject "+proj, err)
+			f.Title += " (its sync windows were not checked)"
+			out = append(out, f)
 		}
 	}
 	if op := app.Status.OperationState; op != nil && (op.Phase == "Failed" || op.Phase == "Error") {
-		out = append(out, find(CodeSyncFailed, Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)).
-			with(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))))
+		out = append(out, notDeployed(find(CodeSyncFailed, Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
+			with(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
+			fix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
+				fmt.Sprintf("argocd app get %s --show-operation\nargocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
-			out = append(out, find(CodeSyncConditions, Warn, c.Type+": "+clip(oneLine(c.Message), 300)))
+			out = append(out, find(CodeSyncConditions, Warn, c.Type+": "+clip(oneLine(c.Message), 300)).
+				fix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
+					fmt.Sprintf("argocd app manifests %s\nargocd app get %s --refresh", r.req.App, r.req.App), "sh"))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
-		out = append(out, find(CodeSyncUnhealthy, Warn, "the Application is "+h).with(ev("message", clip(app.Status.Health.Message, 300))))
+		out = append(out, find(CodeSyncUnhealthy, Warn, "the Application is "+h).with(ev("message", clip(app.Status.Health.Message, 300))).
+			fix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
+				fmt.Sprintf("argocd app resources %s", r.req.App), "sh"))
 	}
 	if s := app.Status.Sync.Status; s == "OutOfSync" {
 		out = append(out, find(CodeSyncOutOfSync, Info, "the Application is out of sync"))
 	}
 	if r.iuCommitUndeployed {
-		out = append(out, find(CodeSyncBehind, Warn, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
-			fix("Refresh and sync the Application.", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
+		out = append(out, find(CodeSyncBehind, Info, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
+			fix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	if !hasSeverity(out, Fail) {
 		out = append(out, find(CodeSyncOK, Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))
@@ -69,12 +88,41 @@ func checkSync(ctx context.Context, r *run) []Finding {
 	return out
 }
 
-// updatePending: an update is due but not running (already in the spec).
-func (r *run) updatePending() bool {
-	for _, d := range r.decision {
-		if d.Outcome == updater.OutcomeAlreadyInSpec {
+// dueFor: an update of the image is due (Image Updater writes it this
+// cycle) or written and not running yet.
+func (r *run) dueFor(alias string) bool {
+	d, ok := r.decision[alias]
+	return ok && (d.Outcome == updater.OutcomeUpdate || d.Outcome == updater.OutcomeAlreadyInSpec)
+}
+
+// anyDue: something is due or written and waits for Argo CD.
+func (r *run) anyDue() bool {
+	for a := range r.decision {
+		if r.dueFor(a) {
 			return true
 		}
 	}
-	return false
+	return r.iuCommitUndeployed
+}
+
+// pendingWhat says what waits, for titles: "Image Updater writes web
+// 1.0.0 → 1.0.1" or "the spec already asks for web 1.0.1".
+func (r *run) pendingWhat() string {
+	var parts []string
+	for _, im := range r.images {
+		d, ok := r.decision[im.Alias]
+		if !ok {
+			continue
+		}
+		switch d.Outcome {
+		case updater.OutcomeUpdate:
+			parts = append(parts, fmt.Sprintf("Image Updater writes %s %s → %s", aliasOr(im), displayRunning(d), d.Selected))
+		case updater.OutcomeAlreadyInSpec:
+			parts = append(parts, fmt.Sprintf("the spec already asks for %s %s (%s runs)", aliasOr(im), d.Selected, displayRunning(d)))
+		}
+	}
+	if len(parts) == 0 && r.iuCommitUndeployed {
+		parts = append(parts, "Image Updater's commit "+shortHash(r.iuCommit)+" is not deployed")
+	}
+	return strings.Join(parts, "; ")
 }

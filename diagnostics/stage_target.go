@@ -50,9 +50,12 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 		r.rep.Mode = string(t.Mode)
 	}
 	for _, p := range t.Problems {
-		f := problemFinding(p)
+		f := r.problemFinding(p)
 		if f.Stage == StageTarget {
 			out = append(out, f)
+		}
+		if p.Code == updater.ProblemAnnotationForUnknownAlias {
+			r.aliasTypos = append(r.aliasTypos, aliasTypoOf(p, t.Images, f.Title))
 		}
 	}
 	out = dedupeFindings(out)
@@ -193,4 +196,24 @@ func dedupeFindings(fs []Finding) []Finding {
 		}
 	}
 	return out
+}
+
+// aliasTypoOf reads which alias an annotation for an unknown alias was
+// meant for (the suggestion, or the only aliased image) and whether it
+// names a manifest target.
+func aliasTypoOf(p updater.Problem, images []updater.ImageConfig, title string) aliasTypo {
+	t := aliasTypo{title: title}
+	s := strings.TrimPrefix(p.Suggest, updater.AnnotationPrefix)
+	for _, im := range images {
+		if im.Alias != "" && strings.HasPrefix(s, im.Alias+".") {
+			t.alias = im.Alias
+		}
+	}
+	key := strings.TrimPrefix(p.Key, updater.AnnotationPrefix)
+	for _, k := range []string{updater.AnnKeyHelmImageName, updater.AnnKeyHelmImageTag, updater.AnnKeyHelmImageSpec, updater.AnnKeyKustomizeImageName} {
+		if strings.HasSuffix(key, "."+k) {
+			t.targetKey = true
+		}
+	}
+	return t
 }

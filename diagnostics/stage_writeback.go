@@ -29,7 +29,7 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 	}
 	var out []Finding
 	for _, p := range r.target.Problems {
-		if f := problemFinding(p); f.Stage == StageWriteBack {
+		if f := r.problemFinding(p); f.Stage == StageWriteBack {
 			out = append(out, f)
 		}
 	}
@@ -54,10 +54,15 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 	var out []Finding
 	if p, ok := r.app.Parent(); ok {
 		sev := Fail
-		if p.Via == argo.ViaInstanceLabel {
+		title := fmt.Sprintf("%s manages %s and will revert the parameters Image Updater sets", p.String(), r.req.App)
+		switch {
+		case p.Via == argo.ViaInstanceLabel:
 			sev = Warn // Helm charts set the same label; weaker evidence
+		case !r.anyDue():
+			sev = Warn
+			title += " (nothing is due now; the next update will be reverted)"
 		}
-		out = append(out, find(CodeWriteBackParentReverts, sev, fmt.Sprintf("%s manages %s and will revert the parameters Image Updater sets", p.String(), r.req.App)).
+		out = append(out, find(CodeWriteBackParentReverts, sev, title).
 			with(ev("managed via", p.Via)).
 			fix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
 				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
@@ -78,7 +83,11 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 	for _, name := range []string{".argocd-source-" + r.req.App + ".yaml", ".argocd-source.yaml"} {
 		p := path.Join(src.Path, name)
 		if snap.Exists(p) {
-			out = append(out, find(CodeWriteBackSourceFile, Fail, fmt.Sprintf("%s in %s overrides the parameters Image Updater writes to the Application", p, src.RepoURL)).
+			sev, title := Fail, fmt.Sprintf("%s in %s overrides the parameters Image Updater writes to the Application", p, src.RepoURL)
+			if !r.anyDue() {
+				sev, title = Warn, title+" (nothing is due now; the next update will have no effect)"
+			}
+			out = append(out, find(CodeWriteBackSourceFile, sev, title).
 				with(ev("file", p), ev("branch", branch)).
 				fix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
 		}
@@ -91,6 +100,9 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	repo := wb.Repository
 	if repo == "" {
 		return append(out, find(CodeWriteBackRepoNotFound, Fail, "no repository to write back to (the source has no repoURL)"))
+	}
+	if r.target.HasProblem(updater.ProblemWriteBackInsecureURL) {
+		return out // the configuration already says why every commit fails
 	}
 	auth, f := r.gitWriteBackAuth(ctx, wb)
 	if f != nil {
@@ -135,8 +147,12 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	case wb.PullRequest != nil:
 		out = append(out, find(CodeWriteBackBranchMismatch, Info, "updates are proposed as pull requests; they deploy once merged into "+tracked))
 	case push != tracked:
-		out = append(out, find(CodeWriteBackBranchMismatch, Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q", push, tracked)).
-			fix("Write to the branch the Application tracks.", "gitConfig.branch / git-branch", "branch: "+tracked, "yaml"))
+		sev, title := Fail, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q: the update is not deployed until someone merges it", push, tracked)
+		if !r.anyDue() {
+			sev, title = Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q (nothing is due now)", push, tracked)
+		}
+		out = append(out, find(CodeWriteBackBranchMismatch, sev, title).
+			fix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), "branch: "+tracked, "yaml"))
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
 	if err != nil {
@@ -365,4 +381,23 @@ func commitNewerThan(snap *gitsource.Snapshot, commit, rev string) bool {
 		}
 	}
 	return false
+}
+
+// writeBackPlace names where a write-back setting (method, repository,
+// branch, writeBackTarget) is configured for this app: the CR field, or
+// the annotation.
+func (r *run) writeBackPlace(field string) string {
+	ann := map[string]string{"method": "write-back-method", "repository": "git-repository", "branch": "git-branch", "writeBackTarget": "write-back-target"}[field]
+	switch r.target.Mode {
+	case updater.ModeCR:
+		path := fmt.Sprintf("spec.applicationRefs[%d].writeBackConfig", r.target.RefIndex)
+		if wb := r.target.WriteBack; wb != nil && wb.Sources[field] == updater.SettingFromCR {
+			path = "spec.writeBackConfig"
+		}
+		if field != "method" {
+			path += ".gitConfig"
+		}
+		return fmt.Sprintf("ImageUpdater %s, %s.%s", r.target.CR, path, field)
+	}
+	return fmt.Sprintf("Application %s/%s, annotation %s%s", r.req.Namespace, r.req.App, updater.AnnotationPrefix, ann)
 }

@@ -72,9 +72,10 @@ func Primary(r *diagnostics.Report) string {
 	return Healthy
 }
 
-// Matches reports whether a report gives the scenario's expected verdict.
+// Matches reports whether a report gives the scenario's expected code and,
+// when the scenario names one, its expected state.
 func (s *Scenario) Matches(r *diagnostics.Report) bool {
-	return strings.EqualFold(Primary(r), s.Expect)
+	return strings.EqualFold(Primary(r), s.Expect) && (s.ExpectState == "" || string(r.State) == s.ExpectState)
 }
 
 // Secrets are the values no report or message may show: registry and git

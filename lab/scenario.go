@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/diagnostics"
 )
 
 // Scenario is one environment and the verdict expected from it.
@@ -25,6 +27,10 @@ type Scenario struct {
 	// Expect is the code the diagnosis must name: the root cause, or when
 	// nothing fails the first warning; "healthy" when nothing may fail or warn.
 	Expect string `json:"expect"`
+	// ExpectState is the state the report must answer with (up-to-date,
+	// update-on-its-way, held-back, wrong-update, blocked, not-deployed,
+	// unknown); empty checks only Expect.
+	ExpectState string `json:"expectState,omitempty"`
 	// App is the Application to diagnose (namespace defaults to argocd).
 	App AppRef `json:"app"`
 	// UpdaterNamespace is where imgupd looks for Image Updater first (default argocd).
@@ -186,6 +192,9 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	if strings.TrimSpace(sc.Objects) == "" {
 		return nil, &ScenarioError{File: file, Field: "objects", Reason: "no Kubernetes objects"}
 	}
+	if st := sc.ExpectState; st != "" && !knownState(st) {
+		return nil, &ScenarioError{File: file, Field: "expectState", Reason: fmt.Sprintf("%q is not a state (want one of %s)", st, stateNames())}
+	}
 	if a := sc.Registry.Auth; a != nil && a.Type != "basic" && a.Type != "token" {
 		return nil, &ScenarioError{File: file, Field: "registry.auth.type", Reason: fmt.Sprintf("%q: want basic or token", a.Type)}
 	}
@@ -206,4 +215,21 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+func knownState(s string) bool {
+	for _, x := range diagnostics.States() {
+		if string(x) == s {
+			return true
+		}
+	}
+	return false
+}
+
+func stateNames() string {
+	var out []string
+	for _, x := range diagnostics.States() {
+		out = append(out, string(x))
+	}
+	return strings.Join(out, ", ")
 }

@@ -78,9 +78,16 @@ var marks = map[diagnostics.Severity]string{
 func Report(r *diagnostics.Report, o Options) Payload {
 	var blocks []slack.Block
 	blocks = append(blocks, slack.NewHeaderBlock(plain(clipRunes(headline(r), MaxHeaderText))))
+	if r.RootCause == nil && r.Headline != "" {
+		blocks = append(blocks, section(clipRunes(esc(r.Headline), budgetRootCause)))
+	}
 	if rc := r.RootCause; rc != nil {
 		var b strings.Builder
-		fmt.Fprintf(&b, "*Root cause* `%s`\n%s", rc.Code, esc(rc.Title))
+		label := "Root cause"
+		if r.State == diagnostics.StateUnknown {
+			label = "Could not check"
+		}
+		fmt.Fprintf(&b, "*%s* `%s`\n%s", label, rc.Code, esc(rc.Title))
 		if rc.Detail != "" {
 			b.WriteString("\n" + esc(rc.Detail))
 		}
@@ -103,16 +110,14 @@ func Report(r *diagnostics.Report, o Options) Payload {
 			}
 			blocks = append(blocks, section(fix))
 		}
-	} else if r.Verdict == diagnostics.VerdictHealthy {
-		blocks = append(blocks, section(esc(summaryLine(r))))
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
 	blocks = append(blocks, section(stageLines(r)))
 	if c := failingCandidates(r); c != nil {
 		blocks = append(blocks, section(clipRunes(candidateTable(*c, tagRows), budgetTable)))
 	}
-	if len(r.Unchecked) > 0 {
-		blocks = append(blocks, section(clipRunes("*Not checked:* "+esc(strings.Join(r.Unchecked, "; ")), budgetUnchecked)))
+	if len(r.NotVerified) > 0 {
+		blocks = append(blocks, section(clipRunes(notVerified(r.NotVerified), budgetUnchecked)))
 	}
 	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", r.UpdaterVersion, orDash(r.Mode), r.RegistryRequests)
 	if r.Cluster != "" {
@@ -128,30 +133,45 @@ func Report(r *diagnostics.Report, o Options) Payload {
 	}
 }
 
+// headline is the header block: the state's mark, the app and the state;
+// the sentence that explains it follows in the root cause (or, when nothing
+// stops the tag, in its own section).
 func headline(r *diagnostics.Report) string {
-	switch r.Verdict {
-	case diagnostics.VerdictBroken:
-		return "✗ " + r.App.String() + ": Image Updater does not update it"
-	case diagnostics.VerdictHealthy:
-		return "✔ " + r.App.String() + ": nothing blocks Image Updater"
-	}
-	return "? " + r.App.String() + ": could not be fully diagnosed"
+	return stateMark(r.State) + " " + r.App.String() + " — " + r.State.Title()
 }
 
-func summaryLine(r *diagnostics.Report) string {
-	for _, c := range r.Candidates {
-		if c.Decision.Outcome == updater.OutcomeUpdate {
-			return c.Decision.Reason + " It should happen on the next cycle."
-		}
+func stateMark(s diagnostics.State) string {
+	switch s {
+	case diagnostics.StateUpToDate, diagnostics.StateOnItsWay:
+		return "✔"
+	case diagnostics.StateUnknown:
+		return "?"
 	}
-	return "Every stage passed."
+	return "✗"
+}
+
+// notVerified lists what imgupd could not check and what would verify it.
+func notVerified(nv []diagnostics.NotVerified) string {
+	var b strings.Builder
+	b.WriteString("*Not verified*")
+	for _, u := range nv {
+		line := "\n• " + esc(u.What)
+		if u.Decides {
+			line += " _(decides the answer)_"
+		}
+		if u.VerifyBy != "" {
+			line += " — verify: " + esc(u.VerifyBy)
+		}
+		b.WriteString(clipRunes(line, 400))
+	}
+	return b.String()
 }
 
 // fallback is the notification text: one line, no markup.
 func fallback(r *diagnostics.Report) string {
-	s := headline(r)
+	s := stateMark(r.State) + " " + r.Headline
 	if rc := r.RootCause; rc != nil {
-		s += " — " + string(rc.Code) + ": " + rc.Title
+		s += " (" + string(rc.Code) + ")"
 	}
 	return s
 }

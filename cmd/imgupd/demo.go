@@ -81,22 +81,24 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	}
 	if o.output == "json" {
 		type row struct {
-			Name       string  `json:"name"`
-			Expected   string  `json:"expected"`
-			RootCause  *string `json:"rootCause"`
-			Primary    string  `json:"primary"`
-			Verdict    string  `json:"verdict,omitempty"`
-			Passed     bool    `json:"passed"`
-			DurationMs int64   `json:"durationMs"`
-			Error      string  `json:"error,omitempty"`
+			Name          string  `json:"name"`
+			Expected      string  `json:"expected"`
+			ExpectedState string  `json:"expectedState,omitempty"`
+			RootCause     *string `json:"rootCause"`
+			Primary       string  `json:"primary"`
+			State         string  `json:"state,omitempty"`
+			Verdict       string  `json:"verdict,omitempty"`
+			Passed        bool    `json:"passed"`
+			DurationMs    int64   `json:"durationMs"`
+			Error         string  `json:"error,omitempty"`
 		}
 		var rows []row
 		for _, r := range results {
-			x := row{Name: r.sc.Name, Expected: r.sc.Expect, Passed: r.passed, DurationMs: r.took.Milliseconds()}
+			x := row{Name: r.sc.Name, Expected: r.sc.Expect, ExpectedState: r.sc.ExpectState, Passed: r.passed, DurationMs: r.took.Milliseconds()}
 			if r.err != nil {
 				x.Error = r.err.Error()
 			} else {
-				x.Primary, x.Verdict = lab.Primary(r.rep), string(r.rep.Verdict)
+				x.Primary, x.State, x.Verdict = lab.Primary(r.rep), string(r.rep.State), string(r.rep.Verdict)
 				if rc := r.rep.RootCause; rc != nil {
 					c := string(rc.Code)
 					x.RootCause = &c
@@ -111,7 +113,7 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 		}
 	} else {
 		tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCENARIO\tVERDICT\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
+		fmt.Fprintln(tw, "SCENARIO\tSTATE\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
 		for _, r := range results {
 			if r.err != nil {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.sc.Name, "error", oneLine(r.err.Error()), r.sc.Expect, r.took.Round(time.Millisecond))
@@ -121,7 +123,11 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 			if !r.passed {
 				mark = "✗ MISSED"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.Verdict, lab.Primary(r.rep), mark, r.sc.Expect, r.took.Round(time.Millisecond))
+			want := r.sc.Expect
+			if r.sc.ExpectState != "" {
+				want = r.sc.ExpectState + " " + want
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.State, lab.Primary(r.rep), mark, want, r.took.Round(time.Millisecond))
 		}
 		tw.Flush()
 		fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(results)-failed-broken, failed+broken)
@@ -197,7 +203,11 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if !sc.Matches(rep) {
-		return &exitError{code: exitFinding, err: fmt.Errorf("scenario %s expects %s, the diagnosis names %s", sc.Name, sc.Expect, lab.Primary(rep))}
+		msg := fmt.Sprintf("scenario %s expects %s, the diagnosis names %s", sc.Name, sc.Expect, lab.Primary(rep))
+		if sc.ExpectState != "" && string(rep.State) != sc.ExpectState {
+			msg += fmt.Sprintf(" (state %s, expected %s)", rep.State, sc.ExpectState)
+		}
+		return &exitError{code: exitFinding, err: errors.New(msg)}
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func TestDemoScenarioFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy-kustomize-argocd", "-o", "markdown")
-	if code != 0 || !strings.Contains(out, "## ✔ imgupd: `argocd/web`") {
+	if code != 0 || !strings.Contains(out, "## ✔ argocd/web: update on its way") || !strings.Contains(out, "state `update-on-its-way`") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy-kustomize-argocd")

@@ -96,18 +96,14 @@ func writeReport(io streams, rep *diagnostics.Report, output string, verbose boo
 	return nil
 }
 
-// reportExit maps the verdict to the exit status; the report is already
-// printed, so no message is added.
+// reportExit maps the state to the exit status (State.ExitCode); the report
+// is already printed, so no message is added.
 func reportExit(rep *diagnostics.Report) error {
-	switch {
-	case rep.RootCause != nil && rep.RootCause.Code == diagnostics.CodeAppNotFound:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("%s", rep.RootCause.Title)}
-	case rep.Verdict == diagnostics.VerdictBroken:
-		return &exitError{code: exitFinding, err: fmt.Errorf("")}
-	case rep.Verdict == diagnostics.VerdictUnknown:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("the diagnosis is incomplete: %d stage(s) could not be checked", len(rep.Unchecked))}
+	code := rep.State.ExitCode()
+	if code == 0 {
+		return nil
 	}
-	return nil
+	return &exitError{code: code, err: fmt.Errorf("")}
 }
 
 // clusterEngine is the engine over a real cluster (kubeconfig or

@@ -53,6 +53,21 @@ func (e *AccessError) Rule() string {
 	return fmt.Sprintf(`{apiGroups: [%q], resources: [%q], verbs: [%q]} %s`, e.Group, e.Resource, e.Verb, scope)
 }
 
+// RuleYAML is the missing rule as a YAML list item to paste under a Role's
+// (or ClusterRole's) rules: with RuleScope it says where it goes.
+func (e *AccessError) RuleYAML() string {
+	return fmt.Sprintf("- apiGroups: [%q]\n  resources: [%q]\n  verbs: [%q]", e.Group, e.Resource, e.Verb)
+}
+
+// RuleScope is where RuleYAML belongs: "a Role in namespace NS" or "a
+// ClusterRole".
+func (e *AccessError) RuleScope() string {
+	if e.Namespace == "" {
+		return "imgupd's ClusterRole"
+	}
+	return "a Role bound to imgupd in namespace " + e.Namespace + " (or imgupd's ClusterRole)"
+}
+
 // resourceName is "secrets" for the core group, "applications.argoproj.io"
 // otherwise (kubectl's spelling).
 func (e *AccessError) resourceName() string {

@@ -11,10 +11,10 @@ import (
 // Markdown writes the report as GitHub-flavoured Markdown (issues, wikis, chat).
 func Markdown(w io.Writer, r *diagnostics.Report) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("## %s imgupd: `%s` — %s\n\n", verdictMark(r.Verdict), r.App, verdictText(r))
-	p("Image Updater %s (%s mode)%s\n\n", r.UpdaterVersion, orDash(r.Mode), assumed(r))
+	p("## %s %s\n\n", StateMark(r.State), escape(r.Headline))
+	p("state `%s` (exit %d) · Image Updater %s (%s mode)%s\n\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
 	if rc := r.RootCause; rc != nil {
-		p("**Root cause** `%s`: %s\n\n", rc.Code, escape(rc.Title))
+		p("**%s** `%s`: %s\n\n", rootLabel(r), rc.Code, escape(rc.Title))
 		if rc.Detail != "" {
 			p("%s\n\n", escape(rc.Detail))
 		}
@@ -49,6 +49,16 @@ func Markdown(w io.Writer, r *diagnostics.Report) {
 			items = []string{"ok"}
 		}
 		p("| %s | %s | %s |\n", Symbol(s.Status), s.Title, strings.Join(items, "<br>"))
+	}
+	if len(r.NotVerified) > 0 {
+		p("\n**Not verified**\n\n")
+		for _, u := range r.NotVerified {
+			p("- %s%s", escape(u.What), decidesNote(u))
+			if u.VerifyBy != "" {
+				p(" — verify: %s", escape(u.VerifyBy))
+			}
+			p("\n")
+		}
 	}
 	for _, c := range r.Candidates {
 		p("\n<details><summary>Candidates for %s (%s)</summary>\n\n%s\n\n| rank | tag | fate | why |\n|---|---|---|---|\n", c.Alias, c.Image, escape(c.Decision.Reason))

@@ -36,10 +36,10 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 		o.MaxTags = 12
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s — %s\n", verdictMark(r.Verdict), r.App, verdictText(r))
-	p("   Image Updater %s (%s mode)%s\n", r.UpdaterVersion, orDash(r.Mode), assumed(r))
+	p("%s  %s\n", StateMark(r.State), r.Headline)
+	p("   state %s (exit %d) · Image Updater %s (%s mode)%s\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
 	if rc := r.RootCause; rc != nil {
-		p("\nRoot cause [%s] %s\n", rc.Code, rc.Title)
+		p("\n%s [%s] %s\n", rootLabel(r), rc.Code, rc.Title)
 		if rc.Detail != "" {
 			p("   %s\n", rc.Detail)
 		}
@@ -74,10 +74,13 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 		p("\nCandidates for %s (%s): %s\n", c.Alias, c.Image, c.Decision.Reason)
 		writeTags(w, c.Decision, o.MaxTags)
 	}
-	if len(r.Unchecked) > 0 {
-		p("\nNot checked:\n")
-		for _, u := range r.Unchecked {
-			p("   - %s\n", u)
+	if len(r.NotVerified) > 0 {
+		p("\nNot verified:\n")
+		for _, u := range r.NotVerified {
+			p("   - %s%s\n", u.What, decidesNote(u))
+			if u.VerifyBy != "" {
+				p("     verify: %s\n", u.VerifyBy)
+			}
 		}
 	}
 	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
@@ -86,7 +89,8 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 // isContext marks info findings worth showing without -v.
 func isContext(f diagnostics.Finding) bool {
 	switch f.Code {
-	case diagnostics.CodeCandidatesUpdate, diagnostics.CodeWriteBackMethod, diagnostics.CodeTargetMatched, diagnostics.CodeUpdaterRunning:
+	case diagnostics.CodeCandidatesUpdate, diagnostics.CodeWriteBackMethod, diagnostics.CodeTargetMatched, diagnostics.CodeUpdaterRunning,
+		diagnostics.CodeUpdaterLogErrors, diagnostics.CodeCandidatesAlreadyInSpec, diagnostics.CodeSyncBehind:
 		return true
 	}
 	return false
@@ -130,33 +134,32 @@ func writeTags(w io.Writer, d updater.Decision, max int) {
 	}
 }
 
-func verdictMark(v diagnostics.Verdict) string {
-	switch v {
-	case diagnostics.VerdictHealthy:
+// StateMark is the mark of a state: ✔ nothing stops the tag, ✗ something
+// does, ? imgupd cannot tell.
+func StateMark(s diagnostics.State) string {
+	switch s {
+	case diagnostics.StateUpToDate, diagnostics.StateOnItsWay:
 		return "✔"
-	case diagnostics.VerdictBroken:
-		return "✗"
+	case diagnostics.StateUnknown:
+		return "?"
 	}
-	return "?"
+	return "✗"
 }
 
-func verdictText(r *diagnostics.Report) string {
-	switch r.Verdict {
-	case diagnostics.VerdictHealthy:
-		warns := 0
-		for _, f := range r.Findings() {
-			if f.Severity == diagnostics.Warn {
-				warns++
-			}
-		}
-		if warns > 0 {
-			return fmt.Sprintf("nothing fails outright, but %d warning(s) below may be why it does not update as you expect", warns)
-		}
-		return "Image Updater can update this app; nothing blocks it"
-	case diagnostics.VerdictBroken:
-		return "Image Updater does not update this app"
+// rootLabel names the root cause section: what stops the tag, or what
+// could not be checked.
+func rootLabel(r *diagnostics.Report) string {
+	if r.State == diagnostics.StateUnknown {
+		return "Could not check"
 	}
-	return "could not be fully diagnosed"
+	return "Root cause"
+}
+
+func decidesNote(u diagnostics.NotVerified) string {
+	if u.Decides {
+		return " (decides the answer)"
+	}
+	return ""
 }
 
 func assumed(r *diagnostics.Report) string {

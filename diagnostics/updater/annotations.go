@@ -184,8 +184,18 @@ func ParseAnnotations(app Application, v Version) (AnnotationConfig, error) {
 		err := &AnnotationError{Key: AnnotationImageList, Code: ProblemImageListMissing,
 			Reason: fmt.Sprintf("annotation not found on app %s", app.Key())}
 		cfg.ImageListErr = err
-		cfg.Problems = append(cfg.Problems, problemf(ProblemImageListMissing, SeverityError, "%v", err))
-		cfg.Problems = append(cfg.Problems, lintAnnotationKeys(app, nil, v)...)
+		missing := problemf(ProblemImageListMissing, SeverityError, "%v", err)
+		lint := lintAnnotationKeys(app, nil, v)
+		for _, l := range lint {
+			// A misspelled image-list is the cause: name it in the error.
+			if l.Suggest == AnnotationImageList {
+				missing.Message += fmt.Sprintf("; the app has %q instead: did you mean %q?", l.Key, AnnotationImageList)
+				missing.Key, missing.Value, missing.Suggest = l.Key, l.Value, l.Suggest
+				break
+			}
+		}
+		cfg.Problems = append(cfg.Problems, missing)
+		cfg.Problems = append(cfg.Problems, lint...)
 		return cfg, err
 	}
 	refs, err := ParseImageList(raw, v)
@@ -209,7 +219,7 @@ func parseAnnotationsV1(app Application, refs []ImageRef, cfg *AnnotationConfig)
 	if err != nil {
 		cfg.AppWideErr = err
 		cfg.Problems = append(cfg.Problems, problemf(ProblemForceUpdateUnparsable, SeverityError,
-			"%v; Image Updater skips the application (\"Could not create common update settings\")", err))
+			"%v; Image Updater skips the application (\"Could not create common update settings\")", err).withError(err))
 	}
 	var noAlias int
 	for _, ref := range refs {
@@ -220,14 +230,14 @@ func parseAnnotationsV1(app Application, refs []ImageRef, cfg *AnnotationConfig)
 			if err != nil {
 				cfg.ImageListErr = fmt.Errorf("parse common update settings for alias %q: %w", ref.Alias, err)
 				cfg.Problems = append(cfg.Problems, problemf(ProblemForceUpdateUnparsable, SeverityError,
-					"%v; Image Updater skips the application (\"Could not create image list\")", err))
+					"%v; Image Updater skips the application (\"Could not create image list\")", err).withError(err))
 			}
 			layers = append(layers, SettingsLayer{Source: SettingFromImage, FieldSources: perSrc, Settings: per})
 			t, terr := manifestTargetV1(ann, ref.Alias)
 			if terr != nil && cfg.ImageListErr == nil {
 				cfg.ImageListErr = terr
 				cfg.Problems = append(cfg.Problems, problemf(ProblemHelmAndKustomize, SeverityError,
-					"%v; Image Updater skips the application", terr))
+					"%v; Image Updater skips the application", terr).withError(terr))
 			}
 			ic.Target = t
 		}
@@ -509,15 +519,22 @@ func lintAnnotationKeys(app Application, refs []ImageRef, v Version) []Problem {
 					msg += fmt.Sprintf("aliases %s", strings.Join(aliasList, ", "))
 				}
 				msg += "; Image Updater ignores it without a warning"
+				p := Problem{Code: ProblemAnnotationForUnknownAlias, Severity: SeverityWarning, Key: k, Value: app.Annotations[k]}
 				if best, _ := closest(alias, aliasList); best != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", AnnotationPrefix+best+"."+name)
+					p.Suggest = AnnotationPrefix + best + "." + name
+					msg += fmt.Sprintf(" (did you mean %q?)", p.Suggest)
+				} else if len(aliasList) == 1 {
+					p.Suggest = AnnotationPrefix + aliasList[0] + "." + name
 				}
-				out = append(out, problemf(ProblemAnnotationForUnknownAlias, SeverityWarning, "%s", msg))
+				p.Message = msg
+				out = append(out, p)
 				continue
 			}
 			if name == AnnKeyTagMatch && v.UsesCRs() {
-				out = append(out, problemf(ProblemTagMatchIgnoredInV1, SeverityWarning,
-					"annotation %q: tag-match is not read by v1.x; use %q", k, AnnotationPrefix+alias+"."+AnnKeyAllowTags))
+				p := problemf(ProblemTagMatchIgnoredInV1, SeverityWarning,
+					"annotation %q: tag-match is not read by v1.x; use %q", k, AnnotationPrefix+alias+"."+AnnKeyAllowTags)
+				p.Key, p.Value, p.Suggest = k, app.Annotations[k], AnnotationPrefix+alias+"."+AnnKeyAllowTags
+				out = append(out, p)
 			}
 			continue
 		}
@@ -527,10 +544,13 @@ func lintAnnotationKeys(app Application, refs []ImageRef, v Version) []Problem {
 			continue
 		}
 		msg := fmt.Sprintf("annotation %q is not an Image Updater key and is ignored", k)
+		p := Problem{Code: ProblemUnknownAnnotationKey, Severity: SeverityWarning, Key: k, Value: app.Annotations[k]}
 		if best := suggestAnnotationKey(s, aliasList); best != "" {
-			msg += fmt.Sprintf("; did you mean %q?", AnnotationPrefix+best)
+			p.Suggest = AnnotationPrefix + best
+			msg += fmt.Sprintf("; did you mean %q?", p.Suggest)
 		}
-		out = append(out, problemf(ProblemUnknownAnnotationKey, SeverityWarning, "%s", msg))
+		p.Message = msg
+		out = append(out, p)
 	}
 	return out
 }

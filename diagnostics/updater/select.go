@@ -68,6 +68,9 @@ type TagFate struct {
 	Created *time.Time `json:"created,omitempty"`
 	// Digest is the manifest digest, when fetched.
 	Digest string `json:"digest,omitempty"`
+	// Platforms are the platforms the tag's image has, when its metadata
+	// was read (newest-build and digest).
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // Outcome is what Image Updater does with the image in this cycle.
@@ -260,6 +263,7 @@ func Select(in SelectInput) Decision {
 				continue
 			}
 			created, matched, all := platformCreated(m, ps)
+			f.Platforms = all
 			if !matched {
 				f.Fate = FatePlatform
 				f.Why = fmt.Sprintf("no image for %s (has %s)", ps.String(), strings.Join(all, ", "))

@@ -2,6 +2,7 @@ package updater
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -30,6 +31,21 @@ type Problem struct {
 	Code     string   `json:"code"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
+	// Key and Value name the annotation (or CR field) at fault, when there
+	// is one; Suggest is the key (or value) to write instead. They let a
+	// caller build the exact fix.
+	Key     string `json:"key,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Suggest string `json:"suggest,omitempty"`
+}
+
+// withError fills Key and Value from an *AnnotationError in err.
+func (p Problem) withError(err error) Problem {
+	var ae *AnnotationError
+	if errors.As(err, &ae) {
+		p.Key, p.Value = ae.Key, ae.Value
+	}
+	return p
 }
 
 func problemf(code string, sev Severity, format string, args ...any) Problem {
@@ -68,6 +84,10 @@ const (
 	ProblemWriteBackConfig             = "WRITEBACK_CONFIG_ERROR"
 	ProblemWriteBackWillFail           = "WRITEBACK_WILL_FAIL"
 	ProblemWriteBackNote               = "WRITEBACK_NOTE"
+	ProblemWriteBackInsecureURL        = "WRITEBACK_INSECURE_URL"
+	ProblemWriteBackSecretNamespace    = "WRITEBACK_SECRET_OTHER_NAMESPACE"
+	ProblemWriteBackSecretRef          = "WRITEBACK_SECRET_REF_INVALID"
+	ProblemWriteBackTargetRejected     = "WRITEBACK_TARGET_REJECTED"
 	ProblemCRDDefaultedOverride        = "CRD_DEFAULTED_OVERRIDE"
 	ProblemSettingsWarning             = "SETTINGS_WARNING"
 )
@@ -472,6 +492,8 @@ func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelect
 
 	refs := cr.Spec.ApplicationRefs
 	matchedAny := false
+	var lastErr error
+	var failed []int // indexes in sel.details of errors of refs that failed to build
 	for _, i := range SortedRefs(refs) {
 		ref := refs[i]
 		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: Specificity(ref), UsesAnnotations: ref.UsesAnnotations(v)}
@@ -501,8 +523,18 @@ func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelect
 			}
 		}
 		matchedAny = true
-		if err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
+		if probs, err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
 			rt.Outcome, rt.Err, rt.Detail = RefConfigError, err, err.Error()
+			lastErr = err
+			// The specific problems (a typo with "did you mean", an
+			// unparsable value) come first: they are the cause and carry
+			// the key and value to fix.
+			for _, p := range probs {
+				if p.Severity == SeverityError {
+					failed = append(failed, len(sel.details))
+				}
+				sel.details = append(sel.details, p)
+			}
 			sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
 				"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
 				cr.Key(), i, ref.NamePattern, err))
@@ -513,10 +545,17 @@ func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelect
 		sel.refIdx, tr.SelectedRef = i, i
 		tr.Refs = append(tr.Refs, rt)
 	}
+	if sel.refIdx >= 0 {
+		// A broader ref took over: the specific ref's errors explain the
+		// fall-through, they do not stop the app.
+		for _, i := range failed {
+			sel.details[i].Severity = SeverityWarning
+		}
+	}
 	if sel.refIdx < 0 {
 		if matchedAny {
 			sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
-				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration and no less specific ref was left; the application is skipped (the CR still reports Ready)", cr.Key(), app.Key()))
+				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration (%v) and no less specific ref was left; Image Updater skips the application (the CR still reports Ready)", cr.Key(), app.Key(), lastErr))
 		} else {
 			sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
 				"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", cr.Key(), app.Key()))
@@ -525,31 +564,44 @@ func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelect
 	return sel
 }
 
-// buildRefConfig builds the ref's configuration; an error means fall-through.
-func buildRefConfig(app Application, cr *ImageUpdater, ref ApplicationRef, opts SelectOptions, sel *crSelection) error {
+// buildRefConfig builds the ref's configuration; an error means
+// fall-through, and the problems returned with it are the specific causes
+// (the annotation problems of a useAnnotations ref, a write-back error).
+func buildRefConfig(app Application, cr *ImageUpdater, ref ApplicationRef, opts SelectOptions, sel *crSelection) ([]Problem, error) {
 	v := opts.Version
 	if ref.UsesAnnotations(v) {
 		cfg, _ := ParseAnnotations(app, v)
 		if cfg.ImageListErr != nil {
-			return fmt.Errorf("could not create image list: %w", cfg.ImageListErr)
+			return cfg.Problems, fmt.Errorf("could not create image list: %w", cfg.ImageListErr)
 		}
 		wb, err := BuildWriteBack(app, cfg.WriteBack, WriteBackOptions{Version: v, ControllerNamespace: opts.ControllerNamespace, Sources: cfg.WriteBackSources})
 		if err != nil {
-			return fmt.Errorf("could not create write-back config: %w", err)
+			return append(cfg.Problems, writeBackConfigProblem(err)), fmt.Errorf("could not create write-back config: %w", err)
 		}
 		if cfg.AppWideErr != nil {
-			return fmt.Errorf("could not create common update settings: %w", cfg.AppWideErr)
+			return cfg.Problems, fmt.Errorf("could not create common update settings: %w", cfg.AppWideErr)
 		}
 		sel.mode, sel.wb, sel.ann = ModeUseAnnotations, wb, &cfg
-		return nil
+		return nil, nil
 	}
 	merged, src := MergeWriteBackConfig(cr.Spec.WriteBackConfig, ref.WriteBackConfig)
 	wb, err := BuildWriteBack(app, merged, WriteBackOptions{Version: v, ControllerNamespace: opts.ControllerNamespace, Sources: src})
 	if err != nil {
-		return fmt.Errorf("could not create write-back config: %w", err)
+		return []Problem{writeBackConfigProblem(err)}, fmt.Errorf("could not create write-back config: %w", err)
 	}
 	sel.mode, sel.wb = ModeCR, wb
-	return nil
+	return nil, nil
+}
+
+// writeBackConfigProblem is a write-back configuration error as a problem
+// naming the part and value at fault.
+func writeBackConfigProblem(err error) Problem {
+	p := problemf(ProblemWriteBackConfig, SeverityError, "%v; Image Updater skips the applicationRef (\"Could not create write-back config\")", err)
+	var we *WriteBackError
+	if errors.As(err, &we) {
+		p.Key, p.Value = we.Part, we.Value
+	}
+	return p
 }
 
 // finishCR fills the Targeting from the selected CR/ref: images, source
@@ -691,8 +743,13 @@ func imageLabel(alias, name string) string {
 
 func writeBackProblems(wb WriteBack, t *Targeting) {
 	for _, d := range wb.Deferred {
-		t.add(problemf(ProblemWriteBackWillFail, SeverityError,
-			"%v; the application is processed but every commit fails (\"Could not update application spec\")", d))
+		code := d.Problem
+		if code == "" {
+			code = ProblemWriteBackWillFail
+		}
+		p := problemf(code, SeverityError, "%v; the application is processed but every commit fails (\"Could not update application spec\")", d)
+		p.Key, p.Value = d.Part, d.Value
+		t.add(p)
 	}
 	for _, n := range wb.Notes {
 		t.add(problemf(ProblemWriteBackNote, SeverityWarning, "%s", n))

@@ -475,11 +475,11 @@ func TestSelectWriteBackDeferredSurfaces(t *testing.T) {
 	cr := crWith("argocd", ApplicationRef{NamePattern: "*", Images: webImages(),
 		WriteBackConfig: &WriteBackConfig{Method: cfgStr("git:secret:other/creds")}})
 	got := SelectTarget(selApp(), []ImageUpdater{cr}, selOpts)
-	if !got.Selected || !got.HasProblem(ProblemWriteBackWillFail) {
+	if !got.Selected || !got.HasProblem(ProblemWriteBackSecretNamespace) {
 		t.Fatalf("%+v", got)
 	}
 	for _, p := range got.Problems {
-		if p.Code == ProblemWriteBackWillFail && !strings.Contains(p.Message, "differs from app namespace") {
+		if p.Code == ProblemWriteBackSecretNamespace && (!strings.Contains(p.Message, "differs from app namespace") || p.Value != "other/creds") {
 			t.Fatalf("message %q", p.Message)
 		}
 	}

@@ -89,6 +89,9 @@ type WriteBackError struct {
 	Part   string `json:"part"`
 	Value  string `json:"value"`
 	Reason string `json:"reason"`
+	// Problem is the specific problem code of a deferred error
+	// (ProblemWriteBackInsecureURL...), "" for ProblemWriteBackWillFail.
+	Problem string `json:"problem,omitempty"`
 }
 
 func (e *WriteBackError) Error() string {
@@ -294,9 +297,9 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 		if t.Kind == TargetPath {
 			switch {
 			case t.Path == "":
-				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: "", Reason: "empty write-back target: Image Updater replaces the default override file with an empty path and cannot write it"})
+				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: "", Problem: ProblemWriteBackTargetRejected, Reason: "empty write-back target: Image Updater replaces the default override file with an empty path and cannot write it"})
 			case kustomizationFileNames[filepath.Base(t.Path)] && v.RejectsBareKustomizationTarget():
-				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: t.Raw,
+				wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "target", Value: t.Raw, Problem: ProblemWriteBackTargetRejected,
 					Reason: "a bare path to a kustomization file is rejected since v1.3.0 (PR #1766); use \"kustomization:" + filepath.Dir(t.Path) + "\" to edit its images"})
 			case kustomizationFileNames[filepath.Base(t.Path)]:
 				wb.Notes = append(wb.Notes, fmt.Sprintf("write-back target %q is a kustomization file written as an override file: before v1.3.0 Image Updater replaces its content with a bare \"kustomize: images:\" document (data loss); use \"kustomization:%s\"", t.Raw, filepath.Dir(t.Path)))
@@ -349,18 +352,18 @@ func BuildWriteBack(app Application, cfg *WriteBackConfig, opts WriteBackOptions
 		wb.SecretNamespace, wb.SecretName = m.SecretNamespace, m.SecretName
 		switch {
 		case m.SecretName == "":
-			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef, Reason: "secret reference names no secret"})
+			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef, Problem: ProblemWriteBackSecretRef, Reason: "secret reference names no secret"})
 		case m.SecretNamespace == "" && !v.GitSecretMayOmitNamespace():
-			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef,
+			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef, Problem: ProblemWriteBackSecretRef,
 				Reason: fmt.Sprintf("secret ref must be in format 'namespace/name' before v1.3.0; write \"git:secret:%s/%s\"", app.Namespace, m.SecretName)})
 		case m.SecretNamespace == "":
 			wb.SecretNamespace = app.Namespace
 		case v.SecretsMustShareAppNamespace() && m.SecretNamespace != app.Namespace:
-			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef,
+			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "credentials", Value: m.SecretRef, Problem: ProblemWriteBackSecretNamespace,
 				Reason: fmt.Sprintf("secret namespace '%s' differs from app namespace '%s' (rejected since v1.3.0, PR #1732)", m.SecretNamespace, app.Namespace)})
 		}
 		if r := wb.Repository; r != "" && !isHTTPSOrSSHRepo(r) {
-			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "repository", Value: r,
+			wb.Deferred = append(wb.Deferred, &WriteBackError{Part: "repository", Value: r, Problem: ProblemWriteBackInsecureURL,
 				Reason: "git:secret: credentials need an https:// or SSH repository URL; anything else fails with \"unknown repository type\""})
 		}
 	}

@@ -1,0 +1,360 @@
+package diagnostics
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// This file writes the fixes that name the object, the field and the value:
+// where an image's setting lives (an ImageUpdater CR field or an
+// Application annotation) and the snippet that sets it.
+
+// place is where one setting of one image is written.
+type place struct {
+	// Where names the object and field, for Fix.Where.
+	Where string
+	// set returns the snippet that writes value there.
+	set func(value string) string
+	// lang is the snippet's language.
+	lang string
+}
+
+// imagePlace is where to write field (updater.Field*, or "imageName") for
+// an image: the image's own block of the selected applicationRef in CR
+// mode, its per-alias annotation otherwise.
+func (r *run) imagePlace(im updater.ImageConfig, field string) place {
+	ns, app := r.req.Namespace, r.req.App
+	if r.target.Mode == updater.ModeCR {
+		cr := r.selectedCR()
+		crKey, ref, imgIdx := r.target.CR, r.target.RefIndex, 0
+		pattern := r.target.NamePattern
+		if cr != nil && ref >= 0 && ref < len(cr.Spec.ApplicationRefs) {
+			for i, x := range cr.Spec.ApplicationRefs[ref].Images {
+				if x.Alias == im.Alias {
+					imgIdx = i
+				}
+			}
+		}
+		path := fmt.Sprintf("spec.applicationRefs[%d].images[%d]", ref, imgIdx)
+		yamlField := "commonUpdateSettings:\n        " + field
+		if field == "imageName" {
+			yamlField = "imageName"
+		} else {
+			path += ".commonUpdateSettings"
+		}
+		return place{
+			Where: fmt.Sprintf("ImageUpdater %s, %s.%s", crKey, path, field),
+			lang:  "yaml",
+			set: func(v string) string {
+				return fmt.Sprintf("# kubectl -n %s edit imageupdater %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n    images:\n    - alias: %s\n      %s: %s",
+					crNamespace(crKey), crName(crKey), yamlQuote(pattern), yamlQuote(im.Alias), yamlField, v)
+			},
+		}
+	}
+	key := updater.AnnotationImageList
+	if field != "imageName" {
+		name := map[string]string{updater.FieldAllowTags: "allow-tags", updater.FieldIgnoreTags: "ignore-tags",
+			updater.FieldPlatforms: "platforms", updater.FieldUpdateStrategy: "update-strategy",
+			updater.FieldForceUpdate: "force-update", updater.FieldPullSecret: "pull-secret"}[field]
+		key = updater.AnnotationPrefix + im.Alias + "." + name
+		if im.Alias == "" {
+			key = updater.AnnotationPrefix + name
+		}
+	}
+	return place{
+		Where: fmt.Sprintf("Application %s/%s, annotation %s", ns, app, key),
+		lang:  "sh",
+		set: func(v string) string {
+			return fmt.Sprintf("kubectl -n %s annotate application %s --overwrite %s=%s", ns, app, key, shQuote(unYAML(v)))
+		},
+	}
+}
+
+// imageNameWith is the image's configured name with another constraint,
+// as the CR's imageName or the image-list entry spells it.
+func (r *run) imageNameWith(im updater.ImageConfig, constraint string) string {
+	name := im.Image.FullName()
+	if constraint != "" {
+		name += ":" + constraint
+	}
+	if r.target.Mode == updater.ModeCR {
+		return yamlQuote(name)
+	}
+	// The whole image-list is rewritten: keep the other entries.
+	var parts []string
+	for _, other := range r.images {
+		entry := other.Image.FullName()
+		if other.Alias == im.Alias {
+			entry = name
+		} else if c := other.Image.Constraint(); c != "" {
+			entry += ":" + c
+		}
+		if other.Alias != "" {
+			entry = other.Alias + "=" + entry
+		}
+		parts = append(parts, entry)
+	}
+	return strings.Join(parts, ",")
+}
+
+// heldBackFix writes the fix for tags kept out by the configuration: the
+// rule that dropped the newest of them and the value that lets it in,
+// checked with the model where a new constraint is proposed.
+func (r *run) heldBackFix(f Finding, im updater.ImageConfig, d updater.Decision, dropped []updater.TagFate) Finding {
+	if len(dropped) == 0 {
+		return f
+	}
+	newest := newestOf(dropped)
+	switch newest.Fate {
+	case updater.FateConstraint:
+		c := r.admittingConstraint(im, d, newest.Tag)
+		if c == "" {
+			break
+		}
+		p := r.imagePlace(im, "imageName")
+		what := "newer releases"
+		if isPrerelease(newest.Tag) {
+			what = "pre-releases such as " + newest.Tag + " (a constraint without a pre-release part never matches one)"
+		}
+		return f.fix(fmt.Sprintf("Widen the constraint %q so it admits %s: %q makes Image Updater pick %s (checked against the same tags).",
+			d.Constraint, what, c, newest.Tag), p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+	case updater.FateIgnoreTags:
+		pat := updater.IgnoredBy(im.Settings.IgnoreTags, newest.Tag)
+		rest := slices.DeleteFunc(slices.Clone(im.Settings.IgnoreTags), func(s string) bool { return s == pat })
+		p := r.imagePlace(im, updater.FieldIgnoreTags)
+		return f.fix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.set(listValue(rest, r.target.Mode)), p.lang)
+	case updater.FateAllowTags:
+		p := r.imagePlace(im, updater.FieldAllowTags)
+		re := suggestAllowRegexp(newest.Tag)
+		return f.fix(fmt.Sprintf("allowTags %q does not match %s; write a pattern that does (or any), e.g. %q.", im.Settings.AllowTags.Raw, newest.Tag, "regexp:"+re),
+			p.Where, p.set(yamlQuote("regexp:"+re)), p.lang)
+	case updater.FatePlatform:
+		return r.platformFix(f, im, d, newest)
+	}
+	return f
+}
+
+// platformFix names the platforms the image has and the two ways out: set
+// platforms to one of them, or build for the one Image Updater wants.
+func (r *run) platformFix(f Finding, im updater.ImageConfig, d updater.Decision, t updater.TagFate) Finding {
+	has := slices.DeleteFunc(slices.Clone(t.Platforms), func(s string) bool { return s == "no platform information" })
+	want := "linux/amd64"
+	if d.Platforms != nil {
+		want = d.Platforms.String()
+	}
+	f = f.with(ev("platforms of "+t.Tag, orNone(strings.Join(has, ", "))), ev("platforms wanted", want))
+	if len(has) == 0 {
+		return f
+	}
+	p := r.imagePlace(im, updater.FieldPlatforms)
+	return f.fix(fmt.Sprintf("Either set platforms to what %s is built for (%s), or build it for %s too (docker buildx build --platform %s,%s).",
+		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.set(listValue(has[:1], r.target.Mode)), p.lang)
+}
+
+// admittingConstraint proposes a constraint that admits tag and checks it
+// with the model on the same tags: "" when none of the proposals picks it.
+func (r *run) admittingConstraint(im updater.ImageConfig, d updater.Decision, tag string) string {
+	tv, err := semver.NewVersion(tag)
+	if err != nil {
+		return ""
+	}
+	var props []string
+	rv, rerr := semver.NewVersion(d.RunningTag)
+	if tv.Prerelease() != "" {
+		if rerr == nil {
+			props = append(props, fmt.Sprintf(">=%d.%d.%d-0", rv.Major(), rv.Minor(), rv.Patch()))
+		}
+		props = append(props, fmt.Sprintf(">=%d.%d.%d-0", tv.Major(), tv.Minor(), tv.Patch()), fmt.Sprintf("%d.x-0", tv.Major()))
+	} else {
+		if rerr == nil {
+			props = append(props, fmt.Sprintf(">=%d.%d.%d", rv.Major(), rv.Minor(), rv.Patch()))
+		}
+		props = append(props, fmt.Sprintf("^%d", tv.Major()), fmt.Sprintf(">=%d.%d", tv.Major(), tv.Minor()), fmt.Sprintf("%d.x", tv.Major()))
+	}
+	tags := make([]string, 0, len(d.Tags))
+	for _, t := range d.Tags {
+		tags = append(tags, t.Tag)
+	}
+	for _, c := range props {
+		if im.Alias == "" && strings.Contains(c, "=") {
+			continue // image-list would read the "=" as an alias separator
+		}
+		in := updater.SelectInput{Version: r.version, Image: updater.ParseImageRef(im.Alias+"="+im.Image.FullName()+":"+c, r.version),
+			Settings: im.Settings, Tags: tags, ControllerPlatform: r.opts.ControllerPlatform}
+		if im.Settings.Strategy.NeedsMetadata() {
+			return "" // a constraint does not pick for metadata strategies
+		}
+		if got := updater.Select(in); got.Selected != nil && got.Selected.Tag == tag {
+			return c
+		}
+	}
+	return ""
+}
+
+// downgradeFinding: the running tag is outside the constraint and Image
+// Updater moves it down.
+func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) Finding {
+	f := find(CodeCandidatesDowngrade, Fail, fmt.Sprintf("image %s would go down from %s to %s: the running tag is outside the constraint %q, and Image Updater moves it into it",
+		aliasOr(im), d.RunningTag, d.Selected, d.Constraint)).image(im.Alias).
+		with(ev("constraint", d.Constraint+": "+d.ConstraintMeaning))
+	if c := r.admittingConstraint(im, d, highestVersion(d)); c != "" {
+		p := r.imagePlace(im, "imageName")
+		return f.fix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
+			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+	}
+	return f
+}
+
+// errorFix adds the image's place to a failing pick (an improper
+// constraint, the digest strategy without a tag).
+func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Finding {
+	p := r.imagePlace(im, "imageName")
+	switch d.Err.Kind {
+	case updater.ErrImproperConstraint:
+		return f.fix(fmt.Sprintf("%q is a tag, not a semver constraint: drop it from the image name (or write a range like ~1.2), or follow that tag with updateStrategy: digest.", d.Constraint),
+			p.Where, p.set(r.imageNameWith(im, "")), p.lang)
+	case updater.ErrDigestWithoutConstraint:
+		return f.fix("Name the tag the digest strategy follows in the image name.", p.Where, p.set(r.imageNameWith(im, "latest")), p.lang)
+	}
+	if d.Reason != "" {
+		f.Fix = &Fix{Summary: d.Reason, Where: p.Where}
+	}
+	return f
+}
+
+func (r *run) platformFinding(im updater.ImageConfig, d updater.Decision, n int) Finding {
+	f := find(CodeCandidatesPlatform, Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", aliasOr(im), n, d.Platforms.String())).image(im.Alias)
+	for _, t := range d.Tags {
+		if t.Fate == updater.FatePlatform {
+			return r.platformFix(f, im, d, t)
+		}
+	}
+	return f
+}
+
+// heldBackBy names what dropped the newer tags, for the title.
+func heldBackBy(ts []updater.TagFate) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range ts {
+		why := strings.TrimPrefix(string(t.Fate), "dropped: ")
+		if t.Fate == updater.FateConstraint && isPrerelease(t.Tag) {
+			why = "pre-release"
+		}
+		if !seen[why] {
+			seen[why] = true
+			parts = append(parts, why)
+		}
+	}
+	return "dropped by " + strings.Join(parts, ", ")
+}
+
+func newestOf(ts []updater.TagFate) updater.TagFate {
+	best := ts[0]
+	bv, _ := semver.NewVersion(best.Tag)
+	for _, t := range ts[1:] {
+		v, err := semver.NewVersion(t.Tag)
+		if err == nil && (bv == nil || v.GreaterThan(bv)) {
+			best, bv = t, v
+		}
+	}
+	return best
+}
+
+// isDowngrade: the semver strategy picks a lower version than the running
+// one.
+func isDowngrade(d updater.Decision) bool {
+	if d.Selected == nil || d.Strategy != updater.StrategySemver {
+		return false
+	}
+	run, err1 := semver.NewVersion(d.RunningTag)
+	pick, err2 := semver.NewVersion(d.Selected.Tag)
+	return err1 == nil && err2 == nil && pick.LessThan(run)
+}
+
+// highestVersion is the highest semver tag listed.
+func highestVersion(d updater.Decision) string {
+	var best *semver.Version
+	tag := d.RunningTag
+	for _, t := range d.Tags {
+		v, err := semver.NewVersion(t.Tag)
+		if err != nil || v.Prerelease() != "" {
+			continue
+		}
+		if best == nil || v.GreaterThan(best) {
+			best, tag = v, t.Tag
+		}
+	}
+	return tag
+}
+
+func isPrerelease(tag string) bool {
+	v, err := semver.NewVersion(tag)
+	return err == nil && v.Prerelease() != ""
+}
+
+// suggestAllowRegexp is an anchored pattern for tags shaped like tag.
+func suggestAllowRegexp(tag string) string {
+	if v, err := semver.NewVersion(tag); err == nil && v.Prerelease() == "" && v.Metadata() == "" {
+		prefix := ""
+		if strings.HasPrefix(tag, "v") {
+			prefix = "v"
+		}
+		return "^" + prefix + `[0-9]+\.[0-9]+\.[0-9]+$`
+	}
+	return "^" + regexpQuote(tag) + "$"
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// listValue writes a list setting: a YAML flow list in CR mode, a comma
+// list for annotations.
+func listValue(items []string, mode updater.SelectionMode) string {
+	if mode != updater.ModeCR {
+		return strings.Join(items, ",")
+	}
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// yamlQuote quotes a YAML scalar when it needs it.
+func yamlQuote(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`~ ") || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "?") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// unYAML undoes yamlQuote and flow lists for an annotation value.
+func unYAML(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// shQuote quotes a shell word.
+func shQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;~#!=") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
