@@ -418,7 +418,7 @@ var catalogue = func() map[Code]Entry {
 			"Commit to a side branch and merge it (gitConfig.branch: main:image-updater), open pull requests (v1.2+: gitConfig.pullRequest: {github: {}}), or let the write-back identity bypass the protection."),
 		e(CodeWriteBackPushUnverified, StageWriteBack, Unknown, "whether the branch accepts the push was not verified",
 			"imgupd cannot ask this forge (or these credentials) whether the branch is protected; a rejected push shows only in Image Updater's log.",
-			"Let imgupd read Image Updater's log (get on pods/log, or --updater-log FILE), or give it the forge's API: forges: in the config for a self-hosted GitHub, GitLab, Gitea or Bitbucket, with token write-back credentials."),
+			"Let imgupd read Image Updater's log (get on pods/log, or imgupd diagnose APP --updater-log FILE), or let it ask the forge: --forge github:ghe.corp.example (gitlab, gitea, forgejo, bitbucket) for a self-hosted one, with token (not SSH key) write-back credentials."),
 		e(CodeWriteBackTLSUnverified, StageWriteBack, Info, "Image Updater does not verify this git server",
 			"With git:secret credentials Image Updater skips TLS and host-key verification, so imgupd probed the same way.", ""),
 		e(CodeWriteBackLastCommit, StageWriteBack, Info, "last commit by Image Updater", "", ""),

@@ -75,7 +75,13 @@ type Engine struct {
 	Cluster  Cluster
 	Registry Registry
 	Git      Git
-	Options  Options
+	// Forge (optional) answers whether a write-back branch is protected;
+	// without it a push rejection is not verified.
+	Forge Forge
+	// Charts (optional) reads charts from Helm and OCI repositories;
+	// without it their values are not checked.
+	Charts  Charts
+	Options Options
 }
 
 // Request names the Application to diagnose.
@@ -115,8 +121,16 @@ type run struct {
 	// CRD's default hides it.
 	wantedPick map[string]updater.Decision
 	aliasTypos []aliasTypo
-	gitHead    map[string]string // write-back branch → head hash seen
-	iuCommit   string            // last commit by Image Updater on the write-back branch
+	// Argo CD's repository Secrets and ConfigMaps, read once.
+	repoCredsDone bool
+	repoCredsList []cluster.RepoCred
+	repoCredsErr  error
+	cms           map[string]cmEntry
+	sources       map[string]sourceContent
+	// writeBackRepo is the repository configuration git:repocreds uses.
+	writeBackRepo *repoView
+	gitHead       map[string]string // write-back branch → head hash seen
+	iuCommit      string            // last commit by Image Updater on the write-back branch
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
 }
@@ -223,7 +237,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		StartedAt:      start,
 	}
 	r := &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
-		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}}
+		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}}
 	var before registry.Stats
 	if e.Registry != nil {
 		before = e.Registry.Stats()

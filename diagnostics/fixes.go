@@ -221,6 +221,11 @@ func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Fi
 			p.Where, p.set(r.imageNameWith(im, "")), p.lang)
 	case updater.ErrDigestWithoutConstraint:
 		return f.fix("Name the tag the digest strategy follows in the image name.", p.Where, p.set(r.imageNameWith(im, "latest")), p.lang)
+	case updater.ErrRunningTagNotSemver:
+		if r.install != nil {
+			return f.fix(d.Reason, "Deployment "+r.install.Namespace+"/"+r.install.Name,
+				fmt.Sprintf("kubectl -n %s set image deploy/%s %s=quay.io/argoprojlabs/argocd-image-updater:v1.3.0", r.install.Namespace, r.install.Name, r.install.Container), "sh")
+		}
 	}
 	if d.Reason != "" {
 		f.Fix = &Fix{Summary: d.Reason, Where: p.Where}

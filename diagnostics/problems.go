@@ -228,6 +228,62 @@ func (r *run) problemFix(f Finding, p updater.Problem) Finding {
 		}
 		return f.fix(fmt.Sprintf("The app's source is %s: remove the alias's %s key(s), Image Updater refuses both on one alias.", orNone(r.model.SourceType), keep), where,
 			fmt.Sprintf("kubectl -n %s annotate application %s %s", ns, app, strings.Join(drop, " ")), "sh")
+	case updater.ProblemAnnotationsIgnoredWithoutCR, updater.ProblemNoCR:
+		if f.Severity != Fail {
+			break
+		}
+		ref := "    useAnnotations: true   # keep reading the Application's annotations (v1.1+)"
+		if _, ok := r.model.Annotations[updater.AnnotationImageList]; !ok {
+			ref = "    images:\n    - alias: <alias>\n      imageName: <registry>/<repository>:<constraint>"
+		}
+		return f.fix("Create an ImageUpdater CR in the Application's namespace that selects it.", "namespace "+ns,
+			fmt.Sprintf("kubectl apply -f - <<'EOF'\napiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n%s\nEOF", app, ns, app, ref), "sh")
+	case updater.ProblemCRNamespaceNotWatched:
+		if r.install == nil {
+			break
+		}
+		var add []string
+		for _, c := range r.target.CRs {
+			if !c.Watched {
+				add = append(add, crNamespace(c.CR))
+			}
+		}
+		list := strings.Join(append(watchedList(r.install.WatchNamespaces, r.install.Namespace), add...), ",")
+		return f.fix("Let the controller watch the CR's namespace (or move the CR into a watched one).", fmt.Sprintf("Deployment %s/%s, env IMAGE_UPDATER_WATCH_NAMESPACES", r.install.Namespace, r.install.Name),
+			fmt.Sprintf("kubectl -n %s set env deploy/%s IMAGE_UPDATER_WATCH_NAMESPACES=%s", r.install.Namespace, r.install.Name, list), "sh")
+	case updater.ProblemWriteBackInsecureURL:
+		https := strings.Replace(p.Value, "http://", "https://", 1)
+		return f.fix("Write back to the repository's https:// (or SSH) URL.", r.writeBackPlace("repository"),
+			fmt.Sprintf("writeBackConfig:\n  gitConfig:\n    repository: %s", https), "yaml")
+	case updater.ProblemWriteBackSecretNamespace, updater.ProblemWriteBackSecretRef:
+		name := p.Value
+		if _, n, ok := strings.Cut(p.Value, "/"); ok {
+			name = n
+		}
+		return f.fix("Reference a Secret in the Application's namespace, as namespace/name.", r.writeBackPlace("method"),
+			fmt.Sprintf("writeBackConfig:\n  method: \"git:secret:%s/%s\"   # copy the Secret to %s first", ns, name, ns), "yaml")
+	case updater.ProblemUnsupportedSourceType:
+		if r.model.SourceType == "" {
+			return f.fix("Argo CD could not render the manifests: fix the error it reports, then Image Updater sees the type.", "Application "+ns+"/"+app,
+				fmt.Sprintf("argocd app get %s --refresh\nargocd app manifests %s   # shows the render error", app, app), "sh")
+		}
+		return f.fix("Make the source a Kustomize (or Helm) source: Argo CD then renders it as such and Image Updater updates it.", "Application "+ns+"/"+app+", spec.source",
+			fmt.Sprintf("# with a kustomization.yaml in the source path:\nkubectl -n %s patch application %s --type merge -p '{\"spec\":{\"source\":{\"kustomize\":{}}}}'\n# or keep the directory and let git write-back force the type:\n#   writeBackConfig: {method: git, gitConfig: {writeBackTarget: kustomization}}", ns, app), "sh")
 	}
 	return f
+}
+
+// watchedList is the controller's watch setting as a list ("" = its own
+// namespace).
+func watchedList(w, own string) []string {
+	if strings.TrimSpace(w) == "" {
+		return []string{own}
+	}
+	var out []string
+	for _, x := range strings.Split(w, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -26,6 +28,7 @@ type Cluster interface {
 	Secret(ctx context.Context, ns, name string) (map[string][]byte, error)
 	Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error)
 	RepoCredentials(ctx context.Context, argocdNS string) ([]cluster.RepoCred, error)
+	ConfigMap(ctx context.Context, ns, name string) (map[string]string, error)
 	ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error)
 }
 
@@ -43,4 +46,18 @@ type Git interface {
 	LsRemote(ctx context.Context, url string, auth gitsource.Auth) (gitsource.Remote, error)
 	Snapshot(ctx context.Context, url, branch string, auth gitsource.Auth) (*gitsource.Snapshot, error)
 	CanPush(ctx context.Context, url string, auth gitsource.Auth) (gitsource.PushCheck, error)
+}
+
+// Forge is what the engine asks git forges (GitHub, GitLab, Gitea,
+// Bitbucket): whether a branch accepts a push, and GitHub App tokens.
+// *forge.Client implements it.
+type Forge interface {
+	BranchProtection(ctx context.Context, repoURL, branch string, creds updater.Credentials) (forge.Protection, error)
+	GitHubAppToken(ctx context.Context, apiBase string, appID, installationID int64, privateKeyPEM updater.Secret) (updater.Secret, error)
+}
+
+// Charts fetches a chart's values from a Helm or OCI repository as Argo CD
+// does. *helmchart.Client implements it.
+type Charts interface {
+	Values(ctx context.Context, src helmchart.Source, auth helmchart.Auth) (*helmchart.Chart, error)
 }

@@ -95,8 +95,12 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	if len(inst.RegistriesConf) > 0 {
 		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
 		if err != nil {
-			out = append(out, find(CodeRegistriesConfInvalid, Fail, "registries.conf does not parse: "+oneLine(err.Error())).
-				with(ev("source", inst.RegistriesConfSource)))
+			f := find(CodeRegistriesConfInvalid, Fail, "registries.conf does not parse: "+oneLine(err.Error())).
+				with(ev("source", inst.RegistriesConfSource))
+			out = append(out, f.fix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
+				inst.RegistriesConfSource,
+				fmt.Sprintf("kubectl -n %s edit configmap %s   # key registries.conf: %s\nkubectl -n %s rollout restart deploy/%s",
+					inst.Namespace, cluster.DefaultConfigMap, oneLine(err.Error()), inst.Namespace, inst.Name), "sh"))
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {

@@ -73,7 +73,15 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 				with(ev("reference", refStr))
 			var sn *updater.SecretNamespaceError
 			if errors.As(err, &sn) {
-				f = f.fix(sn.Fix(), "the image's pullSecret", "", "")
+				p := r.imagePlace(im, updater.FieldPullSecret)
+				kind := strings.SplitN(refStr, ":", 2)[0]
+				newRef := kind + ":" + r.req.Namespace + "/" + ref.Name
+				if ref.Field != "" && ref.Kind == updater.CredSecret {
+					newRef += "#" + ref.Field
+				}
+				f = f.fix(sn.Fix(), p.Where,
+					fmt.Sprintf("# copy the Secret into the Application's namespace:\n# kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -\n%s",
+						ref.Namespace, ref.Name, ref.Namespace, r.req.Namespace, p.set(yamlQuote(newRef))), p.lang)
 			}
 			return append(out, f)
 		}
@@ -84,12 +92,19 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).image(im.Alias))
 		case err != nil:
 			ir.err = err
-			return append(out, credentialFailure(name, im.Alias, from, refStr, ep, err))
+			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
 		default:
 			target.Username, target.Password = creds.Username, creds.Password.Reveal()
 		}
 	}
 
+	// Probe the registry the way Image Updater reaches it: through its
+	// pod's proxy when that proxy applies to the registry (Go's rules,
+	// loopback never proxied), else directly from imgupd's network.
+	theirs := r.updaterProxy(ep)
+	if theirs != nil {
+		target.Proxy = theirs
+	}
 	tags, err := r.e.Registry.ListTags(ctx, target)
 	ir.target = target
 	if err != nil && ctx.Err() != nil {
@@ -104,9 +119,20 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		if !errors.As(err, &re) {
 			re = registry.Classify("list tags", err)
 		}
-		f := registryFailure(name, im, ep, re, refStr != "")
+		f := r.registryFailure(name, im, ep, re, refStr != "", refStr)
+		switch {
+		case theirs != nil && re.Kind == registry.Proxy:
+			f = r.updaterProxyFailure(f, im, ep, theirs)
+		case theirs != nil:
+			f.Title += " (probed through Image Updater's proxy " + redactURL(theirs) + ")"
+			f = f.with(ev("path", "through Image Updater's proxy "+redactURL(theirs)+", as its pod sends it"))
+		case re.Kind == registry.DNS || re.Kind == registry.Connect || re.Kind == registry.Timeout:
+			f = f.with(ev("path", "direct from imgupd's network (Image Updater's pod has no proxy for "+ep.Host()+"); from inside the cluster the answer can differ"))
+		}
 		if !credsChecked && (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) {
 			f.Severity = Unknown
+			f.Decides = true
+			f.Verify = "check the ext: script inside Image Updater's pod: it must print user:pass"
 			f.Title += " (without the ext: credentials imgupd cannot run)"
 		}
 		out = append(out, f)
@@ -114,7 +140,49 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	}
 	ir.tags = tags
 	out = append(out, r.proxyFindings(im, ep, true)...)
-	return append(out, find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).image(im.Alias))
+	ok := find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).image(im.Alias)
+	if theirs != nil {
+		ok = ok.with(ev("path", "through Image Updater's proxy "+redactURL(theirs)))
+	}
+	return append(out, ok)
+}
+
+// updaterProxy is the proxy Image Updater's pod uses for the registry's API
+// URL, as Go's net/http derives it from HTTPS_PROXY, HTTP_PROXY and NO_PROXY
+// (never for localhost or loopback addresses), or nil.
+func (r *run) updaterProxy(ep updater.Endpoint) *url.URL {
+	if r.install == nil {
+		return nil
+	}
+	u, err := url.Parse(ep.APIURL + "/v2/")
+	if err != nil {
+		return nil
+	}
+	p := r.install.Proxy
+	cfg := httpproxy.Config{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
+	theirs, err := cfg.ProxyFunc()(u)
+	if err != nil {
+		return nil
+	}
+	return theirs
+}
+
+// updaterProxyFailure: Image Updater's own proxy refuses or fails the
+// connection to the registry, as its log shows (proxyconnect tcp: ...).
+func (r *run) updaterProxyFailure(f Finding, im updater.ImageConfig, ep updater.Endpoint, proxy *url.URL) Finding {
+	where := r.install.Namespace + "/" + r.install.Name
+	env := "HTTPS_PROXY"
+	if strings.HasPrefix(ep.APIURL, "http://") {
+		env = "HTTP_PROXY"
+	}
+	g := find(CodeRegistryProxy, Fail, fmt.Sprintf("Image Updater's proxy %s fails the connection to %s: %s", redactURL(proxy), ep.Host(), strings.TrimPrefix(f.Title, fmt.Sprintf("cannot list the tags of image %s at %s: ", aliasOr(im), ep.Host())))).image(im.Alias).
+		with(ev("proxy", redactURL(proxy)+" (from "+env+" of Deployment "+where+")"),
+			ev("NO_PROXY", orNone(r.install.Proxy.NoProxy)),
+			ev("Image Updater logs", "Could not get tags from registry: ... proxyconnect tcp: ..."))
+	g.Evidence = append(g.Evidence, f.Evidence...)
+	return g.fix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
+		fmt.Sprintf("# a working proxy:\nkubectl -n %s set env deploy/%s %s=http://<proxy>:<port>\n# or reach the registry directly:\nkubectl -n %s set env deploy/%s NO_PROXY=%s",
+			r.install.Namespace, r.install.Name, env, r.install.Namespace, r.install.Name, joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))), "sh")
 }
 
 // errExtUnchecked marks an ext: credentials script imgupd cannot run.
@@ -157,7 +225,7 @@ func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {
 	return "", errExtUnchecked
 }
 
-func credentialFailure(name, alias, from, ref string, ep updater.Endpoint, err error) Finding {
+func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef, ep updater.Endpoint, err error) Finding {
 	var ce *updater.CredentialError
 	if !errors.As(err, &ce) {
 		return find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).image(alias)
@@ -173,7 +241,9 @@ func credentialFailure(name, alias, from, ref string, ep updater.Endpoint, err e
 		f := find(CodeRegistryPullSecretKey, Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).image(alias).
 			with(ev("reference", ref), ev("Image Updater logs", ce.Error()))
 		if ce.Fix != "" {
-			f = f.fix(ce.Fix, "the pull secret's .dockerconfigjson", "", "")
+			f = f.fix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
+				fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token> --dry-run=client -o yaml | kubectl apply -f -",
+					cref.Namespace, cref.Name, ep.APIURL), "sh")
 		}
 		return f
 	}
@@ -193,7 +263,7 @@ var registryCodes = map[registry.Kind]Code{
 	registry.Canceled: CodeCheckTimeout,
 }
 
-func registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool) Finding {
+func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) Finding {
 	code, ok := registryCodes[re.Kind]
 	if !ok {
 		code = CodeRegistryError
@@ -204,6 +274,10 @@ func registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, r
 	}
 	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).image(im.Alias).
 		with(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
+	if sev == Unknown {
+		f.Decides = true
+		f.Verify = "re-run with a longer --timeout"
+	}
 	hint := re.Hint()
 	host := ep.Host()
 	switch {
@@ -212,12 +286,52 @@ func registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, r
 	case (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) && strings.Contains(host, ".dkr.ecr.") && strings.HasSuffix(host, ".amazonaws.com"):
 		hint = "ECR: Image Updater needs a token from an IAM role (IRSA on the updater's ServiceAccount) with ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, fed through an ext: credentials script."
 	case re.Kind == registry.Unauthorized && !hasCreds:
-		hint = "The registry wants credentials and none are configured for this image: set pullSecret on the image (pullsecret:<app-namespace>/<secret>) or credentials in registries.conf."
+		hint = "The registry wants credentials and none are configured for this image: a pull secret in the Application's namespace, set as the image's pullSecret (or credentials on the registries.conf entry)."
 	}
-	if hint != "" {
-		f = f.fix(hint, "", "", "")
+	if hint == "" {
+		return f
 	}
-	return f
+	where, snippet, lang := r.registryFixSnippet(im, ep, re, hasCreds, ref)
+	return f.fix(hint, where, snippet, lang)
+}
+
+// registryFixSnippet is the change for a registry failure: the pull secret
+// to create and reference, the registries.conf entry to write, the proxy to
+// set, the name to check.
+func (r *run) registryFixSnippet(im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) (string, string, string) {
+	ns := r.req.Namespace
+	confEntry := func(extra string) (string, string, string) {
+		name := ep.Name
+		if name == "" || ep.Source == updater.EndpointInferred {
+			name = hostOnly(ep.Host())
+		}
+		return "ConfigMap argocd-image-updater-config, key registries.conf (Image Updater reads it at start: restart it after the change)",
+			fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s\n%s", name, ep.APIURL, orDefault(ep.Prefix, ep.Host()), extra), "yaml"
+	}
+	switch re.Kind {
+	case registry.Unauthorized:
+		secret := "registry-" + strings.NewReplacer(".", "-", ":", "-").Replace(hostOnly(ep.Host()))
+		create := fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token>", ns, secret, ep.APIURL)
+		if hasCreds {
+			return "the credentials " + ref + " names", create + " --dry-run=client -o yaml | kubectl apply -f -   # renew them", "sh"
+		}
+		p := r.imagePlace(im, updater.FieldPullSecret)
+		return p.Where, "# 1. the pull secret, in the Application's namespace:\n# " + create + "\n# 2. the image uses it:\n" + p.set(yamlQuote("pullsecret:"+ns+"/"+secret)), p.lang
+	case registry.RateLimited:
+		return confEntry("  limit: 5\n  credentials: pullsecret:" + r.argoNamespace() + "/<secret with an account for this registry>\n")
+	case registry.TLS:
+		return confEntry("  ca_data: |\n    -----BEGIN CERTIFICATE-----\n    <the CA that signs the registry's certificate>\n    -----END CERTIFICATE-----\n  # or, to skip verification: insecure: true\n")
+	case registry.NotRegistry:
+		return confEntry("")
+	case registry.DNS, registry.Connect, registry.Timeout:
+		if r.install == nil {
+			break
+		}
+		return "Deployment " + r.install.Namespace + "/" + r.install.Name + " (its network path), or the registry host in imageName",
+			fmt.Sprintf("# does the name resolve and answer from the cluster?\nkubectl run regcheck --rm -it --restart=Never --image=curlimages/curl -- curl -sv %s/v2/\n# if the registry is reached through a proxy:\nkubectl -n %s set env deploy/%s HTTPS_PROXY=http://<proxy>:<port> NO_PROXY=%s",
+				ep.APIURL, r.install.Namespace, r.install.Name, suggestNoProxy(r.install.Proxy.NoProxy)), "sh"
+	}
+	return "", "", ""
 }
 
 // proxyFindings compares how imgupd reached the registry with the proxy
@@ -231,8 +345,7 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		return nil
 	}
 	p := r.install.Proxy
-	cfg := httpproxy.Config{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
-	theirs, _ := cfg.ProxyFunc()(u)
+	theirs := r.updaterProxy(ep)
 	ours, _ := r.opts.OwnProxy(&http.Request{URL: u})
 	host := ep.Host()
 	where := r.install.Namespace + "/" + r.install.Name
@@ -245,7 +358,7 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		return []Finding{find(CodeRegistryProxyMissing, Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).image(im.Alias).
 			fix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy)), "sh")}
-	case theirs != nil && internalHost(host):
+	case theirs != nil && internalHost(host) && !reached:
 		return []Finding{find(CodeRegistryNoProxyMissing, Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).image(im.Alias).
 			fix("Add the registry host to NO_PROXY.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host))), "sh")}

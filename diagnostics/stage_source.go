@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -11,15 +12,21 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // checkSource checks that Image Updater can write to the app's source type
-// and that what it writes is read: Helm parameter names against the chart's
-// values (when the chart lives in git), Kustomize image names against the
-// kustomization and its manifests. Both mismatches "succeed" in Image
-// Updater's logs while nothing changes in the cluster.
+// and that what it writes is read: Helm parameter names against the
+// chart's values (in git, or in its Helm or OCI repository), Kustomize image
+// names against the kustomization and its manifests, and, for a
+// multi-source Application, that the source Image Updater edits is the one
+// that renders the image. The sources are read as Argo CD reads them (its
+// repository Secrets, argocd-tls-certs-cm, argocd-ssh-known-hosts-cm). All
+// of these mismatches "succeed" in Image Updater's logs while nothing
+// changes in the cluster; a source imgupd cannot read is not verified.
 func checkSource(ctx context.Context, r *run) []Finding {
 	var out []Finding
 	for _, p := range r.target.Problems {
@@ -33,59 +40,291 @@ func checkSource(ctx context.Context, r *run) []Finding {
 	kind := r.target.SourceKind
 	out = append(out, find(CodeSourceSupported, Pass, "source type "+kind+" is supported").with(ev("why", r.target.SourceWhy)))
 	src := r.editedSource(strings.ToLower(kind))
-	if src == nil || r.e.Git == nil {
+	if src == nil {
 		return out
 	}
-	if src.Chart != "" {
-		return append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s comes from the Helm repository %s; its values were not checked", src.Chart, src.RepoURL)))
+	sc := r.readSource(ctx, src)
+	if sc.notReadable != nil {
+		return append(out, *sc.notReadable)
 	}
-	auth, _ := r.repoAuth(ctx, src.RepoURL)
-	branch, err := r.resolveBranch(ctx, src.RepoURL, src.TargetRevision, auth)
-	var snap *gitsource.Snapshot
-	if err == nil {
-		snap, err = r.e.Git.Snapshot(ctx, src.RepoURL, branch, auth)
-	}
-	if err != nil {
-		return append(out, find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read the source %s: %s", gitsource.NormalizeURL(src.RepoURL), oneLine(err.Error()))))
+	if sc.chart != nil {
+		out = append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
 	}
 	before := len(out)
 	for _, im := range r.images {
+		if r.app != nil && len(r.app.Spec.Sources) > 1 {
+			if f, moved := r.multiSourceCheck(ctx, src, sc, im); f != nil {
+				out = append(out, *f)
+				if moved {
+					continue
+				}
+			}
+		}
 		switch {
 		case kind == updater.AppSourceHelm && im.Target.Kind != updater.TargetKindKustomize:
-			out = append(out, checkHelmMapping(snap, src, im)...)
-		case kind == updater.AppSourceKustomize:
-			out = append(out, checkKustomizeMapping(snap, src, im, r.version)...)
+			out = append(out, checkHelmMapping(sc, im)...)
+		case kind == updater.AppSourceKustomize && sc.snap != nil:
+			out = append(out, checkKustomizeMapping(sc.snap, src, im, r.version)...)
 		}
 	}
 	if len(out) == before {
-		out = append(out, find(CodeSourceMappingChecked, Pass, fmt.Sprintf("the image names Image Updater writes are used by %s at %s", src.Path, branch)))
+		out = append(out, find(CodeSourceMappingChecked, Pass, fmt.Sprintf("the image names Image Updater writes are used by %s", sc.where())))
 	}
 	return out
 }
 
-// checkHelmMapping: the parameters Image Updater sets must exist in the
-// chart's values.yaml (or the app's value files).
-func checkHelmMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im updater.ImageConfig) []Finding {
-	values := map[string]any{}
-	files := []string{path.Join(src.Path, "values.yaml")}
-	if src.Helm != nil {
-		for _, f := range src.Helm.ValueFiles {
-			files = append(files, path.Join(src.Path, f))
+// sourceContent is one Application source as Argo CD reads it: a git
+// snapshot, or a chart from a Helm/OCI repository with its values (the
+// chart's values.yaml, then the source's valueFiles, $ref ones included).
+type sourceContent struct {
+	src    *argo.ApplicationSource
+	snap   *gitsource.Snapshot
+	branch string
+	chart  *helmchart.Chart
+	// values and files are the Helm values read and where from (nil when
+	// none could be read).
+	values map[string]any
+	files  []string
+	// notReadable is the not-verified finding when the source could not
+	// be read.
+	notReadable *Finding
+}
+
+func (c sourceContent) where() string {
+	switch {
+	case c.chart != nil:
+		return "chart " + c.chart.Name + " " + c.chart.Version
+	case c.src != nil:
+		return c.src.Path + " at " + c.branch
+	}
+	return "the source"
+}
+
+// readSource reads one source once per diagnosis.
+func (r *run) readSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
+	key := src.RepoURL + "\x00" + src.Path + "\x00" + src.Chart + "\x00" + src.TargetRevision
+	if c, ok := r.sources[key]; ok {
+		return c
+	}
+	c := r.fetchSource(ctx, src)
+	r.sources[key] = c
+	return c
+}
+
+func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
+	c := sourceContent{src: src}
+	fail := func(f Finding) sourceContent {
+		f.Stage, f.Decides = StageSource, false
+		c.notReadable = &f
+		return c
+	}
+	view, f := r.argoView(ctx, src.RepoURL)
+	if f != nil {
+		return fail(*f)
+	}
+	if view.limit != "" {
+		nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", src.RepoURL, view.limit))
+		nf.Verify = "check the app renders (argocd app manifests " + r.req.App + ")"
+		return fail(nf)
+	}
+	if isChartSource(src) {
+		if r.e.Charts == nil {
+			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("chart %s from %s was not read (no chart reader)", src.Chart, src.RepoURL))
+			return fail(nf)
+		}
+		hs := helmchart.Source{RepoURL: src.RepoURL, Chart: src.Chart, TargetRevision: src.TargetRevision, Path: src.Path, EnableOCI: view.repo.Bool("enableOCI")}
+		ha := helmchart.Auth{Username: view.repo.Get("username"), Password: updater.Secret(view.repo.Get("password")), Insecure: view.repo.Bool("insecure"),
+			PlainHTTP: view.repo.Bool("insecureOCIForceHttp"), ClientCert: view.repo.Data["tlsClientCertData"], ClientKey: updater.Secret(view.repo.Get("tlsClientCertKey")),
+			CAData: view.auth.CAData}
+		ch, err := r.e.Charts.Values(ctx, hs, ha)
+		if err != nil {
+			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
+			var he *helmchart.Error
+			if errors.As(err, &he) && he.Hint() != "" {
+				nf = nf.with(ev("hint", he.Hint()))
+			}
+			nf.Evidence = append(nf.Evidence, view.trust...)
+			nf.Verify = "network access from imgupd to " + cluster.HostOf(src.RepoURL) + " and the repository Secret Argo CD uses for it"
+			return fail(nf)
+		}
+		c.chart = ch
+		c.values = map[string]any{}
+		var m map[string]any
+		if yaml.Unmarshal(ch.Values, &m) == nil {
+			mergeValues(c.values, m)
+			c.files = append(c.files, ch.Name+"/values.yaml ("+ch.Version+")")
+		}
+		r.mergeValueFiles(ctx, &c, nil)
+		return c
+	}
+	if r.e.Git == nil {
+		return fail(find(CodeSourceNotReadable, Unknown, "the source was not read (no git client)"))
+	}
+	branch, err := r.resolveBranch(ctx, view.repo.URL, src.TargetRevision, view.auth)
+	var snap *gitsource.Snapshot
+	if err == nil {
+		snap, err = r.e.Git.Snapshot(ctx, view.repo.URL, branch, view.auth)
+	}
+	if err != nil {
+		return fail(sourceReadFailure(gitsource.NormalizeURL(src.RepoURL), err, view))
+	}
+	c.snap, c.branch = snap, branch
+	if r.target.SourceKind == updater.AppSourceHelm || src.Helm != nil {
+		c.values = map[string]any{}
+		if data, err := snap.ReadFile(path.Join(src.Path, "values.yaml")); err == nil {
+			var m map[string]any
+			if yaml.Unmarshal(data, &m) == nil {
+				mergeValues(c.values, m)
+				c.files = append(c.files, path.Join(src.Path, "values.yaml"))
+			}
+		}
+		r.mergeValueFiles(ctx, &c, snap)
+		if len(c.files) == 0 {
+			c.values = nil
 		}
 	}
-	read := 0
-	for _, f := range files {
-		data, err := snap.ReadFile(f)
+	return c
+}
+
+// mergeValueFiles adds the source's valueFiles: relative ones from the
+// source itself, $ref/... ones from the source with that ref.
+func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsource.Snapshot) {
+	if c.src.Helm == nil {
+		return
+	}
+	for _, vf := range c.src.Helm.ValueFiles {
+		snap, p := own, path.Join(c.src.Path, vf)
+		if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") {
+			snap, p = nil, rest
+			for i := range r.app.Spec.Sources {
+				s := &r.app.Spec.Sources[i]
+				if s.Ref == ref[1:] {
+					if rc := r.readSource(ctx, s); rc.snap != nil {
+						snap = rc.snap
+					}
+				}
+			}
+		}
+		if snap == nil {
+			continue
+		}
+		data, err := snap.ReadFile(p)
 		if err != nil {
 			continue
 		}
 		var m map[string]any
 		if yaml.Unmarshal(data, &m) == nil {
-			mergeValues(values, m)
-			read++
+			mergeValues(c.values, m)
+			c.files = append(c.files, vf)
 		}
 	}
-	if read == 0 {
+}
+
+// isChartSource: a Helm chart from a Helm or OCI repository (chart: set, or
+// an oci:// repoURL), not from git.
+func isChartSource(src *argo.ApplicationSource) bool {
+	return src.Chart != "" || strings.HasPrefix(strings.ToLower(src.RepoURL), "oci://")
+}
+
+// multiSourceCheck: in a multi-source Application, Image Updater edits one
+// source; when another source renders the image, what it writes has no
+// effect. moved is true when the finding replaces the mapping check.
+func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSource, sc sourceContent, im updater.ImageConfig) (*Finding, bool) {
+	if rendersImage(sc, im.Image, r.version) {
+		return nil, false
+	}
+	for i := range r.app.Spec.Sources {
+		other := &r.app.Spec.Sources[i]
+		if other == edited || (other.RepoURL == edited.RepoURL && other.Path == edited.Path && other.Chart == edited.Chart) || other.Ref != "" && other.Path == "" {
+			continue
+		}
+		oc := r.readSource(ctx, other)
+		if oc.notReadable != nil || !rendersImage(oc, im.Image, r.version) {
+			continue
+		}
+		f := find(CodeSourceImageElsewhere, Fail, fmt.Sprintf("image %s: Image Updater writes it to spec.sources[%d] (%s), but spec.sources[%d] (%s) renders it; the update would change nothing",
+			aliasOr(im), r.sourceIndex(edited), describeSource(edited), i, describeSource(other))).image(im.Alias).
+			with(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
+				ev("renders the image", fmt.Sprintf("spec.sources[%d]: %s", i, describeSource(other))))
+		fix := "Give the source that renders the image the explicit block of the app's type, so Image Updater edits it, and drop it from the other."
+		snippet := fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    helm: {}   # Image Updater edits the first source with a helm: block", r.req.Namespace, r.req.App, i, describeSource(other))
+		if other.Chart == "" && other.Kustomize != nil {
+			snippet = fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    kustomize: {}", r.req.Namespace, r.req.App, i, describeSource(other))
+		}
+		f = f.fix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), snippet, "yaml")
+		return &f, true
+	}
+	return nil, false
+}
+
+func (r *run) sourceIndex(s *argo.ApplicationSource) int {
+	for i := range r.app.Spec.Sources {
+		if &r.app.Spec.Sources[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func describeSource(s *argo.ApplicationSource) string {
+	if s.Chart != "" {
+		return "chart " + s.Chart + " from " + s.RepoURL
+	}
+	return s.RepoURL + " path " + orNone(s.Path)
+}
+
+// rendersImage: the source's content names the image (a Kustomize image,
+// an image: field of a manifest, a Helm value holding its name).
+func rendersImage(c sourceContent, img updater.ImageRef, v updater.Version) bool {
+	match := func(s string) bool {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return false
+		}
+		if s == img.Name || s == img.FullName() {
+			return true
+		}
+		return updater.ParseImageRef(s, v).SameImage(img)
+	}
+	if c.values != nil && valuesMention(c.values, match) {
+		return true
+	}
+	if c.snap != nil {
+		for _, n := range kustomizeImages(c.snap, c.src.Path, 0) {
+			if match(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func valuesMention(v any, match func(string) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, y := range x {
+			if valuesMention(y, match) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if valuesMention(y, match) {
+				return true
+			}
+		}
+	case string:
+		return match(x)
+	}
+	return false
+}
+
+// checkHelmMapping: the parameters Image Updater sets must exist in the
+// chart's values (values.yaml, in git or from the chart's repository, and
+// the app's value files).
+func checkHelmMapping(sc sourceContent, im updater.ImageConfig) []Finding {
+	values := sc.values
+	if values == nil {
 		return nil // no values file to compare with
 	}
 	t := im.Target
@@ -103,7 +342,7 @@ func checkHelmMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im 
 		return nil
 	}
 	f := find(CodeHelmParamNotInValues, Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and nothing would change",
-		aliasOr(im), strings.Join(missing, ", "))).image(im.Alias).with(ev("values files", strings.Join(files, ", ")))
+		aliasOr(im), strings.Join(missing, ", "))).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")))
 	if cands := imageValuePaths(values, ""); len(cands) > 0 {
 		f = f.with(ev("image-like values in the chart", strings.Join(cands, ", ")))
 		f = f.fix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",

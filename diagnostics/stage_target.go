@@ -185,6 +185,15 @@ func hasSeverity(fs []Finding, s Severity) bool {
 	return false
 }
 
+func hasCode(fs []Finding, c Code) bool {
+	for _, f := range fs {
+		if f.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
 func dedupeFindings(fs []Finding) []Finding {
 	seen := map[string]bool{}
 	var out []Finding

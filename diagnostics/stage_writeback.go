@@ -9,6 +9,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
@@ -44,7 +45,7 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 		out = append(out, r.checkGitWriteBack(ctx, wb)...)
 	}
 	out = append(out, r.commitFailuresInLogs()...)
-	if !hasSeverity(out, Fail) && !hasSeverity(out, Unknown) {
+	if !hasSeverity(out, Fail) && !hasSeverity(out, Unknown) && !hasCode(out, CodeWriteBackOK) {
 		out = append(out, find(CodeWriteBackOK, Pass, "write-back can succeed"))
 	}
 	return out
@@ -68,18 +69,14 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
 	}
 	src := r.editedSource("")
-	if src == nil || src.RepoURL == "" || src.Chart != "" || r.e.Git == nil {
+	if src == nil || src.RepoURL == "" || isChartSource(src) || r.e.Git == nil {
 		return out
 	}
-	auth, _ := r.repoAuth(ctx, src.RepoURL)
-	branch, err := r.resolveBranch(ctx, src.RepoURL, src.TargetRevision, auth)
-	if err != nil {
-		return out
+	sc := r.readSource(ctx, src)
+	if sc.snap == nil {
+		return out // not readable: the source stage says so
 	}
-	snap, err := r.e.Git.Snapshot(ctx, src.RepoURL, branch, auth)
-	if err != nil {
-		return out
-	}
+	snap, branch := sc.snap, sc.branch
 	for _, name := range []string{".argocd-source-" + r.req.App + ".yaml", ".argocd-source.yaml"} {
 		p := path.Join(src.Path, name)
 		if snap.Exists(p) {
@@ -161,9 +158,14 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	if tf := r.checkTargetFile(snap, wb, base); tf != nil {
 		out = append(out, *tf)
 	}
+	pushDenied := false
 	if pc, err := r.e.Git.CanPush(ctx, repo, auth); err == nil && !pc.Allowed {
+		pushDenied = true
 		out = append(out, find(CodeWriteBackPushDenied, Fail, fmt.Sprintf("the write-back credentials may not push to %s: %s", repo, pc.Reason)).
 			with(ev("HTTP status", fmt.Sprint(pc.Status))))
+	}
+	if !pushDenied && wb.PullRequest == nil {
+		out = append(out, r.branchAcceptsPush(ctx, wb, repo, push, auth)...)
 	}
 	if c, err := snap.LastCommitBy(iuAuthorEmail); err == nil && c != nil {
 		r.iuCommit = c.Hash
@@ -205,32 +207,17 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		auth.InsecureSkipTLS = true
 		return auth, nil
 	}
-	auth, f := r.repoAuth(ctx, repo)
-	return auth, f
-}
-
-// repoAuth finds the Argo CD repository credentials for a repository.
-func (r *run) repoAuth(ctx context.Context, repo string) (gitsource.Auth, *Finding) {
-	ns := r.req.UpdaterNamespace
-	if r.install != nil {
-		ns = r.install.ArgoCDNamespace
-		if ns == "" {
-			ns = r.install.Namespace
-		}
+	v, f := r.updaterView(ctx, repo)
+	if f != nil {
+		return gitsource.Auth{}, f
 	}
-	creds, err := r.e.Cluster.RepoCredentials(ctx, ns)
-	if err != nil {
-		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
-		return gitsource.Auth{}, &f
+	if v.limit != "" {
+		nf := find(CodeWriteBackCredsMissing, Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).with(ev("credentials", v.repo.Why))
+		nf.Verify = "Image Updater's log shows whether its commits succeed (get on pods/log, or --updater-log)"
+		return gitsource.Auth{}, &nf
 	}
-	rc, why := cluster.MatchRepoCredential(creds, repo)
-	if rc == nil {
-		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repo)).
-			with(ev("why", why), ev("looked in", "secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
-		return gitsource.Auth{}, &f
-	}
-	auth, _ := authFromData(rc.Data, repo)
-	return auth, nil
+	r.writeBackRepo = &v
+	return v.auth, nil
 }
 
 func authFromData(data map[string][]byte, repo string) (gitsource.Auth, string) {
@@ -400,4 +387,88 @@ func (r *run) writeBackPlace(field string) string {
 		return fmt.Sprintf("ImageUpdater %s, %s.%s", r.target.CR, path, field)
 	}
 	return fmt.Sprintf("Application %s/%s, annotation %s%s", r.req.Namespace, r.req.App, updater.AnnotationPrefix, ann)
+}
+
+// branchAcceptsPush asks the forge, with the write-back credentials and
+// without writing, whether the branch Image Updater pushes to is protected.
+// Where no forge can say (SSH keys, an unknown host, a templated branch),
+// Image Updater's log is the only evidence: a recent successful commit
+// verifies it, otherwise it is not verified.
+func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo, branch string, auth gitsource.Auth) []Finding {
+	notVerified := func(why string) []Finding {
+		if r.logsShowCommit() {
+			return []Finding{find(CodeWriteBackOK, Pass, "Image Updater's log shows its last write-back succeeded").with(ev("branch", branch))}
+		}
+		f := find(CodeWriteBackPushUnverified, Unknown, fmt.Sprintf("whether %s of %s accepts Image Updater's push was not verified: %s", branch, gitsource.NormalizeURL(repo), why))
+		f.Verify = "a push rejection (a protected branch) shows only in Image Updater's log: grant get on pods/log or pass --updater-log; for a self-hosted forge, add it with --forge KIND:HOST"
+		return []Finding{f}
+	}
+	switch {
+	case strings.Contains(branch, "{{"):
+		return notVerified("the branch name is a template, made at commit time")
+	case auth.Password.IsEmpty():
+		return notVerified("the write-back credentials are an SSH key, which gives no API access to ask the forge")
+	case r.e.Forge == nil:
+		return notVerified("imgupd has no forge client")
+	}
+	p, err := r.e.Forge.BranchProtection(ctx, repo, branch, updater.Credentials{Username: auth.Username, Password: auth.Password})
+	if err != nil {
+		var fe *forge.Error
+		switch {
+		case errors.As(err, &fe) && fe.Kind == forge.NotRecognised:
+			return notVerified("the host is not a forge imgupd knows (GitHub, GitLab, Gitea/Forgejo, Bitbucket Cloud, or one given with --forge)")
+		case errors.As(err, &fe) && fe.Kind == forge.BranchNotFound && wb.TargetBranchTemplate != "":
+			return []Finding{find(CodeWriteBackMethod, Info, fmt.Sprintf("branch %s does not exist yet; Image Updater creates it from %s on its first commit", branch, wb.BaseBranch))}
+		}
+		msg := oneLine(err.Error())
+		if errors.As(err, &fe) && fe.Hint() != "" {
+			msg += " (" + fe.Hint() + ")"
+		}
+		return notVerified("the forge's API did not answer: " + msg)
+	}
+	calls := make([]string, 0, len(p.Calls))
+	for _, c := range p.Calls {
+		calls = append(calls, c.String())
+	}
+	if p.Verdict.Blocked() {
+		f := find(CodeWriteBackProtected, Fail, fmt.Sprintf("%s protects branch %s of %s: Image Updater's push is rejected", p.Forge, branch, p.Repo)).
+			with(ev(p.Forge.String()+" says", p.Reason))
+		for _, rule := range p.Rules {
+			f = f.with(ev("rule", rule))
+		}
+		f = f.with(ev("asked", strings.Join(calls, "; ")))
+		return []Finding{f.fix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
+			r.protectedBranchSnippet(branch, p.Forge), "yaml")}
+	}
+	return []Finding{find(CodeWriteBackOK, Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).with(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
+}
+
+// protectedBranchSnippet is the write-back configuration that avoids a
+// protected branch: a side branch to merge, or pull requests.
+func (r *run) protectedBranchSnippet(branch string, f forge.Forge) string {
+	pr := "github: {}"
+	if f == forge.GitLab {
+		pr = "gitlab: {}"
+	}
+	if r.target.Mode != updater.ModeCR {
+		return fmt.Sprintf("# kubectl -n %s annotate application %s --overwrite \\\n#   argocd-image-updater.argoproj.io/git-branch=%s:image-updater\nargocd-image-updater.argoproj.io/git-branch: %s:image-updater", r.req.Namespace, r.req.App, branch, branch)
+	}
+	return fmt.Sprintf("writeBackConfig:\n  method: git\n  gitConfig:\n    # either commit to a side branch and merge it:\n    branch: %s:image-updater\n    # or (v1.2+) open pull requests against %s:\n    # branch: %s\n    # pullRequest: {%s}", branch, branch, branch, pr)
+}
+
+// logsShowCommit: Image Updater's log shows a successful write for the app
+// after its last failure.
+func (r *run) logsShowCommit() bool {
+	if r.logs == nil {
+		return false
+	}
+	for i := len(r.logs.ForApp) - 1; i >= 0; i-- {
+		switch r.logs.ForApp[i].Match.Code {
+		case updaterlog.CodeCommitLiveSpec, updaterlog.CodeCommitAppSpec:
+			return true
+		case updaterlog.CodeCommitFailed:
+			return false
+		}
+	}
+	return false
 }

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -21,10 +23,14 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
+	"github.com/imgupd/imgupd/lab/helmrepo"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -37,9 +43,16 @@ type Env struct {
 	Scenario *Scenario
 	Registry *labregistry.Server
 	Git      *labgit.Server
-	// Vars are the placeholder values (REGISTRY, GIT).
+	// SSH, Forge, HelmRepo and Proxy run when the scenario asks for them.
+	SSH      *labgit.SSHServer
+	Forge    *labforge.Server
+	HelmRepo *helmrepo.Server
+	Proxy    *labgit.Proxy
+	// Vars are the placeholder values (REGISTRY, GIT, ...).
 	Vars   map[string]string
 	engine *diagnostics.Engine
+	// forgeEndpoints map the git server's host to the fake forge's API.
+	forgeEndpoints []forge.Endpoint
 }
 
 // Start brings a scenario up: its registry and git server on loopback, the
@@ -75,6 +88,9 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 	if err := env.startGit(); err != nil {
 		return nil, err
 	}
+	if err := env.startExtras(ctx); err != nil {
+		return nil, err
+	}
 	opts := diagnostics.Options{ControllerPlatform: updater.DefaultControllerPlatform,
 		OwnProxy: func(*http.Request) (*url.URL, error) { return nil, nil }}
 	if sc.Now != "" {
@@ -91,7 +107,11 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		}
 		opts.OwnProxy = func(*http.Request) (*url.URL, error) { return p, nil }
 	}
-	env.engine = &diagnostics.Engine{Registry: registry.New(), Git: gitsource.New(), Options: opts}
+	fc, err := forge.New(forge.WithEndpoints(env.forgeEndpoints...))
+	if err != nil {
+		return nil, err
+	}
+	env.engine = &diagnostics.Engine{Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
 	return env, nil
 }
 
@@ -99,8 +119,11 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 func (e *Env) UseCluster(c diagnostics.Cluster) { e.engine.Cluster = c }
 
 // LogSource serves the scenario's Image Updater logs for every pod (a real
-// API server has no kubelet to serve them).
-func (e *Env) LogSource() cluster.LogSource { return staticLogs(e.expand(e.Scenario.Logs)) }
+// API server has no kubelet to serve them), or fails as the scenario's
+// logsUnavailable says.
+func (e *Env) LogSource() cluster.LogSource {
+	return staticLogs{text: e.expand(e.Scenario.Logs), unavailable: e.Scenario.LogsUnavailable}
+}
 
 // Engine is the diagnosis engine wired to the scenario.
 func (e *Env) Engine() *diagnostics.Engine { return e.engine }
@@ -121,7 +144,16 @@ func (e *Env) Close() {
 		e.Registry.Close()
 	}
 	if e.Git != nil {
-		e.Git.Close()
+		e.Git.Close() // and its SSH server
+	}
+	if e.Forge != nil {
+		e.Forge.Close()
+	}
+	if e.HelmRepo != nil {
+		e.HelmRepo.Close()
+	}
+	if e.Proxy != nil {
+		e.Proxy.Close()
 	}
 }
 
@@ -135,7 +167,31 @@ func Run(ctx context.Context, sc *Scenario) (*diagnostics.Report, error) {
 	return env.Diagnose(ctx), nil
 }
 
+// expand replaces the ${VAR} placeholders. A multi-line value (a PEM
+// certificate, a key) standing alone on its line is indented like the
+// placeholder, so it can sit in a YAML block scalar.
 func (e *Env) expand(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "${") || !strings.HasSuffix(t, "}") {
+			continue
+		}
+		v, ok := e.Vars[t[2:len(t)-1]]
+		if !ok || !strings.Contains(strings.TrimRight(v, "\n"), "\n") {
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		var b strings.Builder
+		for j, vl := range strings.Split(strings.TrimRight(v, "\n"), "\n") {
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(indent + vl)
+		}
+		lines[i] = b.String()
+	}
+	s = strings.Join(lines, "\n")
 	for k, v := range e.Vars {
 		s = strings.ReplaceAll(s, "${"+k+"}", v)
 	}
@@ -175,6 +231,9 @@ func (e *Env) startRegistry(ctx context.Context) error {
 	}
 	e.Registry = srv
 	e.Vars["REGISTRY"] = srv.Host
+	if rs.Hostname != "" {
+		e.Vars["REGISTRY"] = rs.Hostname + ":" + portOf(srv.Host)
+	}
 	if rs.Unreachable {
 		e.Vars["REGISTRY"] = unreachableHost
 	}
@@ -208,6 +267,9 @@ func (e *Env) startRegistry(ctx context.Context) error {
 func (e *Env) startGit() error {
 	gs := e.Scenario.Git
 	var opts []labgit.Option
+	if gs.TLS {
+		opts = append(opts, labgit.WithPrivateCA())
+	}
 	if gs.Auth != nil {
 		opts = append(opts, labgit.WithBasicAuth(gs.Auth.Username, gs.Auth.Password))
 	}
@@ -220,6 +282,9 @@ func (e *Env) startGit() error {
 	}
 	e.Git = srv
 	e.Vars["GIT"] = strings.TrimSuffix(srv.URL, "/")
+	if gs.TLS {
+		e.Vars["GIT_CA_PEM"] = string(srv.CAPEM)
+	}
 	for name, repo := range gs.Repositories {
 		spec := labgit.RepoSpec{DefaultBranch: repo.DefaultBranch, Branches: map[string]labgit.BranchSpec{}}
 		for bn, b := range repo.Branches {
@@ -244,11 +309,21 @@ func (e *Env) expandFiles(files map[string]string) map[string]string {
 	return out
 }
 
-// staticLogs serves the scenario's Image Updater logs for every pod.
-type staticLogs string
+// staticLogs serves the scenario's Image Updater logs for every pod, or
+// fails as a cluster without pods/log or without an answering kubelet does.
+type staticLogs struct {
+	text, unavailable string
+}
 
 func (s staticLogs) Logs(ctx context.Context, ns, pod, container string, o cluster.LogOptions) (string, error) {
-	return string(s), nil
+	switch s.unavailable {
+	case "forbidden":
+		return "", apierrors.NewForbidden(schema.GroupResource{Resource: "pods/log"}, pod,
+			fmt.Errorf("User \"system:serviceaccount:imgupd:imgupd\" cannot get resource \"pods/log\" in API group \"\" in the namespace %q", ns))
+	case "unreachable":
+		return "", apierrors.NewInternalError(fmt.Errorf("Get \"https://10.0.0.12:10250/containerLogs/%s/%s/%s\": dial tcp 10.0.0.12:10250: connect: no route to host", ns, pod, container))
+	}
+	return s.text, nil
 }
 
 // Objects returns the scenario's Kubernetes objects with the placeholders

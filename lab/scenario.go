@@ -51,6 +51,35 @@ type Scenario struct {
 	Objects string `json:"objects"`
 	// Logs are Image Updater's log lines, served as its pod's logs.
 	Logs string `json:"logs,omitempty"`
+	// LogsUnavailable makes the pod's logs unreadable, as on clusters that
+	// do not grant pods/log ("forbidden") or whose node does not answer
+	// ("unreachable"); Logs is then ignored.
+	LogsUnavailable string `json:"logsUnavailable,omitempty"`
+	// Proxy starts a forward proxy (HTTP CONNECT) at ${PROXY} that reaches
+	// the registry and git server by their host names (registry.hostname,
+	// git.hostname); ${CLOSED} is an address that refuses connections
+	// (a dead proxy).
+	Proxy bool `json:"proxy,omitempty"`
+	// HelmRepo is a classic Helm chart repository at ${HELM_REPO}.
+	HelmRepo *HelmRepoSpec `json:"helmRepo,omitempty"`
+}
+
+// HelmRepoSpec is a classic Helm repository (index.yaml and chart archives).
+type HelmRepoSpec struct {
+	Auth   *Auth   `json:"auth,omitempty"`
+	Charts []Chart `json:"charts"`
+}
+
+// Chart is a Helm chart with its values.yaml; in registry.charts it is
+// pushed as an OCI artifact to ${REGISTRY}/<repo>/<name>:<version>.
+type Chart struct {
+	// Repo is the OCI repository base in the registry ("charts").
+	Repo    string `json:"repo,omitempty"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Values  string `json:"values,omitempty"`
+	// Template is templates/deployment.yaml (a default one otherwise).
+	Template string `json:"template,omitempty"`
 }
 
 // AppRef names the Application to diagnose.
@@ -80,6 +109,11 @@ type RegistrySpec struct {
 	Repositories map[string][]Image `json:"repositories,omitempty"`
 	// Unreachable replaces ${REGISTRY} with a host that does not resolve.
 	Unreachable bool `json:"unreachable,omitempty"`
+	// Hostname makes ${REGISTRY} HOSTNAME:PORT, a name that does not
+	// resolve: only the scenario's proxy reaches it (see Scenario.Proxy).
+	Hostname string `json:"hostname,omitempty"`
+	// Charts are Helm charts pushed as OCI artifacts.
+	Charts []Chart `json:"charts,omitempty"`
 }
 
 // RegistryAuth is the registry's authentication.
@@ -121,6 +155,17 @@ type GitSpec struct {
 	ReadOnly *Auth `json:"readOnly,omitempty"`
 	// Repositories map a name to its branches.
 	Repositories map[string]Repo `json:"repositories,omitempty"`
+	// TLS serves HTTPS with a certificate from a private CA: ${GIT} is
+	// https://, ${GIT_CA_PEM} the CA (for argocd-tls-certs-cm).
+	TLS bool `json:"tls,omitempty"`
+	// SSH also serves the repositories over SSH at ${GIT_SSH}
+	// (ssh://git@127.0.0.1:PORT); ${GIT_SSH_KNOWN_HOSTS} is the server's
+	// known_hosts line and ${GIT_SSH_KEY} an authorized private key (PEM).
+	SSH bool `json:"ssh,omitempty"`
+	// Forge answers as a forge's REST API for the git server's host:
+	// github, gitlab, gitea or bitbucket. Branches marked protected are
+	// protected there; git.auth's password is a token that may push.
+	Forge string `json:"forge,omitempty"`
 }
 
 // Repo is one git repository.
@@ -194,6 +239,16 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	}
 	if st := sc.ExpectState; st != "" && !knownState(st) {
 		return nil, &ScenarioError{File: file, Field: "expectState", Reason: fmt.Sprintf("%q is not a state (want one of %s)", st, stateNames())}
+	}
+	switch sc.LogsUnavailable {
+	case "", "forbidden", "unreachable":
+	default:
+		return nil, &ScenarioError{File: file, Field: "logsUnavailable", Reason: fmt.Sprintf("%q: want forbidden or unreachable", sc.LogsUnavailable)}
+	}
+	switch sc.Git.Forge {
+	case "", "github", "gitlab", "gitea", "bitbucket":
+	default:
+		return nil, &ScenarioError{File: file, Field: "git.forge", Reason: fmt.Sprintf("%q: want github, gitlab, gitea or bitbucket", sc.Git.Forge)}
 	}
 	if a := sc.Registry.Auth; a != nil && a.Type != "basic" && a.Type != "token" {
 		return nil, &ScenarioError{File: file, Field: "registry.auth.type", Reason: fmt.Sprintf("%q: want basic or token", a.Type)}

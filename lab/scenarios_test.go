@@ -91,7 +91,19 @@ var silentScenarios = map[string]string{
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
-	"proxy-missing": "no referenced wording for a missing proxy; no line is invented",
+	"proxy-missing":                      "no referenced wording for a missing proxy; no line is invented",
+	"healthy-through-updater-proxy":      "the update is due on the next cycle; nothing logged per app yet",
+	"sync-off-update-due":                "the update is due on the next cycle; nothing logged per app yet",
+	"constraint-downgrade":               "the downgrade is due on the next cycle; nothing logged per app yet",
+	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
+	"source-private-ca":                  "no write in the objects yet; nothing fails before it",
+	"source-insecure-true":               "no write in the objects yet; nothing fails before it",
+	"helm-chart-from-oci-repo":           "no write in the objects yet; nothing fails before it",
+	"multi-source-image-in-other-source": "no write in the objects yet; nothing fails before it",
+	// The scenario's point: Image Updater's logs cannot be read.
+	"healthy-logs-and-source-unreadable": "pods/log is forbidden",
+	"protected-branch-github-api":        "the node does not serve logs; the forge's API answers instead",
+	"protected-branch-gitlab-api":        "the node does not serve logs; the forge's API answers instead",
 	// An unknown key in registries.conf is fatal at start-up (§4.2): no cycle reaches the app.
 	"registries-conf-invalid": "the controller cannot load registries.conf and processes nothing",
 	// The not-live message is debug only (§5.1, §6).
@@ -156,5 +168,40 @@ func checkAppLogLines(t *testing.T, sc *Scenario, r *diagnostics.Report) {
 		t.Errorf("listed as silent (%s), but the report shows %d line(s) about the app, e.g. %q", why, len(about), about[0])
 	case !silent && len(about) == 0:
 		t.Errorf("the report's UpdaterLog has no line about %s beyond generic cycle lines (%d line(s)); add what Image Updater logs for this case, or list the scenario in silentScenarios with the reason", sc.App.Name, len(r.UpdaterLog))
+	}
+}
+
+// TestBuiltinRootCauseFixes: every built-in scenario names its state, and
+// the root cause of every one that has one says where to change what, with
+// a snippet to paste: the object and field (Fix.Where) and the value
+// (Fix.Snippet).
+func TestBuiltinRootCauseFixes(t *testing.T) {
+	all, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			if sc.ExpectState == "" {
+				t.Fatal("built-in scenarios must name expectState")
+			}
+			r, err := Run(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := r.RootCause
+			if rc == nil {
+				return
+			}
+			switch {
+			case rc.Fix == nil || rc.Fix.Summary == "":
+				t.Errorf("root cause %s has no fix", rc.Code)
+			case rc.Fix.Snippet == "":
+				t.Errorf("root cause %s: the fix %q has no snippet to paste", rc.Code, rc.Fix.Summary)
+			case rc.Fix.Where == "" && !strings.Contains(rc.Fix.Snippet, "kubectl "):
+				t.Errorf("root cause %s: the fix %q names no object (Where) and no kubectl command", rc.Code, rc.Fix.Summary)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -55,8 +56,26 @@ func TestScenarioPayloads(t *testing.T) {
 					}
 				}
 			}
-			for _, k := range []string{"REGISTRY", "GIT"} {
+			// Every address the scenario's servers got (longest first, so
+			// ${GIT_SSH} is not half-replaced by ${GIT}).
+			keys := make([]string, 0, len(env.Vars))
+			for k, v := range env.Vars {
+				if v != "" && !strings.Contains(v, "\n") {
+					keys = append(keys, k)
+				}
+			}
+			sort.Slice(keys, func(i, j int) bool {
+				if len(env.Vars[keys[i]]) != len(env.Vars[keys[j]]) {
+					return len(env.Vars[keys[i]]) > len(env.Vars[keys[j]])
+				}
+				return keys[i] < keys[j]
+			})
+			for _, k := range keys {
 				norm = strings.ReplaceAll(norm, env.Vars[k], "${"+k+"}")
+				// Fixes may rewrite http:// as https://.
+				if u, ok := strings.CutPrefix(env.Vars[k], "http://"); ok {
+					norm = strings.ReplaceAll(norm, "https://"+u, "https://${"+k+"#host}")
+				}
 			}
 			golden := filepath.Join("testdata", "golden", sc.Name+".json")
 			if *update {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	goio "io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +14,9 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/render"
 )
@@ -26,6 +30,8 @@ type diagnoseOptions struct {
 	output           string
 	timeout          time.Duration
 	verbose          bool
+	updaterLog       string
+	forges           []string
 }
 
 func newDiagnoseCmd(io streams) *cobra.Command {
@@ -38,9 +44,19 @@ as Image Updater would, and runs staged checks: health, target, source and mappi
 registry and network, candidates, write-back, sync, history. The first failing check is the root
 cause; each finding has its evidence and a fix. Nothing is written anywhere.
 
-Exit status: 0 nothing blocks updates, 1 a failing finding, 2 could not diagnose.`,
+The report answers one question: will the tag Image Updater should pick reach the cluster, and if
+not, what stops it? What imgupd could not check is listed as not verified, with what would verify it.
+
+Exit status, by state:
+  0  up-to-date or update-on-its-way   nothing stops the tag
+  1  blocked                           Image Updater cannot (registry, credentials, write-back, ...)
+  2  unknown                           a check that decides the answer could not be made (or bad input)
+  3  wrong-update                      Image Updater writes something with no effect or not wanted
+  4  not-deployed                      Image Updater writes, Argo CD does not deploy it
+  5  held-back                         the configuration keeps newer tags out`,
 		Example: `  imgupd diagnose guestbook -n argocd
-  imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown`,
+  imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown
+  kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m | imgupd diagnose web --updater-log -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.app = args[0]
@@ -55,6 +71,8 @@ Exit status: 0 nothing blocks updates, 1 a failing finding, 2 could not diagnose
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, markdown or blockkit (the Slack payload)")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
+	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
+	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
 	return cmd
 }
 
@@ -64,14 +82,27 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	default:
 		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
 	}
-	eng, err := clusterEngine(o.kube, o.timeout, "")
+	forges, err := parseForges(o.forges)
+	if err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	req := diagnostics.Request{App: o.app, UpdaterNamespace: o.updaterNamespace}
+	if o.updaterLog != "" {
+		text, err := readUpdaterLog(o.updaterLog, io)
+		if err != nil {
+			return &exitError{code: exitNoDecide, err: err}
+		}
+		req.UpdaterLog = &text
+	}
+	eng, err := clusterEngine(o.kube, o.timeout, "", forges)
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if o.namespace == "" {
 		o.namespace = contextNamespace(o.kube)
 	}
-	rep := eng.Diagnose(ctx, diagnostics.Request{App: o.app, Namespace: o.namespace, UpdaterNamespace: o.updaterNamespace})
+	req.Namespace = o.namespace
+	rep := eng.Diagnose(ctx, req)
 	if err := writeReport(io, rep, o.output, o.verbose); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
@@ -109,7 +140,7 @@ func reportExit(rep *diagnostics.Report) error {
 // clusterEngine is the engine over a real cluster (kubeconfig or
 // in-cluster), its registries and git; name "" names the cluster by its
 // API server URL.
-func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name string) (*diagnostics.Engine, error) {
+func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name string, forges []forge.Endpoint) (*diagnostics.Engine, error) {
 	cfg, err := cluster.RESTConfig(kube)
 	if err != nil {
 		return nil, err
@@ -121,8 +152,41 @@ func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name strin
 	if name == "" {
 		name = cfg.Host
 	}
-	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(),
+	fc, err := forge.New(forge.WithEndpoints(forges...))
+	if err != nil {
+		return nil, err
+	}
+	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(),
 		Options: diagnostics.Options{Timeout: timeout, ClusterName: name}}, nil
+}
+
+// maxUpdaterLog bounds --updater-log, as the pod log read is bounded.
+const maxUpdaterLog = 16 << 20
+
+// readUpdaterLog reads --updater-log: a file, or - for stdin.
+func readUpdaterLog(path string, io streams) (string, error) {
+	var rd goio.Reader
+	if path == "-" {
+		rd = io.In
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("--updater-log: %w", err)
+		}
+		defer f.Close()
+		rd = f
+	}
+	if rd == nil {
+		return "", fmt.Errorf("--updater-log -: no standard input")
+	}
+	b, err := goio.ReadAll(goio.LimitReader(rd, maxUpdaterLog+1))
+	if err != nil {
+		return "", fmt.Errorf("--updater-log: %w", err)
+	}
+	if len(b) > maxUpdaterLog {
+		b = b[len(b)-maxUpdaterLog:] // the newest part matters
+	}
+	return string(b), nil
 }
 
 // contextNamespace is the kubeconfig context's namespace, else argocd.

@@ -42,6 +42,7 @@ type serveOptions struct {
 	leaderElect      bool
 	leaseNamespace   string
 	leaseName        string
+	forges           []string
 }
 
 func newServeCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
@@ -82,6 +83,7 @@ per command to stdout.`,
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "run several replicas: only the one holding the Lease connects to Slack, the others wait")
 	f.StringVar(&o.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: POD_NAMESPACE, else imgupd)")
 	f.StringVar(&o.leaseName, "leader-election-name", "imgupd", "name of the Lease")
+	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
 	return cmd
 }
 
@@ -213,7 +215,11 @@ func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, fun
 		eng.Options.Timeout = o.timeout
 		return eng, env.Close, nil
 	}
-	eng, err := clusterEngine(o.kube, o.timeout, o.clusterName)
+	forges, err := parseForges(o.forges)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := clusterEngine(o.kube, o.timeout, o.clusterName, forges)
 	if err != nil {
 		return nil, nil, err
 	}

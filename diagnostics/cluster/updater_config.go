@@ -167,3 +167,27 @@ func (r *Reader) updaterPods(ctx context.Context, d *appsv1.Deployment, containe
 	}
 	return out, nil
 }
+
+// Where Image Updater's controller reads SSH host keys and TLS certificates
+// for git (the upstream manifests mount argocd-ssh-known-hosts-cm at
+// /app/config/ssh).
+const (
+	updaterSSHDir = "/app/config/ssh"
+	updaterTLSDir = "/app/config/tls"
+)
+
+// mountedConfigMap is the ConfigMap mounted at dir in the container ("" when
+// none: no volume there, or not a ConfigMap).
+func mountedConfigMap(spec *corev1.PodSpec, c *corev1.Container, dir string) string {
+	for _, m := range c.VolumeMounts {
+		if path.Clean(m.MountPath) != dir || m.SubPath != "" {
+			continue
+		}
+		for _, v := range spec.Volumes {
+			if v.Name == m.Name && v.ConfigMap != nil {
+				return v.ConfigMap.Name
+			}
+		}
+	}
+	return ""
+}

@@ -79,6 +79,11 @@ type UpdaterInstall struct {
 	// Proxy is the proxy configuration Go's HTTP client derives from the
 	// environment.
 	Proxy Proxy
+	// SSHKnownHostsConfigMap and TLSCertsConfigMap name the ConfigMaps
+	// mounted where the controller's git client reads SSH host keys
+	// (/app/config/ssh, upstream: argocd-ssh-known-hosts-cm) and TLS
+	// certificates (/app/config/tls); "" when nothing is mounted there.
+	SSHKnownHostsConfigMap, TLSCertsConfigMap string
 	// LogLevel is --loglevel or IMAGE_UPDATER_LOGLEVEL, default "info".
 	LogLevel string
 
@@ -268,6 +273,8 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.Args = redactArgs(expandArgs(append(append([]string{}, c.Command...), c.Args...), u.Env))
 	u.settings()
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
+	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterSSHDir)
+	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterTLSDir)
 	u.Partial = append(u.Partial, cms.failures()...)
 	if pods, err := r.updaterPods(ctx, d, c.Name); err != nil {
 		u.Partial = append(u.Partial, err)

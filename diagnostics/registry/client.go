@@ -40,6 +40,10 @@ type Target struct {
 	Username, Password string
 	// CAData is an optional PEM bundle of extra root CAs.
 	CAData []byte
+	// Proxy, when set, is the HTTP(S) proxy every request goes through
+	// (Image Updater's proxy for this registry, to probe its path); nil
+	// leaves the client's transport as it is (its own environment proxy).
+	Proxy *url.URL
 }
 
 // Option configures a Client.
@@ -141,7 +145,11 @@ func (c *Client) session(t Target) (*session, error) {
 // targetKey identifies a target without keeping its secrets readable.
 func targetKey(t Target) string {
 	h := sha256.New()
-	for _, f := range []string{t.APIURL, t.Repository, fmt.Sprint(t.Insecure), t.Username, t.Password, string(t.CAData)} {
+	proxy := ""
+	if t.Proxy != nil {
+		proxy = t.Proxy.String()
+	}
+	for _, f := range []string{t.APIURL, t.Repository, fmt.Sprint(t.Insecure), t.Username, t.Password, string(t.CAData), proxy} {
 		fmt.Fprintf(h, "%d:%s;", len(f), f)
 	}
 	return string(h.Sum(nil))
@@ -192,10 +200,13 @@ func (c *Client) baseFor(t Target) (http.RoundTripper, error) {
 	if !ok {
 		return c.base, nil
 	}
-	if !t.Insecure && len(t.CAData) == 0 {
+	if !t.Insecure && len(t.CAData) == 0 && t.Proxy == nil {
 		return ht, nil // shared: connections are reused across Clients
 	}
 	ht = ht.Clone()
+	if t.Proxy != nil {
+		ht.Proxy = http.ProxyURL(t.Proxy)
+	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if ht.TLSClientConfig != nil {
 		cfg = ht.TLSClientConfig.Clone()

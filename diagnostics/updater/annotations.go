@@ -187,10 +187,15 @@ func ParseAnnotations(app Application, v Version) (AnnotationConfig, error) {
 		missing := problemf(ProblemImageListMissing, SeverityError, "%v", err)
 		lint := lintAnnotationKeys(app, nil, v)
 		for _, l := range lint {
-			// A misspelled image-list is the cause: name it in the error.
+			// A misspelled image-list is the cause: name it in the error,
+			// and lint the other keys against the aliases it was meant to
+			// declare.
 			if l.Suggest == AnnotationImageList {
 				missing.Message += fmt.Sprintf("; the app has %q instead: did you mean %q?", l.Key, AnnotationImageList)
 				missing.Key, missing.Value, missing.Suggest = l.Key, l.Value, l.Suggest
+				if refs, err := ParseImageList(l.Value, v); err == nil {
+					lint = lintAnnotationKeys(app, refs, v)
+				}
 				break
 			}
 		}

@@ -399,6 +399,9 @@ func regUnknownKeyReason(key string, known []string, v Version) string {
 			return fmt.Sprintf("unknown key %q; did you mean %q?", key, k)
 		}
 	}
+	if best, d := closest(key, known); best != "" && d <= 2 {
+		return fmt.Sprintf("unknown key %q; did you mean %q?", key, best)
+	}
 	switch norm {
 	case "url", "api", "apiurl", "endpoint", "server":
 		return fmt.Sprintf("unknown key %q; the registry URL key is api_url", key)

@@ -1,0 +1,242 @@
+package cluster
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Repository is what Argo CD's repo-server (and Image Updater's
+// git:repocreds, which calls the same code) resolves for one repository URL:
+// the repository Secret that matches it, the fields a credential template
+// filled in, and where each came from. Data holds the merged secret fields
+// and is never printed (see Format).
+type Repository struct {
+	// RepoURL is the URL asked for; URL is the one fetched (the matched
+	// Secret's url, else RepoURL).
+	RepoURL, URL string
+	// Secret is the matched repository Secret ("" none); Template the
+	// repo-creds Secret whose credentials were copied ("" none).
+	Secret, Template string
+	// Project is the matched Secret's project ("" unscoped).
+	Project string
+	// Data is the merged secret data: credentials, proxy, flags.
+	Data map[string][]byte
+	// Why says in one line how the match was made (no secret values).
+	Why string
+	// Err is a field Argo CD cannot parse (a boolean that is not one): Argo
+	// CD then fails to read the repository at all.
+	Err error
+}
+
+// Format prints the repository with Data values masked.
+func (r Repository) Format(f fmt.State, verb rune) {
+	keys := make([]string, 0, len(r.Data))
+	for k := range r.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(f, "Repository{URL:%s Secret:%s Template:%s Project:%s Data:%s}", redactURL(r.URL), r.Secret, r.Template, r.Project, strings.Join(keys, ","))
+}
+
+// Get returns a merged field ("" when unset).
+func (r Repository) Get(key string) string { return string(r.Data[key]) }
+
+// Bool reads a boolean field as Argo CD does (strconv.ParseBool; unset is
+// false).
+func (r Repository) Bool(key string) bool {
+	b, _ := strconv.ParseBool(strings.TrimSpace(r.Get(key)))
+	return b
+}
+
+// Insecure is Argo CD's IsInsecure for git: insecure or
+// insecureIgnoreHostKey (only a repository Secret's; a template's insecure
+// is ignored).
+func (r Repository) Insecure() bool { return r.Bool("insecure") || r.Bool("insecureIgnoreHostKey") }
+
+// HasCredentials is Argo CD's Repository.HasCredentials.
+func (r Repository) HasCredentials() bool { return hasCredentials(r.Data) }
+
+func hasCredentials(d map[string][]byte) bool {
+	for _, k := range []string{"username", "password", "bearerToken", "sshPrivateKey", "tlsClientCertData", "githubAppPrivateKey", "azureServicePrincipalClientSecret"} {
+		if len(d[k]) > 0 {
+			return true
+		}
+	}
+	b, _ := strconv.ParseBool(string(d["useAzureWorkloadIdentity"]))
+	return b
+}
+
+// templateFill are the fields a credential template fills when empty;
+// templateOverwrite those it overwrites, even with false
+// (CopyCredentialsFrom).
+var (
+	templateFill = []string{"username", "password", "bearerToken", "sshPrivateKey", "tlsClientCertData", "tlsClientCertKey",
+		"githubAppPrivateKey", "githubAppID", "githubAppInstallationID", "githubAppEnterpriseBaseUrl", "gcpServiceAccountKey",
+		"azureServicePrincipalClientID", "azureServicePrincipalClientSecret", "azureServicePrincipalTenantID", "azureActiveDirectoryEndpoint",
+		"proxy", "noProxy", "type"}
+	templateOverwrite = []string{"enableOCI", "insecureOCIForceHttp", "forceHttpBasicAuth", "useAzureWorkloadIdentity"}
+	repoBools         = []string{"insecure", "insecureIgnoreHostKey", "enableOCI", "insecureOCIForceHttp", "forceHttpBasicAuth", "enableLfs", "useAzureWorkloadIdentity"}
+)
+
+// ResolveRepository finds the repository configuration Argo CD uses for
+// repoURL in an Application of project: among the "repository" Secrets
+// whose url is the same after ArgoNormalizeURL, the one scoped to the
+// project wins, else an unscoped one (Secrets of other projects are
+// skipped); when the result holds no credentials, the "repo-creds" template
+// whose normalised url is the longest string prefix (no path boundary) fills
+// the empty credential fields. A URL that does not normalise matches
+// Secrets only by its exact text and never a template.
+func ResolveRepository(creds []RepoCred, repoURL, project string) Repository {
+	want := ArgoNormalizeURL(repoURL)
+	same := func(u string) bool {
+		if want == "" {
+			return strings.TrimSpace(u) == strings.TrimSpace(repoURL)
+		}
+		return ArgoNormalizeURL(u) == want
+	}
+	var scoped, unscoped *RepoCred
+	for i := range creds {
+		c := &creds[i]
+		if c.Type != SecretTypeRepository || !same(c.URL) {
+			continue
+		}
+		switch c.Project {
+		case project:
+			if project != "" && scoped == nil {
+				scoped = c
+			}
+			if project == "" {
+				unscoped = c
+			}
+		case "":
+			unscoped = c
+		}
+	}
+	out := Repository{RepoURL: repoURL, URL: repoURL, Data: map[string][]byte{}}
+	var why []string
+	if m := firstNonNil(scoped, unscoped); m != nil {
+		out.Secret, out.Project, out.URL = m.SecretName, m.Project, m.URL
+		for k, v := range m.Data {
+			out.Data[k] = v
+		}
+		scope := "unscoped"
+		if m.Project != "" {
+			scope = "project " + m.Project
+		}
+		why = append(why, fmt.Sprintf("repository Secret %s (%s) has url %s", m.SecretName, scope, redactURL(m.URL)))
+	} else {
+		why = append(why, fmt.Sprintf("no repository Secret has url %s", redactURL(repoURL)))
+	}
+	if !hasCredentials(out.Data) && want != "" {
+		var best *RepoCred
+		bestLen := 0
+		for i := range creds {
+			c := &creds[i]
+			if c.Type != SecretTypeRepoCreds {
+				continue
+			}
+			p := ArgoNormalizeURL(c.URL)
+			if p != "" && strings.HasPrefix(want, p) && len(p) > bestLen {
+				best, bestLen = c, len(p)
+			}
+		}
+		if best != nil {
+			out.Template = best.SecretName
+			for _, k := range templateFill {
+				if len(out.Data[k]) == 0 && len(best.Data[k]) > 0 {
+					out.Data[k] = best.Data[k]
+				}
+			}
+			for _, k := range templateOverwrite {
+				out.Data[k] = best.Data[k]
+			}
+			why = append(why, fmt.Sprintf("credentials from repo-creds %s (longest url prefix %s)", best.SecretName, redactURL(best.URL)))
+		} else if out.Secret == "" || !hasCredentials(out.Data) {
+			why = append(why, "no repo-creds url is a prefix of it: anonymous access")
+		}
+	}
+	for _, k := range repoBools {
+		if v := strings.TrimSpace(string(out.Data[k])); v != "" {
+			if _, err := strconv.ParseBool(v); err != nil {
+				out.Err = fmt.Errorf("field %s=%q of Secret %s is not a boolean: Argo CD cannot read the repository", k, v, firstName(out.Secret, out.Template))
+			}
+		}
+	}
+	out.Why = strings.Join(why, "; ")
+	return out
+}
+
+func firstNonNil(a, b *RepoCred) *RepoCred {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func firstName(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// sshURLRE is Argo CD's IsSSHURL test.
+var sshURLRE = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
+
+// IsArgoSSHURL reports whether Argo CD treats the URL as SSH: any
+// user@host... without another scheme.
+func IsArgoSSHURL(u string) bool {
+	return sshURLRE.MatchString(strings.ToLower(strings.TrimSpace(u)))
+}
+
+// ArgoNormalizeURL is Argo CD's git.NormalizeGitURL: the whole URL
+// lower-cased, scp form user@host:path as user@host/path, one trailing
+// ".git" removed, a leading "ssh://" dropped; "" when it does not parse.
+// A trailing "/", a port, the scheme and userinfo are kept, so URLs that
+// differ in them are different repositories to Argo CD.
+func ArgoNormalizeURL(raw string) string {
+	s := strings.ToLower(strings.TrimSpace(raw))
+	if s == "" {
+		return ""
+	}
+	if sshURLRE.MatchString(s) {
+		if !strings.HasPrefix(s, "ssh://") {
+			s = "ssh://" + strings.Replace(s, ":", "/", 1)
+		}
+	}
+	s = strings.TrimSuffix(s, ".git")
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	if u.Port() != "" {
+		if _, err := strconv.Atoi(u.Port()); err != nil {
+			return ""
+		}
+	}
+	return strings.TrimPrefix(u.String(), "ssh://")
+}
+
+// HostOf is the host name of a repository URL, without port, as Argo CD
+// keys argocd-tls-certs-cm (scheme-less and scp URLs included).
+func HostOf(raw string) string {
+	s := strings.TrimSpace(raw)
+	if IsArgoSSHURL(s) && !strings.Contains(s, "://") {
+		at, colon := strings.Index(s, "@"), strings.Index(s, ":")
+		if at >= 0 && colon > at {
+			return s[at+1 : colon]
+		}
+	}
+	if !strings.Contains(s, "://") {
+		s = "dummy://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}

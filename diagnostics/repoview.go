@@ -1,0 +1,289 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// Argo CD's ConfigMaps of trust, in its namespace.
+const (
+	argoTLSCertsCM   = "argocd-tls-certs-cm"
+	argoKnownHostsCM = "argocd-ssh-known-hosts-cm"
+	knownHostsKey    = "ssh_known_hosts"
+)
+
+// repoView is how one party (Argo CD's repo-server, or Image Updater's
+// write-back) reaches a git repository: the repository configuration Argo
+// CD resolves, and the credentials, trust and proxy derived from it.
+type repoView struct {
+	repo cluster.Repository
+	auth gitsource.Auth
+	// trust lists where the trust came from, for the evidence.
+	trust []Evidence
+	// limit, when set, is why imgupd cannot reach the repository the way
+	// that party does (a GitHub App without installation ID, a bearer
+	// token): the read is then not verified, never a failure.
+	limit string
+}
+
+// argoNamespace is where Argo CD (and the Secrets and ConfigMaps it reads)
+// lives: Image Updater's --argocd-namespace, else its own namespace, else
+// the updater namespace asked for.
+func (r *run) argoNamespace() string {
+	if r.install != nil {
+		if r.install.ArgoCDNamespace != "" {
+			return r.install.ArgoCDNamespace
+		}
+		return r.install.Namespace
+	}
+	return r.req.UpdaterNamespace
+}
+
+// repoCreds lists Argo CD's repository Secrets once per diagnosis.
+func (r *run) repoCreds(ctx context.Context) ([]cluster.RepoCred, error) {
+	if r.repoCredsDone {
+		return r.repoCredsList, r.repoCredsErr
+	}
+	r.repoCredsList, r.repoCredsErr = r.e.Cluster.RepoCredentials(ctx, r.argoNamespace())
+	r.repoCredsDone = true
+	return r.repoCredsList, r.repoCredsErr
+}
+
+// configMap reads a ConfigMap once per diagnosis; a missing one is empty.
+func (r *run) configMap(ctx context.Context, ns, name string) (map[string]string, error) {
+	key := ns + "/" + name
+	if c, ok := r.cms[key]; ok {
+		return c.data, c.err
+	}
+	data, err := r.e.Cluster.ConfigMap(ctx, ns, name)
+	if err != nil && cluster.IsNotFound(err) {
+		data, err = map[string]string{}, nil
+	}
+	r.cms[key] = cmEntry{data, err}
+	return data, err
+}
+
+type cmEntry struct {
+	data map[string]string
+	err  error
+}
+
+// argoView is how Argo CD's repo-server reads repoURL for the app's
+// project: the repository Secret or credential template (username and
+// password, TLS client certificate, SSH key, proxy/noProxy, insecure), the
+// CA of argocd-tls-certs-cm for the host (replacing the system roots), the
+// SSH host keys of argocd-ssh-known-hosts-cm. A read that fails (forbidden)
+// is returned as an unknown finding: the source cannot be read as Argo CD
+// reads it.
+func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding) {
+	ns := r.argoNamespace()
+	creds, err := r.repoCreds(ctx)
+	if err != nil {
+		f := readFailure(StageSource, "Argo CD's repository Secrets in "+ns, err)
+		f.Decides = false
+		return repoView{}, &f
+	}
+	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
+	v := repoView{repo: repo}
+	if repo.Err != nil {
+		v.limit = repo.Err.Error()
+		return v, nil
+	}
+	v.auth, v.limit = r.credsAuth(ctx, repo, true)
+	v.auth.InsecureSkipTLS = repo.Insecure()
+	if !cluster.IsArgoSSHURL(repoURL) {
+		// HTTPS: the repository's proxy when set, else the environment.
+		v.auth.Proxy, v.auth.NoProxy = repo.Get("proxy"), repo.Get("noProxy")
+	}
+	if v.auth.InsecureSkipTLS {
+		v.trust = append(v.trust, ev("trust", "insecure: true on "+firstNonEmpty(repo.Secret, "the repository")+": Argo CD does not verify the server (TLS or host key), neither does imgupd"))
+		return v, nil
+	}
+	host := cluster.HostOf(repoURL)
+	if cluster.IsArgoSSHURL(repoURL) {
+		cm, err := r.configMap(ctx, ns, argoKnownHostsCM)
+		if err != nil {
+			f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoKnownHostsCM+" (SSH host keys)", err)
+			f.Decides = false
+			return v, &f
+		}
+		v.auth.KnownHosts = []byte(cm[knownHostsKey])
+		v.trust = append(v.trust, ev("trust", fmt.Sprintf("SSH host keys from %s/%s (%d line(s))", ns, argoKnownHostsCM, countLines(cm[knownHostsKey]))))
+		return v, nil
+	}
+	cm, err := r.configMap(ctx, ns, argoTLSCertsCM)
+	if err != nil {
+		f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoTLSCertsCM+" (TLS certificates)", err)
+		f.Decides = false
+		return v, &f
+	}
+	if pem := cm[host]; strings.Contains(pem, "BEGIN CERTIFICATE") {
+		v.auth.CAData, v.auth.CAReplacesSystemRoots = []byte(pem), true
+		v.trust = append(v.trust, ev("trust", fmt.Sprintf("CA from %s/%s key %s (replaces the system roots for that host)", ns, argoTLSCertsCM, host)))
+	}
+	return v, nil
+}
+
+// updaterView is how Image Updater's git write-back reaches repoURL with
+// git:repocreds: Argo CD's repository resolution (same Secrets, same
+// namespace), but Image Updater's own credential choice (no bearer token,
+// a GitHub App only with an installation ID), its pod's proxy for HTTPS (it
+// ignores the Secret's proxy) and the host keys mounted in its pod.
+func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Finding) {
+	ns := r.argoNamespace()
+	creds, err := r.repoCreds(ctx)
+	if err != nil {
+		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
+		f.Verify = "grant imgupd list on secrets in " + ns + " (only Argo CD's repository Secrets are read)"
+		return repoView{}, &f
+	}
+	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
+	v := repoView{repo: repo}
+	if !repo.HasCredentials() {
+		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repoURL)).
+			with(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
+				ev("looked in", "Secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
+		f = f.fix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
+			fmt.Sprintf("kubectl -n %s create secret generic repo-%s --from-literal=url=%s --from-literal=username=<user> --from-literal=password=<token>\nkubectl -n %s label secret repo-%s argocd.argoproj.io/secret-type=repository",
+				ns, r.req.App, repoURL, ns, r.req.App), "sh")
+		return v, &f
+	}
+	v.auth, v.limit = r.credsAuth(ctx, repo, false)
+	v.auth.InsecureSkipTLS = repo.Insecure()
+	if r.install != nil && !cluster.IsArgoSSHURL(repoURL) {
+		p := r.install.Proxy
+		v.auth.Proxy, v.auth.NoProxy = p.HTTPSProxy, p.NoProxy
+		if strings.HasPrefix(strings.ToLower(repoURL), "http://") {
+			v.auth.Proxy = p.HTTPProxy
+		}
+	}
+	if v.auth.InsecureSkipTLS || r.install == nil {
+		return v, nil
+	}
+	if cluster.IsArgoSSHURL(repoURL) {
+		name := r.install.SSHKnownHostsConfigMap
+		if name == "" {
+			v.auth.KnownHosts = []byte{}
+			v.trust = append(v.trust, ev("trust", "no ConfigMap is mounted at /app/config/ssh in Image Updater's pod: it knows no SSH host key"))
+			return v, nil
+		}
+		cm, err := r.configMap(ctx, r.install.Namespace, name)
+		if err != nil {
+			f := readFailure(StageWriteBack, "ConfigMap "+r.install.Namespace+"/"+name+" (Image Updater's SSH host keys)", err)
+			return v, &f
+		}
+		v.auth.KnownHosts = []byte(cm[knownHostsKey])
+		v.trust = append(v.trust, ev("trust", fmt.Sprintf("SSH host keys from %s/%s mounted at /app/config/ssh", r.install.Namespace, name)))
+	}
+	return v, nil
+}
+
+// credsAuth turns the resolved repository into credentials: password (or
+// bearer token, for Argo CD) for HTTPS, the SSH key, the TLS client
+// certificate, or a GitHub App installation token made through the App.
+// limit says why imgupd cannot use the credentials as that party does.
+func (r *run) credsAuth(ctx context.Context, repo cluster.Repository, argo bool) (gitsource.Auth, string) {
+	a := gitsource.Auth{
+		Username:      repo.Get("username"),
+		Password:      updater.Secret(repo.Get("password")),
+		SSHPrivateKey: updater.Secret(repo.Get("sshPrivateKey")),
+		TLSClientCert: repo.Data["tlsClientCertData"],
+		TLSClientKey:  updater.Secret(repo.Get("tlsClientCertKey")),
+	}
+	if a.Password.IsEmpty() && repo.Get("bearerToken") != "" {
+		if argo {
+			return a, "the repository Secret holds a bearerToken (Bitbucket Data Center); imgupd does not send bearer tokens to git"
+		}
+		return a, "" // Image Updater ignores bearer tokens: as without credentials
+	}
+	if a.Password.IsEmpty() && a.SSHPrivateKey.IsEmpty() && repo.Get("githubAppPrivateKey") != "" {
+		return r.gitHubAppAuth(ctx, repo, a, argo)
+	}
+	if a.Password.IsEmpty() && a.SSHPrivateKey.IsEmpty() && (repo.Get("gcpServiceAccountKey") != "" || repo.Bool("useAzureWorkloadIdentity") || repo.Get("azureServicePrincipalClientSecret") != "") {
+		return a, "the repository Secret holds Google Cloud or Azure credentials, which imgupd cannot use"
+	}
+	if a.Username == "" && !a.Password.IsEmpty() {
+		a.Username = "x-access-token" // Argo CD's default for a token without user
+	}
+	return a, ""
+}
+
+// gitHubAppAuth makes an installation token through the GitHub App, as Argo
+// CD does (Image Updater only with an installation ID).
+func (r *run) gitHubAppAuth(ctx context.Context, repo cluster.Repository, a gitsource.Auth, argo bool) (gitsource.Auth, string) {
+	appID, err1 := strconv.ParseInt(strings.TrimSpace(repo.Get("githubAppID")), 10, 64)
+	inst, err2 := strconv.ParseInt(strings.TrimSpace(repo.Get("githubAppInstallationID")), 10, 64)
+	switch {
+	case err1 != nil || appID == 0:
+		return a, "GitHub App credentials without a githubAppID"
+	case err2 != nil || inst == 0:
+		if !argo {
+			return a, "GitHub App credentials without githubAppInstallationID: Image Updater v1.3 uses the App only with an installation ID, so it has no credentials for this repository"
+		}
+		return a, "GitHub App credentials without githubAppInstallationID: Argo CD finds the installation by the organisation, which imgupd does not do"
+	case r.e.Forge == nil:
+		return a, "GitHub App credentials: imgupd has no forge client to make an installation token"
+	}
+	base := strings.TrimSuffix(repo.Get("githubAppEnterpriseBaseUrl"), "/")
+	if base == "" {
+		base = "https://api.github.com"
+	}
+	tok, err := r.e.Forge.GitHubAppToken(ctx, base, appID, inst, updater.Secret(repo.Get("githubAppPrivateKey")))
+	if err != nil {
+		return a, "a GitHub App installation token could not be made: " + oneLine(err.Error())
+	}
+	a.Username, a.Password = "x-access-token", tok
+	return a, ""
+}
+
+func (r *run) appProject() string {
+	if r.app == nil || r.app.Spec.Project == "" {
+		return "default"
+	}
+	return r.app.Spec.Project
+}
+
+func countLines(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			n++
+		}
+	}
+	return n
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// sourceReadFailure: imgupd could not read the source the way Argo CD
+// does. It is not verified, never a failure: Argo CD may well read it (the
+// app renders), and what depends on it (the mapping) is corroborating.
+func sourceReadFailure(what string, err error, v repoView) Finding {
+	f := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, oneLine(err.Error())))
+	f.Evidence = append(f.Evidence, v.trust...)
+	if v.repo.Why != "" {
+		f = f.with(ev("credentials", v.repo.Why))
+	}
+	var ge *gitsource.Error
+	if errors.As(err, &ge) {
+		if h := ge.Hint(); h != "" {
+			f = f.with(ev("hint", h))
+		}
+	}
+	f.Verify = "give imgupd what Argo CD has: network access to " + cluster.HostOf(what) + ", list on secrets and get on configmaps " + argoTLSCertsCM + " and " + argoKnownHostsCM + " in Argo CD's namespace"
+	return f
+}
