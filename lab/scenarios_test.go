@@ -92,6 +92,7 @@ var silentScenarios = map[string]string{
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
 	"proxy-missing":                      "no referenced wording for a missing proxy; no line is invented",
+	"healthy-up-to-date":                 "nothing to update: at info level nothing is logged per app",
 	"healthy-through-updater-proxy":      "the update is due on the next cycle; nothing logged per app yet",
 	"sync-off-update-due":                "the update is due on the next cycle; nothing logged per app yet",
 	"constraint-downgrade":               "the downgrade is due on the next cycle; nothing logged per app yet",

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -16,24 +18,7 @@ import (
 // API server with a kubeconfig that impersonates imgupd's ServiceAccount: the
 // whole command path (kubeconfig, flags, JSON output, exit status).
 func TestDiagnoseCommand(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "imgupd")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/imgupd")
-	build.Dir = filepath.Join("..", "..") // the main module, with its own go.sum
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building imgupd: %v\n%s", err, out)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	cfg := `apiVersion: v1
-kind: Config
-clusters: [{name: e2e, cluster: {server: "` + srv.config.Host + `", insecure-skip-tls-verify: true}}]
-users: [{name: imgupd, user: {token: "` + srv.config.BearerToken + `", as: "system:serviceaccount:imgupd:imgupd"}}]
-contexts: [{name: e2e, context: {cluster: e2e, user: imgupd, namespace: argocd}}]
-current-context: e2e
-`
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bin, kubeconfig := buildCLI(t)
 	sc, ok := lab.Builtin("report-1-image-not-live")
 	if !ok {
 		t.Fatal("no report-1-image-not-live scenario")
@@ -45,26 +30,133 @@ current-context: e2e
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("want exit status 1 (a failing finding), got %v\n%s", err, out)
+		t.Fatalf("want exit status 1 (blocked), got %v\n%s", err, out)
 	}
-	var rep struct {
-		App       struct{ Namespace, Name string }
-		Verdict   string
-		RootCause struct{ Code string }
-		Stages    []struct {
-			ID       string
-			Findings []struct{ Code, Severity string }
-		}
+	rep := parseReport(t, out)
+	if rep.App.Namespace != "argocd" || rep.Verdict != "broken" || rep.State != "blocked" || rep.RootCause.Code != "LIVE_IMAGE_NOT_LIVE" {
+		t.Fatalf("namespace %q verdict %q state %q root cause %q", rep.App.Namespace, rep.Verdict, rep.State, rep.RootCause.Code)
 	}
+	// A real API server without kubelets cannot serve pod logs: the
+	// diagnosis says so, as not verified, instead of pretending they were read.
+	if !strings.Contains(string(out), "HEALTH_LOGS_UNAVAILABLE") || len(rep.NotVerified) == 0 {
+		t.Errorf("the missing logs should be listed as not verified:\n%s", out)
+	}
+}
+
+// TestExitCodePerState: the exit status contract of `imgupd diagnose`, one
+// state at a time, through the binary on the real API server (which serves
+// no pod logs).
+func TestExitCodePerState(t *testing.T) {
+	bin, kubeconfig := buildCLI(t)
+	cases := []struct {
+		scenario, app, state string
+		code                 int
+	}{
+		{"healthy-up-to-date", "web", "up-to-date", 0},
+		{"healthy-kustomize-argocd", "web", "update-on-its-way", 0},
+		{"report-1-image-not-live", "web", "blocked", 1},
+		{"healthy-kustomize-argocd", "no-such-app", "unknown", 2},
+		{"constraint-downgrade", "web", "wrong-update", 3},
+		{"sync-off-update-due", "web", "not-deployed", 4},
+		{"updater-v1-3-prerelease-ignored", "web", "held-back", 5},
+	}
+	for _, c := range cases {
+		t.Run(c.state, func(t *testing.T) {
+			sc, ok := lab.Builtin(c.scenario)
+			if !ok {
+				t.Fatalf("no scenario %s", c.scenario)
+			}
+			_, cleanup := loadScenario(t, sc, nil)
+			defer cleanup()
+			out, err := exec.Command(bin, "diagnose", c.app, "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s").Output()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			rep := parseReport(t, out)
+			if code != c.code || rep.State != c.state {
+				t.Fatalf("exit %d state %q, want exit %d state %q\n%s", code, rep.State, c.code, c.state, out)
+			}
+		})
+	}
+}
+
+// TestUpdaterLogFromFile: on a cluster that serves no pod logs, the log
+// given with --updater-log (here on stdin) is the evidence of the rejected
+// push, as the pod's log would be.
+func TestUpdaterLogFromFile(t *testing.T) {
+	bin, kubeconfig := buildCLI(t)
+	sc, ok := lab.Builtin("article-4-protected-branch")
+	if !ok {
+		t.Fatal("no article-4-protected-branch scenario")
+	}
+	env, cleanup := loadScenario(t, sc, nil)
+	defer cleanup()
+	logs, err := env.LogSource().Logs(context.Background(), "argocd", "any", "any", cluster.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "diagnose", "web", "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s", "--updater-log", "-")
+	cmd.Stdin = strings.NewReader(logs)
+	out, _ := cmd.Output()
+	rep := parseReport(t, out)
+	if rep.State != "blocked" || rep.RootCause.Code != "WRITEBACK_COMMIT_FAILED_IN_LOGS" {
+		t.Fatalf("state %q root cause %q, want blocked WRITEBACK_COMMIT_FAILED_IN_LOGS\n%s", rep.State, rep.RootCause.Code, out)
+	}
+	if strings.Contains(string(out), "HEALTH_LOGS_UNAVAILABLE") {
+		t.Errorf("the given log was not used:\n%s", out)
+	}
+	file := filepath.Join(t.TempDir(), "iu.log")
+	if err := os.WriteFile(file, []byte(logs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = exec.Command(bin, "diagnose", "web", "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s", "--updater-log", file).Output()
+	if rep := parseReport(t, out); rep.RootCause.Code != "WRITEBACK_COMMIT_FAILED_IN_LOGS" {
+		t.Fatalf("from a file: root cause %q\n%s", rep.RootCause.Code, out)
+	}
+}
+
+type cliReport struct {
+	App         struct{ Namespace, Name string }
+	State       string
+	Verdict     string
+	RootCause   struct{ Code string }
+	NotVerified []struct{ What string }
+}
+
+func parseReport(t *testing.T, out []byte) cliReport {
+	t.Helper()
+	var rep cliReport
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("not a JSON report: %v\n%s", err, out)
 	}
-	if rep.App.Namespace != "argocd" || rep.Verdict != "broken" || rep.RootCause.Code != "LIVE_IMAGE_NOT_LIVE" {
-		t.Fatalf("namespace %q verdict %q root cause %q", rep.App.Namespace, rep.Verdict, rep.RootCause.Code)
+	return rep
+}
+
+// buildCLI builds imgupd once per test and writes a kubeconfig that
+// impersonates its ServiceAccount.
+func buildCLI(t *testing.T) (bin, kubeconfig string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "imgupd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/imgupd")
+	build.Dir = filepath.Join("..", "..") // the main module, with its own go.sum
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building imgupd: %v\n%s", err, out)
 	}
-	// A real API server without kubelets cannot serve pod logs: the
-	// diagnosis says so instead of pretending the logs were read.
-	if !strings.Contains(string(out), "HEALTH_LOGS_UNAVAILABLE") {
-		t.Errorf("the missing logs should be reported:\n%s", out)
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "` + srv.config.Host + `", insecure-skip-tls-verify: true}}]
+users: [{name: imgupd, user: {token: "` + srv.config.BearerToken + `", as: "system:serviceaccount:imgupd:imgupd"}}]
+contexts: [{name: e2e, context: {cluster: e2e, user: imgupd, namespace: argocd}}]
+current-context: e2e
+`
+	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	return bin, kubeconfig
 }
