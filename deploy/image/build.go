@@ -45,12 +45,13 @@ const (
 )
 
 // Options is everything one build needs. The zero value of Version, Revision, Created, Dir and Go
-// means "work it out" (see withDefaults); OCILayout or Push (exactly one) is required.
+// means "work it out" (see withDefaults); OCILayout, Push or RootFS (exactly one) is required.
 type Options struct {
-	// Platforms to build, "os/arch[/variant]"; empty means DefaultPlatforms.
+	// Platforms to build, "os/arch[/variant]"; empty means DefaultPlatforms (for RootFS: the
+	// one in $TARGETPLATFORM, else the host's architecture).
 	Platforms []string
 	// Version is stamped into the binary (-X main.version) and the version label.
-	// Default: `git describe --tags --always --dirty` in Dir, else "dev".
+	// Default: $IMGUPD_VERSION, else `git describe --tags --always --dirty` in Dir, else "dev".
 	Version string
 	// Revision is the org.opencontainers.image.revision label. Default: `git rev-parse HEAD`; omitted if unknown.
 	Revision string
@@ -66,6 +67,10 @@ type Options struct {
 	Push string
 	// Insecure allows a plain-HTTP registry for Push.
 	Insecure bool
+	// RootFS is a directory (absent or empty) to write one platform's image file system to, owners
+	// and modes included, instead of an image: the top-level Dockerfile's build stage writes it and
+	// copies it onto an empty base, so both images hold the same files. It needs root (owners).
+	RootFS string
 
 	// Dir is the module root, where `go build ./cmd/imgupd` runs. Default: `go env GOMOD`'s directory,
 	// else the nearest parent of the working directory with a go.mod.
@@ -81,11 +86,15 @@ type Result struct {
 	Digest    v1.Hash  // the image index's digest
 	Ref       string   // the pushed tag, fully qualified, when pushing
 	Layout    string   // the OCI layout directory, when writing one
+	RootFS    string   // the root file system directory, when writing one
 	Platforms []string // the platforms built, in order
 }
 
 // String is the line printed on stdout: the digest, prefixed by the tag when pushing.
 func (r Result) String() string {
+	if r.RootFS != "" {
+		return r.RootFS
+	}
 	if r.Ref != "" {
 		return r.Ref + "@" + r.Digest.String()
 	}
@@ -179,11 +188,17 @@ func nonEmpty(list []string) []string {
 
 // validate checks everything that can be checked before building, and returns the parsed platforms.
 func (o *Options) validate() ([]platform, error) {
+	outputs := 0
+	for _, out := range []string{o.OCILayout, o.Push, o.RootFS} {
+		if out != "" {
+			outputs++
+		}
+	}
 	switch {
-	case o.OCILayout == "" && o.Push == "":
-		return nil, errors.New("no output: give one of --oci-layout DIR or --push REF")
-	case o.OCILayout != "" && o.Push != "":
-		return nil, errors.New("two outputs: give only one of --oci-layout DIR or --push REF")
+	case outputs == 0:
+		return nil, errors.New("no output: give one of --oci-layout DIR, --push REF or --rootfs DIR")
+	case outputs > 1:
+		return nil, errors.New("two outputs: give only one of --oci-layout DIR, --push REF or --rootfs DIR")
 	}
 	if o.Insecure && o.Push == "" {
 		return nil, errors.New("--insecure is only for --push")
@@ -196,6 +211,17 @@ func (o *Options) validate() ([]platform, error) {
 	if o.OCILayout != "" {
 		if _, _, err := layoutTarget(o.OCILayout); err != nil {
 			return nil, err
+		}
+	}
+	if o.RootFS != "" {
+		if err := rootFSTarget(o.RootFS); err != nil {
+			return nil, err
+		}
+		if len(o.Platforms) == 0 {
+			o.Platforms = []string{rootFSPlatform()}
+		}
+		if len(o.Platforms) != 1 {
+			return nil, fmt.Errorf("--rootfs is one platform's file system: give one platform, not %s", strings.Join(o.Platforms, ","))
 		}
 	}
 	if len(o.Platforms) == 0 {
@@ -269,6 +295,9 @@ func (o *Options) withDefaults(ctx context.Context) error {
 			return err
 		}
 		o.Dir = dir
+	}
+	if o.Version == "" {
+		o.Version = os.Getenv("IMGUPD_VERSION")
 	}
 	if o.Version == "" {
 		o.Version = "dev"
@@ -363,6 +392,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	if err := o.withDefaults(ctx); err != nil {
 		return Result{}, err
+	}
+	if o.RootFS != "" {
+		return buildRootFS(ctx, &o, plats[0])
 	}
 	idx, err := buildIndex(ctx, &o, plats)
 	if err != nil {
@@ -513,7 +545,14 @@ func buildImage(o *Options, p platform, bin, ca []byte) (v1.Image, error) {
 	cf.Created = created
 	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Arch, p.Variant
 	cf.RootFS.Type = "layers"
-	cf.Config = v1.Config{
+	cf.Config = imageConfig(o)
+	return mutate.ConfigFile(img, cf)
+}
+
+// imageConfig is how the image runs. The top-level Dockerfile's last stage says the same (a test
+// compares them).
+func imageConfig(o *Options) v1.Config {
+	return v1.Config{
 		Entrypoint: []string{binaryPath},
 		Cmd:        []string{"serve"},
 		User:       fmt.Sprintf("%d:%d", nonrootUID, nonrootGID),
@@ -524,7 +563,6 @@ func buildImage(o *Options, p platform, bin, ca []byte) (v1.Image, error) {
 		},
 		Labels: labels(o),
 	}
-	return mutate.ConfigFile(img, cf)
 }
 
 func labels(o *Options) map[string]string {

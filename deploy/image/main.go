@@ -1,9 +1,12 @@
 // Command image builds imgupd's container image without Docker: a static binary, a CA bundle, and a
 // non-root user on an empty base, as an OCI image index with one image per platform, written to an OCI
 // image layout or pushed to a registry. Two builds of the same tree give the same index digest.
+// --rootfs writes one platform's files instead: the top-level Dockerfile builds its image from them,
+// so `docker build .` and this command make images with the same files.
 //
 //	go run ./deploy/image --oci-layout dist/oci
 //	go run ./deploy/image --push registry.example.com/you/imgupd:v0.1.0
+//	go run ./deploy/image --rootfs /rootfs          # in the Dockerfile
 //
 // See docs/slack.md ("In the cluster") and the `image` target of the Makefile.
 package main
@@ -37,17 +40,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	)
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&platforms, "platforms", strings.Join(DefaultPlatforms, ","), "comma-separated `os/arch[/variant]` list to build")
-	fs.StringVar(&opts.Version, "version", "", "version stamped into the binary and the labels (default: git describe --tags --always --dirty, else dev)")
+	fs.StringVar(&platforms, "platforms", strings.Join(DefaultPlatforms, ","), "comma-separated `os/arch[/variant]` list to build (--rootfs: one; default $TARGETPLATFORM, else the host's)")
+	fs.StringVar(&opts.Version, "version", "", "version stamped into the binary and the labels (default: $IMGUPD_VERSION, else git describe --tags --always --dirty, else dev)")
 	fs.StringVar(&opts.Revision, "revision", "", "org.opencontainers.image.revision label (default: git rev-parse HEAD, omitted if unknown)")
 	fs.StringVar(&created, "created", "", "image creation time and every file's mtime, Unix seconds or RFC 3339 (default: $SOURCE_DATE_EPOCH, else HEAD's commit time, else 0)")
 	fs.StringVar(&opts.CABundle, "ca-bundle", DefaultCABundle, "PEM CA bundle copied to /etc/ssl/certs/ca-certificates.crt")
 	fs.StringVar(&opts.OCILayout, "oci-layout", "", "write the image index as an OCI image layout in `DIR`")
 	fs.StringVar(&opts.Push, "push", "", "push the image index to `REF` (credentials from the Docker config / credential helpers)")
 	fs.BoolVar(&opts.Insecure, "insecure", false, "allow a plain-HTTP registry for --push")
+	fs.StringVar(&opts.RootFS, "rootfs", "", "write one platform's image files (owners and modes included) to the new `DIR` instead; needs root")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "usage: go run ./deploy/image (--oci-layout DIR | --push REF) [flags]")
+			fmt.Fprintln(stdout, "usage: go run ./deploy/image (--oci-layout DIR | --push REF | --rootfs DIR) [flags]")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return 0
@@ -60,6 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.Platforms = splitList(platforms)
+	if opts.RootFS != "" && !flagGiven(fs, "platforms") {
+		opts.Platforms = nil // one platform: $TARGETPLATFORM or the host's (Options.Platforms)
+	}
 	if created != "" {
 		t, err := parseTime(created)
 		if err != nil {
@@ -77,6 +84,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, res.String())
 	return 0
+}
+
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 func splitList(s string) []string {
