@@ -52,7 +52,7 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer env.Close()
-			secrets := sc.Secrets()
+			secrets := env.Secrets()
 			secretCount += len(secrets)
 			eng := env.Engine()
 			svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: everyone, Cluster: "lab"}

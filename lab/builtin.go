@@ -81,7 +81,24 @@ func (s *Scenario) Matches(r *diagnostics.Report) bool {
 // Secrets are the values no report or message may show: registry and git
 // passwords and every Secret's data (raw and base64), when long enough to be
 // told apart from ordinary words.
-func (sc *Scenario) Secrets() []string {
+func (sc *Scenario) Secrets() []string { return sc.secretsIn(sc.Objects) }
+
+// Secrets are the scenario's secrets as its running servers made them: the
+// Secrets' data with the placeholders expanded (an SSH key the lab made)
+// and each line of a PEM key, so a report that shows part of one is caught.
+func (e *Env) Secrets() []string {
+	out := e.Scenario.secretsIn(e.expand(e.Scenario.Objects))
+	if k := e.Vars["GIT_SSH_KEY"]; k != "" {
+		for _, l := range strings.Split(k, "\n") {
+			if len(l) >= 16 && !strings.HasPrefix(l, "-----") {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+func (sc *Scenario) secretsIn(objects string) []string {
 	var out []string
 	add := func(v string) {
 		if len(v) >= 8 {
@@ -97,7 +114,7 @@ func (sc *Scenario) Secrets() []string {
 			add(a.Password)
 		}
 	}
-	for _, doc := range splitDocs(sc.Objects) {
+	for _, doc := range splitDocs(objects) {
 		var sec struct {
 			Kind       string            `json:"kind"`
 			Data       map[string]string `json:"data"`

@@ -27,10 +27,12 @@ func TestBuiltinScenarios(t *testing.T) {
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
-			r, err := Run(context.Background(), sc)
+			env, err := Start(context.Background(), sc)
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer env.Close()
+			r := env.Diagnose(context.Background())
 			var b strings.Builder
 			render.Text(&b, r, render.TextOptions{Verbose: true})
 			if !sc.Matches(r) {
@@ -41,7 +43,7 @@ func TestBuiltinScenarios(t *testing.T) {
 			b.Write(j)
 			bk, _ := json.Marshal(blockkit.Report(r, blockkit.Options{Buttons: true}))
 			b.Write(bk)
-			for _, secret := range sc.Secrets() {
+			for _, secret := range env.Secrets() {
 				if strings.Contains(b.String(), secret) {
 					t.Fatalf("secret value %q leaked into the report", secret)
 				}
