@@ -44,15 +44,14 @@ type Env struct {
 	Registry *labregistry.Server
 	Git      *labgit.Server
 	// SSH, Forge, HelmRepo and Proxy run when the scenario asks for them.
-	SSH      *labgit.SSHServer
-	Forge    *labforge.Server
+	SSH *labgit.SSHServer
+	// Forge is the fake forge API the git server serves on its own host.
+	Forge    *labforge.Handler
 	HelmRepo *helmrepo.Server
 	Proxy    *labgit.Proxy
 	// Vars are the placeholder values (REGISTRY, GIT, ...).
 	Vars   map[string]string
 	engine *diagnostics.Engine
-	// forgeEndpoints map the git server's host to the fake forge's API.
-	forgeEndpoints []forge.Endpoint
 }
 
 // Start brings a scenario up: its registry and git server on loopback, the
@@ -107,7 +106,7 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		}
 		opts.OwnProxy = func(*http.Request) (*url.URL, error) { return p, nil }
 	}
-	fc, err := forge.New(forge.WithEndpoints(env.forgeEndpoints...))
+	fc, err := forge.New()
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +144,6 @@ func (e *Env) Close() {
 	}
 	if e.Git != nil {
 		e.Git.Close() // and its SSH server
-	}
-	if e.Forge != nil {
-		e.Forge.Close()
 	}
 	if e.HelmRepo != nil {
 		e.HelmRepo.Close()
@@ -269,6 +265,13 @@ func (e *Env) startGit() error {
 	var opts []labgit.Option
 	if gs.TLS {
 		opts = append(opts, labgit.WithPrivateCA())
+	}
+	if gs.Forge != "" {
+		h, err := e.forgeHandler()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, labgit.WithAPI(h))
 	}
 	if gs.Auth != nil {
 		opts = append(opts, labgit.WithBasicAuth(gs.Auth.Username, gs.Auth.Password))

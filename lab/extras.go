@@ -63,11 +63,6 @@ func (e *Env) startExtras(ctx context.Context) error {
 		e.Vars["GIT_SSH_KNOWN_HOSTS"] = strings.TrimSpace(string(ssh.KnownHosts()))
 		e.Vars["GIT_SSH_KEY"] = string(key.PrivateKeyPEM)
 	}
-	if sc.Git.Forge != "" {
-		if err := e.startForge(); err != nil {
-			return err
-		}
-	}
 	if sc.Proxy {
 		var opts []labgit.ProxyOption
 		if h := sc.Registry.Hostname; h != "" {
@@ -89,16 +84,18 @@ func (e *Env) startExtras(ctx context.Context) error {
 	return nil
 }
 
-// startForge serves the forge API for the git server's repositories: the
-// branches marked protected are protected, git.auth's password is a token
-// that may push.
-func (e *Env) startForge() error {
+// forgeHandler is the fake forge API for the git server's repositories,
+// served on the git server's own host (found there by discovery, as a
+// self-hosted GitHub Enterprise, GitLab or Gitea would be): the branches
+// marked protected are protected, git.auth's password is a token that may
+// push.
+func (e *Env) forgeHandler() (*labforge.Handler, error) {
 	sc := e.Scenario
 	kind, err := forge.ParseForge(sc.Git.Forge)
 	if err != nil {
-		return &ScenarioError{File: sc.Name, Field: "git.forge", Reason: "unknown forge", Err: err}
+		return nil, &ScenarioError{File: sc.Name, Field: "git.forge", Reason: "unknown forge", Err: err}
 	}
-	cfg := labforge.Config{}
+	cfg := labforge.Config{Only: sc.Git.Forge}
 	names := make([]string, 0, len(sc.Git.Repositories))
 	for n := range sc.Git.Repositories {
 		names = append(names, n)
@@ -124,12 +121,8 @@ func (e *Env) startForge() error {
 	if a := sc.Git.Auth; a != nil {
 		cfg.Tokens = append(cfg.Tokens, labforge.Token{Value: a.Password, Username: a.Username, Repos: []string{"*"}, Push: true})
 	}
-	e.Forge = labforge.Start(cfg)
-	e.Vars["FORGE"] = strings.TrimSuffix(e.Forge.URL, "/")
-	api := map[forge.Forge]string{forge.GitHub: e.Forge.GitHubAPI(), forge.GitLab: e.Forge.GitLabAPI(),
-		forge.Gitea: e.Forge.GiteaAPI(), forge.Forgejo: e.Forge.GiteaAPI(), forge.Bitbucket: e.Forge.BitbucketAPI()}[kind]
-	e.forgeEndpoints = append(e.forgeEndpoints, forge.Endpoint{Host: e.Git.Host, Kind: kind, APIURL: api})
-	return nil
+	e.Forge = labforge.NewHandler(cfg)
+	return e.Forge, nil
 }
 
 func chartOf(c Chart, expand func(string) string) helmrepo.Chart {

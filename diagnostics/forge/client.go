@@ -175,8 +175,15 @@ type Protection struct {
 func (c *Client) BranchProtection(ctx context.Context, repoURL, branch string, creds updater.Credentials) (Protection, error) {
 	repo, ok := c.Recognise(repoURL)
 	if !ok {
+		// A self-hosted forge nobody configured: look for its API on the
+		// repository's own host.
+		if ep, found := c.Discover(ctx, repoURL); found {
+			repo, ok = Recognise(repoURL, []Endpoint{ep})
+		}
+	}
+	if !ok {
 		return Protection{}, &Error{Kind: NotRecognised, Op: "recognise",
-			detail: oneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge, or not a repository path there")}
+			detail: oneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge (and its host serves no GitHub, GitLab or Gitea API), or not a repository path there")}
 	}
 	p := Protection{Forge: repo.Forge, APIURL: repo.APIURL, Repo: repo.Path(), Branch: branch}
 	if strings.TrimSpace(branch) == "" || strings.ContainsAny(branch, "\x00\n\r") {

@@ -10,6 +10,10 @@ import (
 // runs (Start copies nothing: do not change it afterwards); only the
 // tokens minted by the GitHub App endpoint are added at run time.
 type Config struct {
+	// Only, when set, serves that dialect alone ("github", "gitlab",
+	// "gitea", "bitbucket"): a real forge answers only its own API, which
+	// discovery on a forge's host relies on.
+	Only string
 	// Repos are the repositories, served in every dialect.
 	Repos []Repo
 	// Tokens are the accepted API tokens. Any other token, or none, gets

@@ -159,6 +159,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if only := h.cfg.Only; only != "" && dialect != only && !(only == "github" && dialect == "github-app") {
+		http.NotFound(sw, r)
+		return
+	}
+	if h.discovery(sw, r, dialect, rest) {
+		return
+	}
 	switch dialect {
 	case "github":
 		h.github(sw, r, rest)
@@ -279,4 +286,30 @@ func randomToken(prefix string) string {
 // splitRest splits an escaped path into its escaped segments.
 func splitRest(rest string) []string {
 	return strings.Split(strings.Trim(rest, "/"), "/")
+}
+
+// discovery answers each forge's public "what are you" endpoint, as the
+// forges document them: GitHub Enterprise's GET /api/v3/meta, GitLab's GET
+// /api/v4/version (401 without a token), Gitea's GET /api/v1/version.
+func (h *Handler) discovery(w http.ResponseWriter, r *http.Request, dialect, rest string) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	switch {
+	case dialect == "github" && rest == "/meta":
+		writeJSON(w, http.StatusOK, map[string]any{"verifiable_password_authentication": true, "installed_version": "3.13.0",
+			"hooks": []string{}, "git": []string{}})
+	case dialect == "gitlab" && rest == "/version":
+		tok, _, _ := credential(r, "PRIVATE-TOKEN", "Bearer")
+		if tok == "" {
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
+			return true
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"version": "17.5.0", "revision": "a1b2c3d4", "kas": map[string]any{"enabled": false}})
+	case dialect == "gitea" && rest == "/version":
+		writeJSON(w, http.StatusOK, map[string]any{"version": "1.22.3"})
+	default:
+		return false
+	}
+	return true
 }

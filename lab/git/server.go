@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +79,9 @@ type config struct {
 	backend    string
 	errorLog   *log.Logger
 	stderr     io.Writer
+	// api serves a forge's REST API on the git server's own host, as
+	// GitHub Enterprise, GitLab and Gitea do.
+	api http.Handler
 }
 
 type user struct {
@@ -90,6 +94,10 @@ type user struct {
 // so it also works as a client's only root). WithPrivateCA serves a chain
 // from a distinct CA instead.
 func WithTLS() Option { return func(c *config) { c.tls = true } }
+
+// WithAPI serves h on the same host for the paths a forge's REST API
+// uses (/api/..., Bitbucket's /2.0/...), next to git's own paths.
+func WithAPI(h http.Handler) Option { return func(c *config) { c.api = h } }
 
 // WithHTTPOnly serves plain HTTP. It is the default and exists so callers
 // can say so explicitly. It undoes WithTLS, WithPrivateCA, WithCertNames
