@@ -96,7 +96,7 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 				aliasOr(im), d.Value, block, gotTag, d.Inherited, d.InheritedFrom, wantTag)).image(im.Alias).
 			with(ev("stored block", block+".updateStrategy: "+d.Value+" (written by the v1.0–v1.3 CRD's default)"),
 				ev("asked for", "updateStrategy: "+d.Inherited+" at "+string(d.InheritedFrom)+" level"),
-				ev("Image Updater writes", gotTag), ev("newest "+d.Inherited+" pick", wantTag))
+				ev("Image Updater writes", gotTag), ev("the "+d.Inherited+" pick", wantTag))
 		return f.fix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
 			fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
 				crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited), "sh"), true
