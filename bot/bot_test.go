@@ -249,7 +249,7 @@ func TestSlashCommandPostsReport(t *testing.T) {
 	})
 	h.waitFor("the audit line is written", func() bool { return len(h.auditLines()) == 1 })
 	a := h.auditLines()[0]
-	for k, want := range map[string]any{"via": "slash", "user": alice, "channel": deploys, "command": "diagnose", "app": "argocd/web", "result": "broken", "root_cause": "LIVE_IMAGE_NOT_LIVE", "rule": "deploys"} {
+	for k, want := range map[string]any{"via": "slash", "user": alice, "channel": deploys, "command": "diagnose", "app": "argocd/web", "result": "broken", "state": "blocked", "root_cause": "LIVE_IMAGE_NOT_LIVE", "rule": "deploys"} {
 		if a[k] != want {
 			t.Errorf("audit %s = %v, want %v (%v)", k, a[k], want, a)
 		}

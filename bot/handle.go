@@ -280,6 +280,9 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	if res.Rule != "" {
 		attrs = append(attrs, "rule", res.Rule)
 	}
+	if res.Report != nil && res.Kind == commands.KindReport {
+		attrs = append(attrs, "state", string(res.Report.State))
+	}
 	if res.Report != nil && res.Report.RootCause != nil {
 		attrs = append(attrs, "root_cause", string(res.Report.RootCause.Code))
 	}
