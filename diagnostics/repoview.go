@@ -28,10 +28,18 @@ type repoView struct {
 	// trust lists where the trust came from, for the evidence.
 	trust []Evidence
 	// limit, when set, is why imgupd cannot reach the repository the way
-	// that party does (a GitHub App without installation ID, a bearer
-	// token): the read is then not verified, never a failure.
+	// that party does (a bearer token, Azure credentials): the read is
+	// then not verified, never a failure.
 	limit string
+	// none, when set, is why that party has no usable credentials at all
+	// although the Secret holds some (Image Updater ignores bearer tokens,
+	// and a GitHub App without installation ID): a failure, not a limit.
+	none string
 }
+
+// credLimit says why credentials cannot be used as given: limit (imgupd
+// cannot do what that party does) or none (that party cannot either).
+type credLimit struct{ limit, none string }
 
 // argoNamespace is where Argo CD (and the Secrets and ConfigMaps it reads)
 // lives: Image Updater's --argocd-namespace, else its own namespace, else
@@ -96,7 +104,9 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 		v.limit = repo.Err.Error()
 		return v, nil
 	}
-	v.auth, v.limit = r.credsAuth(ctx, repo, true)
+	var cl credLimit
+	v.auth, cl = r.credsAuth(ctx, repo, true)
+	v.limit = firstNonEmpty(cl.limit, cl.none)
 	v.auth.InsecureSkipTLS = repo.Insecure()
 	if !cluster.IsArgoSSHURL(repoURL) {
 		// HTTPS: the repository's proxy when set, else the environment.
@@ -142,6 +152,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 	if err != nil {
 		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
 		f.Verify = "grant imgupd list on secrets in " + ns + " (only Argo CD's repository Secrets are read)"
+		f.Decides = true // without them imgupd cannot tell whether Image Updater can commit
 		return repoView{}, &f
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
@@ -155,7 +166,9 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 				ns, r.req.App, repoURL, ns, r.req.App), "sh")
 		return v, &f
 	}
-	v.auth, v.limit = r.credsAuth(ctx, repo, false)
+	var cl credLimit
+	v.auth, cl = r.credsAuth(ctx, repo, false)
+	v.limit, v.none = cl.limit, cl.none
 	v.auth.InsecureSkipTLS = repo.Insecure()
 	if r.install != nil && !cluster.IsArgoSSHURL(repoURL) {
 		p := r.install.Proxy
@@ -189,7 +202,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 // bearer token, for Argo CD) for HTTPS, the SSH key, the TLS client
 // certificate, or a GitHub App installation token made through the App.
 // limit says why imgupd cannot use the credentials as that party does.
-func (r *run) credsAuth(ctx context.Context, repo cluster.Repository, argo bool) (gitsource.Auth, string) {
+func (r *run) credsAuth(ctx context.Context, repo cluster.Repository, argo bool) (gitsource.Auth, credLimit) {
 	a := gitsource.Auth{
 		Username:      repo.Get("username"),
 		Password:      updater.Secret(repo.Get("password")),
@@ -199,37 +212,40 @@ func (r *run) credsAuth(ctx context.Context, repo cluster.Repository, argo bool)
 	}
 	if a.Password.IsEmpty() && repo.Get("bearerToken") != "" {
 		if argo {
-			return a, "the repository Secret holds a bearerToken (Bitbucket Data Center); imgupd does not send bearer tokens to git"
+			return a, credLimit{limit: "the repository Secret holds a bearerToken (Bitbucket Data Center); imgupd does not send bearer tokens to git"}
 		}
-		return a, "" // Image Updater ignores bearer tokens: as without credentials
+		return a, credLimit{none: "the repository Secret holds only a bearerToken, which Image Updater v1.3 does not use for git: it has no credentials to push with"}
 	}
 	if a.Password.IsEmpty() && a.SSHPrivateKey.IsEmpty() && repo.Get("githubAppPrivateKey") != "" {
 		return r.gitHubAppAuth(ctx, repo, a, argo)
 	}
+	if a.Password.IsEmpty() && a.SSHPrivateKey.IsEmpty() && (repo.Bool("useAzureWorkloadIdentity") || repo.Get("azureServicePrincipalClientSecret") != "") && !argo {
+		return a, credLimit{none: "the repository Secret holds Azure credentials, which Image Updater v1.3 does not use for git: it has no credentials to push with"}
+	}
 	if a.Password.IsEmpty() && a.SSHPrivateKey.IsEmpty() && (repo.Get("gcpServiceAccountKey") != "" || repo.Bool("useAzureWorkloadIdentity") || repo.Get("azureServicePrincipalClientSecret") != "") {
-		return a, "the repository Secret holds Google Cloud or Azure credentials, which imgupd cannot use"
+		return a, credLimit{limit: "the repository Secret holds Google Cloud or Azure credentials, which imgupd cannot use"}
 	}
 	if a.Username == "" && !a.Password.IsEmpty() {
 		a.Username = "x-access-token" // Argo CD's default for a token without user
 	}
-	return a, ""
+	return a, credLimit{}
 }
 
 // gitHubAppAuth makes an installation token through the GitHub App, as Argo
 // CD does (Image Updater only with an installation ID).
-func (r *run) gitHubAppAuth(ctx context.Context, repo cluster.Repository, a gitsource.Auth, argo bool) (gitsource.Auth, string) {
+func (r *run) gitHubAppAuth(ctx context.Context, repo cluster.Repository, a gitsource.Auth, argo bool) (gitsource.Auth, credLimit) {
 	appID, err1 := strconv.ParseInt(strings.TrimSpace(repo.Get("githubAppID")), 10, 64)
 	inst, err2 := strconv.ParseInt(strings.TrimSpace(repo.Get("githubAppInstallationID")), 10, 64)
 	switch {
 	case err1 != nil || appID == 0:
-		return a, "GitHub App credentials without a githubAppID"
+		return a, credLimit{none: "GitHub App credentials without a githubAppID: no installation token can be made"}
 	case err2 != nil || inst == 0:
 		if !argo {
-			return a, "GitHub App credentials without githubAppInstallationID: Image Updater v1.3 uses the App only with an installation ID, so it has no credentials for this repository"
+			return a, credLimit{none: "GitHub App credentials without githubAppInstallationID: Image Updater v1.3 uses the App only with an installation ID, so it has no credentials for this repository"}
 		}
-		return a, "GitHub App credentials without githubAppInstallationID: Argo CD finds the installation by the organisation, which imgupd does not do"
+		return a, credLimit{limit: "GitHub App credentials without githubAppInstallationID: Argo CD finds the installation by the organisation, which imgupd does not do"}
 	case r.e.Forge == nil:
-		return a, "GitHub App credentials: imgupd has no forge client to make an installation token"
+		return a, credLimit{limit: "GitHub App credentials: imgupd has no forge client to make an installation token"}
 	}
 	base := strings.TrimSuffix(repo.Get("githubAppEnterpriseBaseUrl"), "/")
 	if base == "" {
@@ -237,10 +253,10 @@ func (r *run) gitHubAppAuth(ctx context.Context, repo cluster.Repository, a gits
 	}
 	tok, err := r.e.Forge.GitHubAppToken(ctx, base, appID, inst, updater.Secret(repo.Get("githubAppPrivateKey")))
 	if err != nil {
-		return a, "a GitHub App installation token could not be made: " + oneLine(err.Error())
+		return a, credLimit{limit: "a GitHub App installation token could not be made: " + oneLine(err.Error())}
 	}
 	a.Username, a.Password = "x-access-token", tok
-	return a, ""
+	return a, credLimit{}
 }
 
 func (r *run) appProject() string {

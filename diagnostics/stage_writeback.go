@@ -196,6 +196,7 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 				return gitsource.Auth{}, &f
 			}
 			f := readFailure(StageWriteBack, "the write-back secret "+ns+"/"+wb.SecretName, err)
+			f.Decides = true // without it imgupd cannot tell whether Image Updater can commit
 			return gitsource.Auth{}, &f
 		}
 		auth, missing := authFromData(data, repo)
@@ -211,9 +212,16 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 	if f != nil {
 		return gitsource.Auth{}, f
 	}
+	if v.none != "" {
+		nf := find(CodeWriteBackCredsMissing, Fail, "Image Updater has no git credentials for "+repo+": "+v.none).with(ev("credentials", v.repo.Why)).
+			fix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
+				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'   # or username/password", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)), "sh")
+		return gitsource.Auth{}, &nf
+	}
 	if v.limit != "" {
 		nf := find(CodeWriteBackCredsMissing, Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).with(ev("credentials", v.repo.Why))
 		nf.Verify = "Image Updater's log shows whether its commits succeed (get on pods/log, or --updater-log)"
+		nf.Decides = true
 		return gitsource.Auth{}, &nf
 	}
 	r.writeBackRepo = &v
