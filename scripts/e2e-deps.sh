@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the real-API-server tier needs and prints the directory that
-# holds them: etcd (Debian's etcd-server, unpacked) and kube-apiserver (built
-# from the Go module proxy, k8s.io/kubernetes v1.37.2). Both are cached in
+# holds them: etcd (Debian's etcd-server, unpacked), kube-apiserver (built
+# from the Go module proxy, k8s.io/kubernetes v1.37.2), and the install tools
+# the chart tests use: helm and kustomize (scripts/install-tools.sh). All are
+# cached in
 # ${IMGUPD_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/imgupd-test}; later runs
-# reuse them. The first build takes about 6 minutes on 2 cores.
+# reuse them. The first build takes about 6 minutes on 2 cores for
+# kube-apiserver and 3 more for helm and kustomize.
 set -euo pipefail
 K8S_VERSION=${K8S_VERSION:-v1.37.2}
 STAGING=${STAGING:-v0.37.2}
@@ -53,4 +56,7 @@ EOM
      -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   echo "$K8S_VERSION" > "$bin/kube-apiserver.version"
 fi
+# helm and kustomize, for the chart tests (scripts/install-tools.sh).
+GO=$GO IMGUPD_TEST_CACHE=$cache "$(dirname "$0")/install-tools.sh" >/dev/null
+
 echo "$bin"
