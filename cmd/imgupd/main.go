@@ -11,7 +11,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv)
+	code := runAs(ctx, commandName(os.Args[0]), os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv)
 	stop()
 	os.Exit(code)
 }

@@ -38,8 +38,15 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // run builds the command tree and executes it; it returns the exit status.
 func run(ctx context.Context, args []string, io streams, lookupEnv func(string) (string, bool)) int {
+	return runAs(ctx, "imgupd", args, io, lookupEnv)
+}
+
+// runAs is run for the command as it was started: "imgupd", or "kubectl imgupd" as a kubectl
+// plugin (commandName), which help, usage and errors then name.
+func runAs(ctx context.Context, name string, args []string, io streams, lookupEnv func(string) (string, bool)) int {
 	v := viper.New()
 	root := newRootCmd(v, io, lookupEnv)
+	setDisplayName(root, name)
 	root.SetArgs(args)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
@@ -50,11 +57,11 @@ func run(ctx context.Context, args []string, io streams, lookupEnv func(string) 
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(io.Err, "imgupd: "+oneLine(ee.err.Error()))
+			fmt.Fprintln(io.Err, name+": "+oneLine(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(io.Err, "imgupd: "+oneLine(err.Error()))
+	fmt.Fprintln(io.Err, name+": "+oneLine(err.Error()))
 	return exitNoDecide
 }
 
