@@ -3,14 +3,18 @@ GO        ?= go
 FUZZTIME  ?= 10s
 BENCHTIME ?= 5x
 
-.PHONY: test unit race fuzz e2e bench try build vet fmt-check demo image
+.PHONY: test unit race fuzz e2e dockerfile-test bench try build plugin vet fmt-check demo image manifests
 
 ## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
-## the real kube-apiserver + etcd tier)
-test: vet fmt-check unit race fuzz e2e
+## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah)
+test: vet fmt-check unit race fuzz e2e dockerfile-test
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
+
+## plugin: the kubectl plugin, bin/kubectl-imgupd (copy it to a directory on PATH: kubectl imgupd …)
+plugin:
+	$(GO) build -o bin/kubectl-imgupd ./cmd/imgupd
 
 vet:
 	$(GO) vet ./...
@@ -31,11 +35,22 @@ race:
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all.sh
 
-## e2e: the real-API-server tier (test/e2e, its own module); builds and caches etcd and kube-apiserver
-## on first use (about 6 minutes on 2 cores, see scripts/e2e-deps.sh)
+## e2e: the real-API-server tier (test/e2e, its own module), the chart, Kustomize and RBAC tests included;
+## builds and caches etcd, kube-apiserver, helm and kustomize on first use (about 9 minutes on 2 cores,
+## see scripts/e2e-deps.sh)
 e2e:
 	@bin=$$(GO=$(GO) ./scripts/e2e-deps.sh) && cd test/e2e && $(GO) vet ./... && \
 	  IMGUPD_E2E_BIN=$$bin $(GO) test -count=1 -timeout 30m ./...
+
+## dockerfile-test: build the top-level Dockerfile with buildah (root, offline) and check the image as
+## deploy/image's tests check theirs (scripts/dockerfile-test.sh)
+dockerfile-test:
+	GO=$(GO) ./scripts/dockerfile-test.sh
+
+## manifests: write deploy/rbac.yaml, deploy/imgupd.yaml and deploy/kustomize/base from the Helm chart
+## (after changing deploy/helm/imgupd; the e2e tier fails while they differ)
+manifests:
+	HELM=$$(GO=$(GO) ./scripts/install-tools.sh)/helm $(GO) run ./deploy/render
 
 ## demo: every built-in lab scenario
 demo:
