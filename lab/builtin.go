@@ -88,7 +88,10 @@ func (sc *Scenario) Secrets() []string { return sc.secretsIn(sc.Objects) }
 // and each line of a PEM key, so a report that shows part of one is caught.
 func (e *Env) Secrets() []string {
 	out := e.Scenario.secretsIn(e.expand(e.Scenario.Objects))
-	if k := e.Vars["GIT_SSH_KEY"]; k != "" {
+	for _, k := range []string{e.Vars["GIT_SSH_KEY"], e.Vars["GITHUB_APP_KEY"]} {
+		if k == "" {
+			continue
+		}
 		for _, l := range strings.Split(k, "\n") {
 			if len(l) >= 16 && !strings.HasPrefix(l, "-----") {
 				out = append(out, l)

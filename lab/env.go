@@ -266,12 +266,15 @@ func (e *Env) startGit() error {
 	if gs.TLS {
 		opts = append(opts, labgit.WithPrivateCA())
 	}
-	if gs.Forge != "" {
+	if gs.Forge != "" || gs.GitHubApp != nil {
 		h, err := e.forgeHandler()
 		if err != nil {
 			return err
 		}
 		opts = append(opts, labgit.WithAPI(h))
+		if gs.GitHubApp != nil {
+			opts = append(opts, labgit.WithTokenCheck(func(user, pass string) bool { return user == "x-access-token" && h.Minted(pass) }))
+		}
 	}
 	if gs.Auth != nil {
 		opts = append(opts, labgit.WithBasicAuth(gs.Auth.Username, gs.Auth.Password))
@@ -285,6 +288,9 @@ func (e *Env) startGit() error {
 	}
 	e.Git = srv
 	e.Vars["GIT"] = strings.TrimSuffix(srv.URL, "/")
+	if gs.GitHubApp != nil {
+		e.Vars["GITHUB_API"] = e.Vars["GIT"] + "/api/v3"
+	}
 	if gs.TLS {
 		e.Vars["GIT_CA_PEM"] = string(srv.CAPEM)
 	}

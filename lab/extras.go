@@ -2,6 +2,10 @@ package lab
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"sort"
@@ -91,11 +95,28 @@ func (e *Env) startExtras(ctx context.Context) error {
 // push.
 func (e *Env) forgeHandler() (*labforge.Handler, error) {
 	sc := e.Scenario
-	kind, err := forge.ParseForge(sc.Git.Forge)
+	name := sc.Git.Forge
+	if name == "" {
+		name = "github" // a GitHub App
+	}
+	kind, err := forge.ParseForge(name)
 	if err != nil {
 		return nil, &ScenarioError{File: sc.Name, Field: "git.forge", Reason: "unknown forge", Err: err}
 	}
-	cfg := labforge.Config{Only: sc.Git.Forge}
+	cfg := labforge.Config{Only: name}
+	if app := sc.Git.GitHubApp; app != nil {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			return nil, err
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			return nil, err
+		}
+		e.Vars["GITHUB_APP_KEY"] = string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+		cfg.Apps = append(cfg.Apps, labforge.App{ID: app.AppID, InstallationID: app.InstallationID, PublicKey: &key.PublicKey,
+			Token: labforge.Token{Username: "x-access-token", Repos: []string{"*"}, Push: true}})
+	}
 	names := make([]string, 0, len(sc.Git.Repositories))
 	for n := range sc.Git.Repositories {
 		names = append(names, n)

@@ -166,6 +166,17 @@ type GitSpec struct {
 	// github, gitlab, gitea or bitbucket. Branches marked protected are
 	// protected there; git.auth's password is a token that may push.
 	Forge string `json:"forge,omitempty"`
+	// GitHubApp is a GitHub App installed on the repositories: the git
+	// server (with forge github) makes installation tokens for it and
+	// accepts them as x-access-token:<token>; ${GITHUB_APP_KEY} is its
+	// private key (PEM) and ${GITHUB_API} the API base.
+	GitHubApp *GitHubApp `json:"githubApp,omitempty"`
+}
+
+// GitHubApp is a GitHub App's IDs.
+type GitHubApp struct {
+	AppID          int64 `json:"appID"`
+	InstallationID int64 `json:"installationID"`
 }
 
 // Repo is one git repository.
@@ -244,6 +255,9 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	case "", "forbidden", "unreachable":
 	default:
 		return nil, &ScenarioError{File: file, Field: "logsUnavailable", Reason: fmt.Sprintf("%q: want forbidden or unreachable", sc.LogsUnavailable)}
+	}
+	if sc.Git.GitHubApp != nil && sc.Git.Forge != "" && sc.Git.Forge != "github" {
+		return nil, &ScenarioError{File: file, Field: "git.githubApp", Reason: "a GitHub App needs forge github"}
 	}
 	switch sc.Git.Forge {
 	case "", "github", "gitlab", "gitea", "bitbucket":

@@ -101,6 +101,7 @@ var silentScenarios = map[string]string{
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
 	"source-private-ca":                  "no write in the objects yet; nothing fails before it",
 	"source-insecure-true":               "no write in the objects yet; nothing fails before it",
+	"source-github-app":                  "no write in the objects yet; nothing fails before it",
 	"helm-chart-from-oci-repo":           "no write in the objects yet; nothing fails before it",
 	"multi-source-image-in-other-source": "no write in the objects yet; nothing fails before it",
 	// The scenario's point: Image Updater's logs cannot be read.

@@ -125,3 +125,12 @@ func decodeSegment(seg string, v any) error {
 	}
 	return json.Unmarshal(b, v)
 }
+
+// Minted reports whether token is an installation token this fake made
+// (and still holds), for a git server that accepts x-access-token:<token>.
+func (h *Handler) Minted(token string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.minted[token]
+	return ok
+}

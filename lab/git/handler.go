@@ -54,12 +54,15 @@ func (s *Server) handler() http.Handler {
 // authenticate returns the user name a request acts as. Without
 // configured users everyone is anonymousUser.
 func (s *Server) authenticate(r *http.Request) (string, bool) {
-	if len(s.cfg.users) == 0 {
+	if len(s.cfg.users) == 0 && s.cfg.tokenCheck == nil {
 		return anonymousUser, true
 	}
 	u, p, ok := r.BasicAuth()
 	if !ok {
 		return "", false
+	}
+	if s.cfg.tokenCheck != nil && s.cfg.tokenCheck(u, p) {
+		return u, true
 	}
 	want, known := s.cfg.users[u]
 	if !known {

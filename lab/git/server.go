@@ -82,6 +82,8 @@ type config struct {
 	// api serves a forge's REST API on the git server's own host, as
 	// GitHub Enterprise, GitLab and Gitea do.
 	api http.Handler
+	// tokenCheck accepts further basic credentials (tokens a forge minted).
+	tokenCheck func(user, pass string) bool
 }
 
 type user struct {
@@ -98,6 +100,13 @@ func WithTLS() Option { return func(c *config) { c.tls = true } }
 // WithAPI serves h on the same host for the paths a forge's REST API
 // uses (/api/..., Bitbucket's /2.0/...), next to git's own paths.
 func WithAPI(h http.Handler) Option { return func(c *config) { c.api = h } }
+
+// WithTokenCheck accepts, besides the users, any basic credentials check
+// approves: tokens a forge minted (a GitHub App installation token used as
+// x-access-token:<token>, as git does). Once set, requests need credentials.
+func WithTokenCheck(check func(user, pass string) bool) Option {
+	return func(c *config) { c.tokenCheck = check }
+}
 
 // WithHTTPOnly serves plain HTTP. It is the default and exists so callers
 // can say so explicitly. It undoes WithTLS, WithPrivateCA, WithCertNames
