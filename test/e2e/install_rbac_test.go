@@ -155,6 +155,7 @@ var secretsOffGaps = map[string]string{
 	"source-insecure-true":               "the source's insecure flag is in its repository Secret",
 	"source-private-ca":                  "the source is read with the repository Secret and argocd-tls-certs-cm",
 	"source-ssh-known-hosts":             "the SSH source needs its repository Secret's key",
+	"source-github-app":                  "the source is read with the GitHub App key of its repository Secret",
 }
 
 func hasFailure(r *diagnostics.Report, code diagnostics.Code) bool {
