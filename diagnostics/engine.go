@@ -302,6 +302,13 @@ func (r *run) reconcile() {
 		for i := range st.Findings {
 			f := &st.Findings[i]
 			switch f.Code {
+			case CodeSourceNotReadable:
+				// A source imgupd was not allowed to read decides the answer
+				// only when something is to be written into it.
+				if f.Decides && !r.anyDue() {
+					f.Decides = false
+					changed = true
+				}
 			case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
 				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
 					f.Severity = Warn

@@ -31,6 +31,13 @@ type repoView struct {
 	// that party does (a bearer token, Azure credentials): the read is
 	// then not verified, never a failure.
 	limit string
+	// forbidden names the reads imgupd was refused on the way (Argo CD's
+	// repository Secrets, its trust ConfigMaps): the view is then what
+	// imgupd could build without them, and a read that fails with it may
+	// be imgupd's missing permission, not the repository.
+	forbidden []string
+	// forbiddenRule is the RBAC that would allow them.
+	forbiddenRule []string
 	// none, when set, is why that party has no usable credentials at all
 	// although the Secret holds some (Image Updater ignores bearer tokens,
 	// and a GitHub App without installation ID): a failure, not a limit.
@@ -92,14 +99,27 @@ type cmEntry struct {
 // reads it.
 func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding) {
 	ns := r.argoNamespace()
+	var v repoView
+	// refused records a read imgupd may not make and goes on without it:
+	// a public repository is still read; a private one then fails, and
+	// that failure is imgupd's permission, not Argo CD's.
+	refused := func(what string, err error) bool {
+		var ae *cluster.AccessError
+		if !errors.As(err, &ae) || !ae.Forbidden {
+			return false
+		}
+		v.forbidden = append(v.forbidden, what)
+		v.forbiddenRule = append(v.forbiddenRule, ae.Rule())
+		return true
+	}
 	creds, err := r.repoCreds(ctx)
-	if err != nil {
+	if err != nil && !refused("Argo CD's repository Secrets in "+ns, err) {
 		f := readFailure(StageSource, "Argo CD's repository Secrets in "+ns, err)
 		f.Decides = false
 		return repoView{}, &f
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
-	v := repoView{repo: repo}
+	v.repo = repo
 	if repo.Err != nil {
 		v.limit = repo.Err.Error()
 		return v, nil
@@ -119,7 +139,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 	host := cluster.HostOf(repoURL)
 	if cluster.IsArgoSSHURL(repoURL) {
 		cm, err := r.configMap(ctx, ns, argoKnownHostsCM)
-		if err != nil {
+		if err != nil && !refused("ConfigMap "+ns+"/"+argoKnownHostsCM, err) {
 			f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoKnownHostsCM+" (SSH host keys)", err)
 			f.Decides = false
 			return v, &f
@@ -129,7 +149,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 		return v, nil
 	}
 	cm, err := r.configMap(ctx, ns, argoTLSCertsCM)
-	if err != nil {
+	if err != nil && !refused("ConfigMap "+ns+"/"+argoTLSCertsCM, err) {
 		f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoTLSCertsCM+" (TLS certificates)", err)
 		f.Decides = false
 		return v, &f
@@ -139,6 +159,20 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 		v.trust = append(v.trust, ev("trust", fmt.Sprintf("CA from %s/%s key %s (replaces the system roots for that host)", ns, argoTLSCertsCM, host)))
 	}
 	return v, nil
+}
+
+// refusedFailure: the source could not be read while imgupd was refused
+// Argo CD's repository Secrets or trust ConfigMaps. That is imgupd's
+// permission, not the repository: the check decides the answer (when an
+// update is due, see reconcile) and says which rule would allow it.
+func refusedFailure(f Finding, v repoView) Finding {
+	if len(v.forbidden) == 0 {
+		return f
+	}
+	f.Title += " (imgupd may not read " + strings.Join(v.forbidden, ", ") + ")"
+	f.Decides = true
+	f.Verify = "grant imgupd " + strings.Join(v.forbiddenRule, "; ") + " (deploy/rbac.yaml, or the chart's rbac.secrets.read), so it reads the source as Argo CD does"
+	return f
 }
 
 // updaterView is how Image Updater's git write-back reaches repoURL with

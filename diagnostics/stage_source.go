@@ -47,6 +47,11 @@ func checkSource(ctx context.Context, r *run) []Finding {
 	if sc.notReadable != nil {
 		return append(out, *sc.notReadable)
 	}
+	if len(sc.refused) > 0 {
+		f := find(CodeSourceNotReadable, Unknown, "the source was read without "+strings.Join(sc.refused, ", ")+": imgupd may not read them, so credentials, insecure, proxy and trust settings there were not applied")
+		f.Verify = "grant imgupd " + strings.Join(sc.refusedRule, "; ")
+		out = append(out, f)
+	}
 	if sc.chart != nil {
 		out = append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
 	}
@@ -88,6 +93,9 @@ type sourceContent struct {
 	// notReadable is the not-verified finding when the source could not
 	// be read.
 	notReadable *Finding
+	// refused and refusedRule are the reads imgupd was refused while it
+	// still read the source (a public repository).
+	refused, refusedRule []string
 }
 
 func (c sourceContent) where() string {
@@ -113,8 +121,10 @@ func (r *run) readSource(ctx context.Context, src *argo.ApplicationSource) sourc
 
 func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
 	c := sourceContent{src: src}
+	var view repoView
 	fail := func(f Finding) sourceContent {
 		f.Stage, f.Decides = StageSource, false
+		f = refusedFailure(f, view)
 		c.notReadable = &f
 		return c
 	}
@@ -122,6 +132,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 	if f != nil {
 		return fail(*f)
 	}
+	c.refused, c.refusedRule = view.forbidden, view.forbiddenRule
 	if view.limit != "" {
 		nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", src.RepoURL, view.limit))
 		nf.Verify = "check the app renders (argocd app manifests " + r.req.App + ")"
@@ -239,6 +250,13 @@ func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSour
 			continue
 		}
 		oc := r.readSource(ctx, other)
+		if oc.notReadable != nil && oc.notReadable.Decides {
+			// Which source renders the image is what imgupd was not
+			// allowed to read.
+			f := *oc.notReadable
+			f.Title = fmt.Sprintf("image %s: whether spec.sources[%d] renders it was not verified: %s", aliasOr(im), i, f.Title)
+			return &f, false
+		}
 		if oc.notReadable != nil || !rendersImage(oc, im.Image, r.version) {
 			continue
 		}

@@ -147,16 +147,7 @@ func TestChartRBACGivesTheSameDiagnoses(t *testing.T) {
 // are not made. The issue asks for "no scenario turns healthy that was not": these are the engine
 // owner's to fix (the check should decide the state: unknown), and each must still be a gap, so
 // that the fix removes its entry.
-var secretsOffGaps = map[string]string{
-	"article-6-kustomize-name-not-used":  "the Kustomize mapping needs the source, read with Argo CD's repository Secrets",
-	"helm-parameters-not-in-values":      "the Helm values mapping needs the source, read with Argo CD's repository Secrets",
-	"helm-chart-from-oci-repo":           "the chart's values need the Helm repository Secret",
-	"multi-source-image-in-other-source": "which source renders the image needs the sources, read with the repository Secrets",
-	"source-insecure-true":               "the source's insecure flag is in its repository Secret",
-	"source-private-ca":                  "the source is read with the repository Secret and argocd-tls-certs-cm",
-	"source-ssh-known-hosts":             "the SSH source needs its repository Secret's key",
-	"source-github-app":                  "the source is read with the GitHub App key of its repository Secret",
-}
+var secretsOffGaps = map[string]string{}
 
 func hasFailure(r *diagnostics.Report, code diagnostics.Code) bool {
 	for _, f := range r.Findings() {
