@@ -76,7 +76,7 @@ func TestBotOnRealAPIServer(t *testing.T) {
 	}
 	send("e1", "C0DEPLOYS1", "diagnose web")
 	waitMessage("healthy report", func(m slacklab.Message) bool {
-		return m.Via == "chat.postMessage" && strings.Contains(m.Text, "argocd/web: nothing blocks Image Updater")
+		return m.Via == "chat.postMessage" && strings.Contains(m.Text, "argocd/web: update on its way")
 	})
 	send("e2", "C0DEPLOYS1", "diagnose wbe")
 	waitMessage("did you mean", func(m slacklab.Message) bool {
