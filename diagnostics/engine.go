@@ -95,6 +95,21 @@ type Request struct {
 	// pod's (a cluster that does not grant pods/log, a log store export);
 	// it is parsed and redacted the same way.
 	UpdaterLog *string
+	// SharedLog, when set, is Image Updater's log already read and indexed
+	// for many Applications (the fleet scan reads it once), used instead of
+	// reading the pod.
+	SharedLog *SharedLog
+}
+
+// SharedLog is Image Updater's log read once: its index, where it came
+// from, or why it could not be read.
+type SharedLog struct {
+	Index *updaterlog.Index
+	// Window says where the lines came from ("last 30m0s of POD").
+	Window string
+	// Pod is the pod it was read from; Err why it could not be.
+	Pod string
+	Err error
 }
 
 // run is one diagnosis in progress: what the stages have learnt so far.

@@ -113,30 +113,48 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 
 func (r *run) checkLogs(ctx context.Context) []Finding {
 	inst := r.install
-	var pod *cluster.Pod
-	for i := range inst.Pods {
-		if inst.Pods[i].Ready || pod == nil {
-			pod = &inst.Pods[i]
-		}
-	}
+	pod := UpdaterPod(inst)
 	if r.req.UpdaterLog != nil {
 		return r.analyzeLogs(*r.req.UpdaterLog, "the log given with --updater-log")
+	}
+	if sl := r.req.SharedLog; sl != nil {
+		if sl.Err != nil {
+			return []Finding{r.logReadFailure(sl.Pod, sl.Err)}
+		}
+		return r.analyzeIndex(sl.Index, sl.Window)
 	}
 	if pod == nil {
 		return nil
 	}
 	text, err := r.e.Cluster.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, r.opts.LogWindow, r.opts.LogLimit)
 	if err != nil {
-		f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod.Name).
-			with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
-		f.Verify = "grant imgupd get on pods/log in " + inst.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
-		if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
-			f.Evidence = fr.Evidence
-			f.Fix = fr.Fix
-		}
-		return []Finding{f}
+		return []Finding{r.logReadFailure(pod.Name, err)}
 	}
 	return r.analyzeLogs(text, fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name))
+}
+
+// logReadFailure: the pod's log could not be read.
+func (r *run) logReadFailure(pod string, err error) Finding {
+	f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod).
+		with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
+	f.Verify = "grant imgupd get on pods/log in " + r.install.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
+	if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
+		f.Evidence = fr.Evidence
+		f.Fix = fr.Fix
+	}
+	return f
+}
+
+// UpdaterPod is the Image Updater pod whose log a diagnosis reads (a ready
+// one, else any): the fleet scan reads it once for all apps.
+func UpdaterPod(inst *cluster.UpdaterInstall) *cluster.Pod {
+	var pod *cluster.Pod
+	for i := range inst.Pods {
+		if inst.Pods[i].Ready || pod == nil {
+			pod = &inst.Pods[i]
+		}
+	}
+	return pod
 }
 
 // analyzeLogs reads Image Updater's log text (from its pod, or given with
@@ -150,7 +168,17 @@ func (r *run) analyzeLogs(text, window string) []Finding {
 		f.Verify = "pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
 		return []Finding{f}
 	}
-	a := updaterlog.Analyze(updaterlog.ParseString(text), updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App}, r.version)
+	return r.analyzeIndex(updaterlog.NewIndex(updaterlog.ParseString(text), r.version), window)
+}
+
+// analyzeIndex reads the app's part of an indexed log.
+func (r *run) analyzeIndex(x *updaterlog.Index, window string) []Finding {
+	if x.Lines() == 0 {
+		f := find(CodeUpdaterLogsUnavailable, Unknown, "no Image Updater log lines in the "+window)
+		f.Verify = "pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
+		return []Finding{f}
+	}
+	a := x.Analyze(updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App})
 	r.logs = &a
 	var out []Finding
 	if a.LastCycle == nil {

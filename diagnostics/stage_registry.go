@@ -45,7 +45,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	for _, w := range how.Warnings {
 		out = append(out, find(CodeRegistriesConfWarning, Warn, w).image(im.Alias))
 	}
-	target := registry.Target{APIURL: ep.APIURL, Repository: repo, Insecure: ep.Insecure}
+	target := registry.Target{APIURL: ep.APIURL, Repository: repo, Insecure: ep.Insecure, Limit: ep.Limit}
 	if ep.CAData != "" {
 		target.CAData = []byte(ep.CAData)
 	}

@@ -37,6 +37,23 @@ func (r *Reader) ServiceAccountAnnotations(ctx context.Context, ns, name string)
 	return sa.Annotations, nil
 }
 
+// EventsOfKind returns every event in ns about objects of kind, oldest
+// first: one list for all the objects of a namespace (the fleet scan).
+func (r *Reader) EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error) {
+	list, err := r.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{"involvedObject.kind": kind}.AsSelector().String()})
+	if err != nil {
+		return nil, newAccessError("list", "", "events", ns, "", err)
+	}
+	out := make([]corev1.Event, 0, len(list.Items))
+	for _, e := range list.Items {
+		if e.InvolvedObject.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return EventTime(out[i]).Before(EventTime(out[j])) })
+	return out, nil
+}
+
 // Events returns the events in ns whose involvedObject has the given kind
 // and name (kind "" matches any kind), oldest first by their last
 // occurrence. The API server filters by field selector; the result is

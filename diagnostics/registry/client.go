@@ -40,6 +40,10 @@ type Target struct {
 	Username, Password string
 	// CAData is an optional PEM bundle of extra root CAs.
 	CAData []byte
+	// Limit is the registry's requests per second (registries.conf
+	// limit:), shared by every target on the same host of the Client; 0 is
+	// unlimited.
+	Limit float64
 	// Proxy, when set, is the HTTP(S) proxy every request goes through
 	// (Image Updater's proxy for this registry, to probe its path); nil
 	// leaves the client's transport as it is (its own environment proxy).
@@ -92,6 +96,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	hosts    map[string]*rate.Limiter // per registry host, from Target.Limit
 
 	images  flight[imageInfo]  // manifest digest → platform, config digest
 	configs flight[configInfo] // config digest → platform, created
@@ -99,7 +104,7 @@ type Client struct {
 
 // New returns a Client.
 func New(opts ...Option) *Client {
-	c := &Client{concurrency: 8, sessions: map[string]*session{}}
+	c := &Client{concurrency: 8, sessions: map[string]*session{}, hosts: map[string]*rate.Limiter{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -185,13 +190,28 @@ func (c *Client) newSession(t Target) (*session, error) {
 		repo:   repo,
 		apiURL: u,
 		base: &countingTransport{
-			inner:   base,
-			host:    u.Host,
-			scheme:  u.Scheme,
-			stats:   &c.stats,
-			limiter: c.limiter,
+			inner:       base,
+			host:        u.Host,
+			scheme:      u.Scheme,
+			stats:       &c.stats,
+			limiter:     c.limiter,
+			hostLimiter: c.hostLimiter(u.Host, t.Limit),
 		},
 	}, nil
+}
+
+// hostLimiter is the limiter of a registry host with a limit (called with
+// c.mu held, from session).
+func (c *Client) hostLimiter(host string, limit float64) *rate.Limiter {
+	if limit <= 0 {
+		return nil
+	}
+	if l, ok := c.hosts[host]; ok {
+		return l
+	}
+	l := rate.NewLimiter(rate.Limit(limit), max(1, int(limit)))
+	c.hosts[host] = l
+	return l
 }
 
 // baseFor applies the target's TLS settings to the client's base transport.

@@ -28,6 +28,9 @@ type countingTransport struct {
 	scheme  string
 	stats   *stats
 	limiter *rate.Limiter
+	// hostLimiter is the registry's own limit (registries.conf limit:),
+	// shared by every target on the same host.
+	hostLimiter *rate.Limiter
 }
 
 // errSchemeNotUsed is the refused racer's error. It only ever appears next
@@ -41,8 +44,11 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		return nil, errSchemeNotUsed
 	}
-	if t.limiter != nil {
-		if err := t.limiter.Wait(req.Context()); err != nil {
+	for _, l := range []*rate.Limiter{t.hostLimiter, t.limiter} {
+		if l == nil {
+			continue
+		}
+		if err := l.Wait(req.Context()); err != nil {
 			if req.Body != nil {
 				req.Body.Close()
 			}

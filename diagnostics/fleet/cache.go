@@ -1,0 +1,281 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// once is a value computed at most once per key, shared by concurrent
+// callers (the first computes, the others wait), errors included: within a
+// scan a refused read is refused for every app.
+type once[T any] struct {
+	mu sync.Mutex
+	m  map[string]*onceEntry[T]
+}
+
+type onceEntry[T any] struct {
+	done chan struct{}
+	v    T
+	err  error
+}
+
+func (o *once[T]) get(key string, f func() (T, error)) (T, error) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[string]*onceEntry[T]{}
+	}
+	e, ok := o.m[key]
+	if !ok {
+		e = &onceEntry[T]{done: make(chan struct{})}
+		o.m[key] = e
+		o.mu.Unlock()
+		e.v, e.err = f()
+		close(e.done)
+		return e.v, e.err
+	}
+	o.mu.Unlock()
+	<-e.done
+	return e.v, e.err
+}
+
+// getWait is get for a caller with its own deadline: it stops waiting for
+// another caller's computation when its context ends (the computation
+// goes on for the others).
+func (o *once[T]) getWait(ctx context.Context, key string, f func() (T, error)) (T, error) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[string]*onceEntry[T]{}
+	}
+	e, ok := o.m[key]
+	if !ok {
+		e = &onceEntry[T]{done: make(chan struct{})}
+		o.m[key] = e
+		go func() {
+			e.v, e.err = f()
+			close(e.done)
+		}()
+	}
+	o.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.v, e.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// eventLister is the Reader's one-list-per-namespace events read.
+type eventLister interface {
+	EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error)
+}
+
+// clusterCache answers the engine's reads for every app of a scan from one
+// read per kind and namespace (or per named object), counting the reads it
+// passes on. It never writes and keeps nothing after the scan. Reads use
+// the scan's context (ctx), not the app's: a shared read is not cut short
+// by one app's deadline.
+type clusterCache struct {
+	ctx   context.Context
+	inner diagnostics.Cluster
+	reads atomic.Int64
+
+	apps       once[map[string]*argo.Application] // namespace → name → app
+	appLists   once[[]argo.Application]
+	projects   once[*argo.AppProject]
+	crs        once[[]updater.ImageUpdater]
+	updater    once[*cluster.UpdaterInstall]
+	logs       once[string]
+	secrets    once[map[string][]byte]
+	events     once[[]corev1.Event]
+	repoCreds  once[[]cluster.RepoCred]
+	configMaps once[map[string]string]
+	saAnn      once[map[string]string]
+}
+
+func newClusterCache(ctx context.Context, inner diagnostics.Cluster) *clusterCache {
+	return &clusterCache{ctx: ctx, inner: inner}
+}
+
+func (c *clusterCache) read() { c.reads.Add(1) }
+
+// Applications lists the namespace ("" = all) once.
+func (c *clusterCache) Applications(_ context.Context, ns string) ([]argo.Application, error) {
+	return c.appLists.get(ns, func() ([]argo.Application, error) {
+		c.read()
+		return c.inner.Applications(c.ctx, ns)
+	})
+}
+
+// Application is answered from the list of its namespace (or of all
+// namespaces, when that was listed already).
+func (c *clusterCache) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
+	byName, err := c.apps.get(ns, func() (map[string]*argo.Application, error) {
+		src := ns
+		if c.listed("") {
+			src = ""
+		}
+		list, err := c.Applications(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]*argo.Application{}
+		for i := range list {
+			if list[i].Namespace == ns || ns == "" {
+				m[list[i].Name] = &list[i]
+			}
+		}
+		return m, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a, ok := byName[name]
+	if !ok {
+		return nil, &cluster.AccessError{Verb: "get", Group: argo.Group, Resource: "applications", Namespace: ns, Name: name, NotFound: true}
+	}
+	cp := *a // the engine may keep pointers into it; give each its own copy
+	return &cp, nil
+}
+
+func (c *clusterCache) listed(ns string) bool {
+	c.appLists.mu.Lock()
+	defer c.appLists.mu.Unlock()
+	e, ok := c.appLists.m[ns]
+	if !ok {
+		return false
+	}
+	select {
+	case <-e.done:
+		return e.err == nil
+	default:
+		return false
+	}
+}
+
+func (c *clusterCache) AppProject(_ context.Context, ns, name string) (*argo.AppProject, error) {
+	return c.projects.get(ns+"/"+name, func() (*argo.AppProject, error) {
+		c.read()
+		return c.inner.AppProject(c.ctx, ns, name)
+	})
+}
+
+func (c *clusterCache) ImageUpdaters(_ context.Context, ns string) ([]updater.ImageUpdater, error) {
+	return c.crs.get(ns, func() ([]updater.ImageUpdater, error) {
+		c.read()
+		return c.inner.ImageUpdaters(c.ctx, ns)
+	})
+}
+
+func (c *clusterCache) FindUpdater(_ context.Context, preferNS string) (*cluster.UpdaterInstall, error) {
+	return c.updater.get(preferNS, func() (*cluster.UpdaterInstall, error) {
+		c.read()
+		return c.inner.FindUpdater(c.ctx, preferNS)
+	})
+}
+
+func (c *clusterCache) PodLogs(_ context.Context, ns, pod, container string, since time.Duration, limit int64) (string, error) {
+	return c.logs.get(fmt.Sprintf("%s/%s/%s/%s/%d", ns, pod, container, since, limit), func() (string, error) {
+		c.read()
+		return c.inner.PodLogs(c.ctx, ns, pod, container, since, limit)
+	})
+}
+
+func (c *clusterCache) Secret(_ context.Context, ns, name string) (map[string][]byte, error) {
+	return c.secrets.get(ns+"/"+name, func() (map[string][]byte, error) {
+		c.read()
+		return c.inner.Secret(c.ctx, ns, name)
+	})
+}
+
+// Events lists the namespace's events of the kind once, when the reader
+// can, and filters by name.
+func (c *clusterCache) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
+	el, ok := c.inner.(eventLister)
+	if !ok || kind == "" {
+		c.read()
+		return c.inner.Events(ctx, ns, kind, name)
+	}
+	all, err := c.events.get(ns+"/"+kind, func() ([]corev1.Event, error) {
+		c.read()
+		return el.EventsOfKind(c.ctx, ns, kind)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []corev1.Event
+	for _, e := range all {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (c *clusterCache) RepoCredentials(_ context.Context, ns string) ([]cluster.RepoCred, error) {
+	return c.repoCreds.get(ns, func() ([]cluster.RepoCred, error) {
+		c.read()
+		return c.inner.RepoCredentials(c.ctx, ns)
+	})
+}
+
+func (c *clusterCache) ConfigMap(_ context.Context, ns, name string) (map[string]string, error) {
+	return c.configMaps.get(ns+"/"+name, func() (map[string]string, error) {
+		c.read()
+		return c.inner.ConfigMap(c.ctx, ns, name)
+	})
+}
+
+func (c *clusterCache) ServiceAccountAnnotations(_ context.Context, ns, name string) (map[string]string, error) {
+	return c.saAnn.get(ns+"/"+name, func() (map[string]string, error) {
+		c.read()
+		return c.inner.ServiceAccountAnnotations(c.ctx, ns, name)
+	})
+}
+
+// registryCache lists each repository's tags once for the scan; metadata
+// goes to the client, which caches it by digest.
+type registryCache struct {
+	ctx   context.Context // the scan's: a shared listing outlives one app's deadline
+	inner diagnostics.Registry
+	tags  once[[]string]
+	lists atomic.Int64
+}
+
+func (c *registryCache) ListTags(ctx context.Context, t registry.Target) ([]string, error) {
+	return c.tags.getWait(ctx, targetKey(t), func() ([]string, error) {
+		c.lists.Add(1)
+		return c.inner.ListTags(c.ctx, t)
+	})
+}
+
+func (c *registryCache) Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error) {
+	return c.inner.Metadata(ctx, t, tags, want)
+}
+
+func (c *registryCache) Stats() registry.Stats { return c.inner.Stats() }
+
+// targetKey identifies a target without keeping its secrets readable.
+func targetKey(t registry.Target) string {
+	h := sha256.New()
+	proxy := ""
+	if t.Proxy != nil {
+		proxy = t.Proxy.String()
+	}
+	for _, f := range []string{t.APIURL, t.Repository, fmt.Sprint(t.Insecure), t.Username, t.Password, string(t.CAData), proxy} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return string(h.Sum(nil))
+}

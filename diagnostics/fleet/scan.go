@@ -1,0 +1,326 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+)
+
+// Defaults of a scan.
+const (
+	DefaultConcurrency = 8
+	DefaultDeadline    = 2 * time.Minute
+)
+
+// Scanner scans fleets. Engine is the prototype: its Cluster, Registry,
+// Git, Forge, Charts and Options serve every app; the Scanner wraps Cluster
+// and Registry to share their reads. A Scanner holds no state between
+// scans.
+type Scanner struct {
+	Engine *diagnostics.Engine
+	// UpdaterNamespace is where Image Updater is looked for first (default
+	// argocd).
+	UpdaterNamespace string
+	// Concurrency bounds the apps diagnosed at once (default 8).
+	Concurrency int
+	// Deadline bounds the whole scan (default 2 min); what did not finish
+	// is unknown.
+	Deadline time.Duration
+	// Progress, when set, is called after each app (done of total).
+	Progress func(done, total int)
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// AppResult is one Application's answer.
+type AppResult struct {
+	App     diagnostics.AppRef `json:"app"`
+	Project string             `json:"project"`
+	State   diagnostics.State  `json:"state"`
+	// Code and Stage are the root cause's (empty when nothing stops the
+	// tag); Title its one line.
+	Code     diagnostics.Code    `json:"code,omitempty"`
+	Stage    diagnostics.StageID `json:"stage,omitempty"`
+	Title    string              `json:"title,omitempty"`
+	Headline string              `json:"headline"`
+	// Waiting is since when the newest tag Image Updater should pick (or,
+	// held back, the newest tag kept out) has been in the registry, when
+	// its build time is known.
+	Waiting *time.Time `json:"waiting,omitempty"`
+	// Report is the full diagnosis (nil for an app the scan did not get to).
+	Report *diagnostics.Report `json:"-"`
+}
+
+// Result is one scan.
+type Result struct {
+	Scope     Scope         `json:"scope"`
+	Cluster   string        `json:"cluster,omitempty"`
+	StartedAt time.Time     `json:"startedAt"`
+	Duration  time.Duration `json:"durationNs"`
+	// Apps are every managed Application in the scope, by namespace and
+	// name.
+	Apps []AppResult `json:"apps"`
+	// Partial is true when the deadline ended the scan before every app
+	// finished (those are unknown, code CHECK_TIMEOUT).
+	Partial bool `json:"partial,omitempty"`
+	// Unmanaged counts the Applications in the scope Image Updater does not
+	// manage (not listed).
+	Unmanaged int   `json:"unmanaged"`
+	Stats     Stats `json:"stats"`
+}
+
+// Stats is what the scan cost.
+type Stats struct {
+	KubernetesReads  int64 `json:"kubernetesReads"`
+	RegistryRequests int64 `json:"registryRequests"`
+	TagLists         int64 `json:"tagLists"`
+}
+
+// Counts is the number of apps in each state.
+func (r *Result) Counts() map[diagnostics.State]int {
+	m := map[diagnostics.State]int{}
+	for _, a := range r.Apps {
+		m[a.State]++
+	}
+	return m
+}
+
+// Worst is the most urgent state of the scan (up-to-date for none).
+func (r *Result) Worst() diagnostics.State {
+	c := r.Counts()
+	for _, s := range diagnostics.States() {
+		if c[s] > 0 {
+			return s
+		}
+	}
+	return diagnostics.StateUpToDate
+}
+
+// ErrNoUpdater is returned when Image Updater's installation cannot be
+// read at all (the scan has nothing to go on): its read error wraps it.
+var ErrNoUpdater = errors.New("image updater's installation could not be read")
+
+// Scan diagnoses every managed Application in scope. It fails only when
+// nothing can be listed (Applications, or CRs on v1.x); everything else
+// becomes an app's answer.
+func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
+	if err := scope.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	deadline := s.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	conc := s.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
+	updNS := s.UpdaterNamespace
+	if updNS == "" {
+		updNS = "argocd"
+	}
+	start := now()
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	res := &Result{Scope: scope, Cluster: s.Engine.Options.ClusterName, StartedAt: start}
+
+	cc := newClusterCache(ctx, s.Engine.Cluster)
+	rc := &registryCache{ctx: ctx, inner: s.Engine.Registry}
+	var regBefore int64
+	if s.Engine.Registry != nil {
+		regBefore = s.Engine.Registry.Stats().Total()
+	}
+	eng := *s.Engine
+	eng.Cluster, eng.Registry = cc, rc
+
+	// What every app shares: the installation, its version, the CRs, the log.
+	inst, instErr := cc.FindUpdater(ctx, updNS)
+	version := s.Engine.Options.DefaultVersion
+	if version == (updater.Version{}) {
+		version = updater.Latest
+	}
+	if inst != nil && inst.Version != (updater.Version{}) {
+		version = inst.Version
+	}
+	var apps []argo.Application
+	for _, ns := range scope.listNamespaces() {
+		list, err := cc.Applications(ctx, ns)
+		if err != nil {
+			return nil, fmt.Errorf("listing Applications: %w", err)
+		}
+		apps = append(apps, list...)
+	}
+	var crs []updater.ImageUpdater
+	if version.UsesCRs() {
+		var err error
+		if crs, err = cc.ImageUpdaters(ctx, ""); err != nil {
+			return nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
+		}
+	}
+	sel := updater.SelectOptions{Version: version}
+	if inst != nil {
+		sel.ControllerNamespace = inst.Namespace
+		if w := strings.TrimSpace(inst.WatchNamespaces); w != "" {
+			sel.WatchNamespaces = []string{w}
+		}
+	}
+	var managed []*argo.Application
+	for i := range apps {
+		a := &apps[i]
+		if !scope.Matches(a) {
+			continue
+		}
+		if Managed(a, crs, sel) {
+			managed = append(managed, a)
+		} else {
+			res.Unmanaged++
+		}
+	}
+	sort.Slice(managed, func(i, j int) bool {
+		if managed[i].Namespace != managed[j].Namespace {
+			return managed[i].Namespace < managed[j].Namespace
+		}
+		return managed[i].Name < managed[j].Name
+	})
+	shared := s.sharedLog(ctx, cc, inst, instErr, version)
+
+	res.Apps = make([]AppResult, len(managed))
+	for i, a := range managed {
+		res.Apps[i] = AppResult{App: diagnostics.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
+			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout,
+			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range min(conc, max(1, len(managed))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				a := managed[i]
+				rep := eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared})
+				r := resultOf(rep, project(a))
+				mu.Lock()
+				res.Apps[i] = r
+				done++
+				d := done
+				mu.Unlock()
+				if s.Progress != nil {
+					s.Progress(d, len(managed))
+				}
+			}
+		}()
+	}
+feed:
+	for i := range managed {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	res.Partial = done < len(managed) || ctx.Err() != nil && anyTimedOut(res.Apps)
+	res.Duration = now().Sub(start)
+	res.Stats = Stats{KubernetesReads: cc.reads.Load(), TagLists: rc.lists.Load()}
+	if s.Engine.Registry != nil {
+		res.Stats.RegistryRequests = s.Engine.Registry.Stats().Total() - regBefore
+	}
+	return res, nil
+}
+
+// sharedLog reads Image Updater's log once for every app.
+func (s *Scanner) sharedLog(ctx context.Context, cc *clusterCache, inst *cluster.UpdaterInstall, instErr error, v updater.Version) *diagnostics.SharedLog {
+	if instErr != nil || inst == nil {
+		return nil
+	}
+	pod := diagnostics.UpdaterPod(inst)
+	if pod == nil {
+		return nil
+	}
+	o := s.Engine.Options
+	window, limit := o.LogWindow, o.LogLimit
+	if window <= 0 {
+		window = 30 * time.Minute
+	}
+	if limit <= 0 {
+		limit = 4 << 20
+	}
+	text, err := cc.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, window, limit)
+	if err != nil {
+		return &diagnostics.SharedLog{Pod: pod.Name, Err: err}
+	}
+	return &diagnostics.SharedLog{Index: updaterlog.NewIndex(updaterlog.ParseString(text), v),
+		Window: fmt.Sprintf("last %s of %s", window, pod.Name), Pod: pod.Name}
+}
+
+func resultOf(rep *diagnostics.Report, proj string) AppResult {
+	r := AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline, Report: rep}
+	if rc := rep.RootCause; rc != nil {
+		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
+	}
+	r.Waiting = waiting(rep)
+	return r
+}
+
+// waiting is the build time of the tag that waits: the pick of an image
+// whose update is due, or the oldest of the newer tags held back.
+func waiting(rep *diagnostics.Report) *time.Time {
+	var best *time.Time
+	for _, c := range rep.Candidates {
+		d := c.Decision
+		running, _ := semver.NewVersion(d.RunningTag)
+		for _, t := range d.Tags {
+			if t.Created == nil {
+				continue
+			}
+			pick := d.Selected != nil && t.Tag == d.Selected.Tag && t.Tag != d.RunningTag
+			newer := false
+			if v, err := semver.NewVersion(t.Tag); err == nil && running != nil {
+				newer = v.GreaterThan(running)
+			}
+			if pick || rep.State == diagnostics.StateHeldBack && !t.Kept && newer {
+				if best == nil || t.Created.Before(*best) {
+					tt := *t.Created
+					best = &tt
+				}
+			}
+		}
+	}
+	return best
+}
+
+func project(a *argo.Application) string {
+	if a.Spec.Project == "" {
+		return "default"
+	}
+	return a.Spec.Project
+}
+
+func anyTimedOut(apps []AppResult) bool {
+	for _, a := range apps {
+		if a.Code == diagnostics.CodeCheckTimeout {
+			return true
+		}
+	}
+	return false
+}
