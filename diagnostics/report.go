@@ -241,6 +241,18 @@ func (s State) Title() string {
 	return "unknown"
 }
 
+// Mark is the state's mark for headlines: ✔ nothing stops the tag, ✗
+// something does, ? imgupd cannot tell.
+func (s State) Mark() string {
+	switch s {
+	case StateUpToDate, StateOnItsWay:
+		return "✔"
+	case StateUnknown:
+		return "?"
+	}
+	return "✗"
+}
+
 // verdict is the coarse verdict of a state.
 func (s State) verdict() Verdict {
 	switch s {

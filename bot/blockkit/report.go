@@ -140,15 +140,7 @@ func headline(r *diagnostics.Report) string {
 	return stateMark(r.State) + " " + r.App.String() + " — " + r.State.Title()
 }
 
-func stateMark(s diagnostics.State) string {
-	switch s {
-	case diagnostics.StateUpToDate, diagnostics.StateOnItsWay:
-		return "✔"
-	case diagnostics.StateUnknown:
-		return "?"
-	}
-	return "✗"
-}
+func stateMark(s diagnostics.State) string { return s.Mark() }
 
 // notVerified lists what imgupd could not check and what would verify it.
 func notVerified(nv []diagnostics.NotVerified) string {

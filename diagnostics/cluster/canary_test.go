@@ -47,7 +47,8 @@ func TestNoSecretInOutput(t *testing.T) {
 	if err != nil || len(creds) != 2 {
 		t.Fatalf("%v %v", len(creds), err)
 	}
-	best, why := MatchRepoCredential(creds, "https://github.com/acme/web")
+	best := ResolveRepository(creds, "https://github.com/acme/web", "default")
+	why := best.Why
 	inst, err := r.FindUpdater(ctx, "argocd")
 	if err != nil {
 		t.Fatal(err)

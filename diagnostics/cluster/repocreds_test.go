@@ -72,53 +72,6 @@ func TestRepoCredentials(t *testing.T) {
 	}
 }
 
-func TestMatchRepoCredential(t *testing.T) {
-	creds := repoFixture(t)
-	tests := []struct {
-		url, want, why string
-	}{
-		{"https://github.com/acme/web", "repo-web", "repository secret repo-web has URL https://GitHub.com/acme/web.git"},
-		{"https://github.com/acme/web.git/", "repo-web", "repository secret repo-web has URL https://GitHub.com/acme/web.git"},
-		{"https://github.com/acme/api.git", "creds-acme", "no repository secret for https://github.com/acme/api.git; repo-creds creds-acme has the longest matching URL prefix https://github.com/acme"},
-		{"https://github.com/other/x", "creds-github", "no repository secret for https://github.com/other/x; repo-creds creds-github has the longest matching URL prefix https://github.com"},
-		{"https://github.com/acme/public.git", "creds-acme", "repository secret repo-public matches https://github.com/acme/public.git but holds no credentials; they come from repo-creds creds-acme (URL prefix https://github.com/acme)"},
-		{"ssh://git@gitlab.com/acme/app.git", "creds-ssh", "no repository secret for ssh://git@gitlab.com/acme/app.git; repo-creds creds-ssh has the longest matching URL prefix git@gitlab.com:acme"},
-		{"git@gitlab.com:acme/app.git", "creds-ssh", "no repository secret for git@gitlab.com:acme/app.git; repo-creds creds-ssh has the longest matching URL prefix git@gitlab.com:acme"},
-		{"https://gitlab.com/acme/app.git", "", "no repository secret has URL https://gitlab.com/acme/app.git and no repo-creds URL is a prefix of it (6 repository secrets read)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.url, func(t *testing.T) {
-			got, why := MatchRepoCredential(creds, tt.url)
-			name := ""
-			if got != nil {
-				name = got.SecretName
-			}
-			if name != tt.want || why != tt.why {
-				t.Errorf("got %q (%s)\nwant %q (%s)", name, why, tt.want, tt.why)
-			}
-		})
-	}
-	only := []RepoCred{{SecretName: "pub", Type: SecretTypeRepository, URL: "https://example.com/r"}}
-	if got, why := MatchRepoCredential(only, "https://example.com/r.git"); got == nil || got.SecretName != "pub" ||
-		why != "repository secret pub matches https://example.com/r.git but holds no credentials and no repo-creds URL is a prefix of it (anonymous access)" {
-		t.Errorf("anonymous: %v %s", got, why)
-	}
-}
-
-func TestNormalizeRepoURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://GitHub.com/Acme/Web.git/": "https://github.com/Acme/Web",
-		"git@github.com:acme/web.git":      "ssh://git@github.com/acme/web",
-		"ssh://git@github.com/acme/web":    "ssh://git@github.com/acme/web",
-		" https://h/x.git.git ":            "https://h/x",
-		"":                                 "",
-	} {
-		if got := NormalizeRepoURL(in); got != want {
-			t.Errorf("NormalizeRepoURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestArgoNormalizeURL: the table of argocd-repositories.md §1.3, checked
 // there against Argo CD's own NormalizeGitURL.
 func TestArgoNormalizeURL(t *testing.T) {

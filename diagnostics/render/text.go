@@ -134,17 +134,8 @@ func writeTags(w io.Writer, d updater.Decision, max int) {
 	}
 }
 
-// StateMark is the mark of a state: ✔ nothing stops the tag, ✗ something
-// does, ? imgupd cannot tell.
-func StateMark(s diagnostics.State) string {
-	switch s {
-	case diagnostics.StateUpToDate, diagnostics.StateOnItsWay:
-		return "✔"
-	case diagnostics.StateUnknown:
-		return "?"
-	}
-	return "✗"
-}
+// StateMark is the mark of a state (State.Mark).
+func StateMark(s diagnostics.State) string { return s.Mark() }
 
 // rootLabel names the root cause section: what stops the tag, or what
 // could not be checked.
