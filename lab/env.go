@@ -253,7 +253,11 @@ func (e *Env) startRegistry(ctx context.Context) error {
 			}
 			imgs = append(imgs, li)
 		}
-		if err := srv.Push(ctx, repo, imgs...); err != nil {
+		push := srv.Push
+		if rs.Lazy {
+			push = srv.PushLazy
+		}
+		if err := push(ctx, repo, imgs...); err != nil {
 			return fmt.Errorf("pushing %s: %w", repo, err)
 		}
 	}

@@ -31,7 +31,7 @@ func FleetScenario(s FleetSpec) *Scenario {
 		s.MaxTags = s.MinTags
 	}
 	sc := &Scenario{Name: fmt.Sprintf("fleet-%d-apps-%d-repos", s.Apps, s.Repos), Expect: Healthy, App: AppRef{Name: "app-0000", Namespace: "argocd"},
-		Now: "2026-11-29T12:00:00Z", Registry: RegistrySpec{Repositories: map[string][]Image{}}}
+		Now: "2026-11-29T12:00:00Z", Registry: RegistrySpec{Repositories: map[string][]Image{}, Lazy: true}}
 	tagsOf := make([]int, s.Repos)
 	for r := 0; r < s.Repos; r++ {
 		n := s.MinTags

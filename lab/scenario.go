@@ -107,6 +107,10 @@ type RegistrySpec struct {
 	Behaviours []Behaviour `json:"behaviours,omitempty"`
 	// Repositories map a repository path ("team/web") to its tags.
 	Repositories map[string][]Image `json:"repositories,omitempty"`
+	// Lazy lists every tag at once but pushes an image only when a client
+	// first pulls it (labregistry's PushLazy): the same answers, for
+	// fleets of thousands of tags that are never pulled.
+	Lazy bool `json:"lazy,omitempty"`
 	// Unreachable replaces ${REGISTRY} with a host that does not resolve.
 	Unreachable bool `json:"unreachable,omitempty"`
 	// Hostname makes ${REGISTRY} HOSTNAME:PORT, a name that does not

@@ -41,6 +41,7 @@ type Server struct {
 	token   string
 	counter requestCounter
 	http    *loopback.Server
+	lazy    lazyRepos // PushLazy's images not pushed yet
 }
 
 // Option configures a Server.
@@ -153,6 +154,12 @@ func (s *Server) handler() http.Handler {
 		if kind == kindTags && r.Method == http.MethodGet {
 			s.serveTags(w, r, repo)
 			return
+		}
+		if kind == kindManifest {
+			if err := s.materialize(r, repo); err != nil {
+				writeError(w, http.StatusInternalServerError, "UNKNOWN", err.Error())
+				return
+			}
 		}
 		s.inner.ServeHTTP(w, r)
 	})

@@ -68,7 +68,11 @@ func (s *Server) allTags(r *http.Request, repo string) ([]string, int, []byte) {
 	}
 	cw := newCaptureWriter()
 	s.inner.ServeHTTP(cw, req)
+	lazy := s.lazyTags(repo) // PushLazy's tags, pushed or not
 	if cw.status != http.StatusOK {
+		if lazy != nil {
+			return lazy, http.StatusOK, nil
+		}
 		return nil, cw.status, cw.body.Bytes()
 	}
 	var list struct {
@@ -78,7 +82,7 @@ func (s *Server) allTags(r *http.Request, repo string) ([]string, int, []byte) {
 		return nil, http.StatusInternalServerError, nil
 	}
 	sort.Strings(list.Tags)
-	return list.Tags, http.StatusOK, nil
+	return mergeTags(list.Tags, lazy), http.StatusOK, nil
 }
 
 // captureWriter is an in-memory http.ResponseWriter for calling the wrapped
