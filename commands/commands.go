@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 // Command is one parsed command.
@@ -41,8 +43,9 @@ type Logs struct {
 // Explain asks what a finding code means.
 type Explain struct{ Code string }
 
-// Summary asks for the fleet summary (optionally one namespace).
-type Summary struct{ Namespace string }
+// Summary asks for the fleet summary of the Applications in Scope (every
+// managed Application when empty), filtered by what the asker may see.
+type Summary struct{ Scope fleet.Scope }
 
 // Help asks for the command list.
 type Help struct{}
@@ -136,15 +139,7 @@ func Parse(text string) (Command, error) {
 		}
 		return Explain{Code: strings.ToUpper(args[0])}, nil
 	case "summary", "status":
-		s := Summary{}
-		rest, err := takeFlags(text, args, &s.Namespace, nil)
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) > 0 {
-			return nil, &ParseError{Input: text, Reason: "summary takes no arguments besides -n NAMESPACE"}
-		}
-		return s, nil
+		return parseSummary(text, args)
 	case "help", "?", "-h", "--help":
 		return Help{}, nil
 	}
@@ -292,7 +287,7 @@ func HelpText() string {
 		"• `tags APP [ALIAS] [-n NAMESPACE]`: which tag Image Updater would pick, and why every other tag was not",
 		"• `logs APP [-n NAMESPACE]`: Image Updater's recent log lines about the application",
 		"• `explain CODE`: what a finding code means and what to change",
-		"• `summary [-n NAMESPACE]`: every application Image Updater manages, at a glance (not available yet)",
+		"• `summary [-n NAMESPACE] [--project PROJECT] [--name GLOB] [--selector LABELS]`: every application Image Updater manages (that you may see here), at a glance",
 		"• `help`: this list",
 		"Use them as `/imgupd …` in a channel, `@imgupd …` in a thread, or on their own in a direct message with me.",
 	}, "\n")

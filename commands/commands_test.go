@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 func TestParse(t *testing.T) {
@@ -26,7 +28,12 @@ func TestParse(t *testing.T) {
 		{"summary", Summary{}},
 		{"logs web", Logs{App: "web"}},
 		{"log team-a/web", Logs{App: "web", Namespace: "team-a"}},
-		{"summary -n team-a", Summary{Namespace: "team-a"}},
+		{"summary -n team-a", Summary{Scope: fleet.Scope{Namespaces: []string{"team-a"}}}},
+		{"status --namespace=payments-* -n payments,payments", Summary{Scope: fleet.Scope{Namespaces: []string{"payments-*", "payments"}}}},
+		{"summary --project payments --name 'web-*' --selector team=payments,tier!=db", Summary{Scope: fleet.Scope{
+			Projects: []string{"payments"}, Names: []string{"web-*"}, Selector: "team=payments,tier!=db"}}},
+		{"<@U0ABC123> summary -l “tier in (web, api)”", Summary{Scope: fleet.Scope{Selector: "tier in (web, api)"}}},
+		{`summary --selector="tier in (web,api)" --name=web,api`, Summary{Scope: fleet.Scope{Names: []string{"web", "api"}, Selector: "tier in (web,api)"}}},
 	}
 	for _, c := range cases {
 		got, err := Parse(c.in)
@@ -57,7 +64,16 @@ func TestParseErrors(t *testing.T) {
 		{"explain", "explain takes one finding code", ""},
 		{"explain not-a-code", `"not-a-code" is not a finding code`, ""},
 		{"tags", "tags takes an Application name", ""},
-		{"summary now", "summary takes no arguments", ""},
+		{"summary now", `summary takes options, not words like "now"`, "summary -n now"},
+		{"summary -n", "-n needs a value", ""},
+		{"summary -n Team_A", `"Team_A" is not a namespace name or glob`, ""},
+		{"summary --projects payments", `unknown option "--projects" for summary; did you mean --project?`, ""},
+		{"summary --cluster prod", `unknown option "--cluster" for summary`, ""},
+		{"summary --selector 'a in ((b'", `is not a label selector`, ""},
+		{"summary --selector \"tier in (a)", "a quote is not closed", ""},
+		{"summary -l a=b -l c=d", "give --selector once", ""},
+		{"summary --name Web", `"Web" is not an Application name or glob`, ""},
+		{"summary -n [a-", `"[a-" is not a namespace name or glob`, ""},
 		{"deploy web", `unknown command "deploy"`, ""},
 	}
 	for _, c := range cases {
@@ -88,7 +104,8 @@ func TestHelpNamesEveryVerb(t *testing.T) {
 // FuzzParse: any input gives a command or a ParseError with a reason, never
 // a panic; a command's names are valid Kubernetes names.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"", "diagnose web -n a", "<@U1> tags a/b c", "explain X_Y", "summary -n", "dignose x", "diagnose --cluster=a b", "\x00\xff"} {
+	for _, s := range []string{"", "diagnose web -n a", "<@U1> tags a/b c", "explain X_Y", "summary -n", "dignose x", "diagnose --cluster=a b", "\x00\xff",
+		"summary -n a-*,b --project p --name 'w*' -l \"x in (a, b)\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -109,6 +126,30 @@ func FuzzParse(f *testing.F) {
 			if !nameRE.MatchString(c.App) {
 				t.Fatalf("Parse(%q) = %#v", s, c)
 			}
+		case Summary:
+			if err := c.Scope.Validate(); err != nil {
+				t.Fatalf("Parse(%q) = %#v: %v", s, c, err)
+			}
+			// What a Re-run button types parses back to the same command.
+			again, err := Parse(c.String())
+			if err != nil || !reflect.DeepEqual(again, c) {
+				t.Fatalf("Parse(%q).String() = %q parses to %#v, %v", s, c.String(), again, err)
+			}
 		}
 	})
+}
+
+// TestSummaryStringParsesBack: the text a summary's Re-run button runs is the same command.
+func TestSummaryStringParsesBack(t *testing.T) {
+	for _, sc := range []fleet.Scope{
+		{},
+		{Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
+		{Names: []string{"web-?"}, Selector: "tier in (web, api),team=a"},
+	} {
+		c := Summary{Scope: sc}
+		got, err := Parse(c.String())
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Errorf("%q parses to %#v, %v", c.String(), got, err)
+		}
+	}
 }

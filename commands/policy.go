@@ -252,3 +252,139 @@ func where(pr Principal) string {
 	}
 	return "this channel"
 }
+
+// ValidChannel reports whether c names one channel as the rules write it: an ID (C0123ABC,
+// G0123ABC) or a name (#deploys or deploys); not "*", "dm" or a direct message.
+func ValidChannel(c string) bool {
+	return c != "*" && c != "dm" && !strings.HasPrefix(c, "D") && (channelIDRE.MatchString(c) || channelRE.MatchString(c))
+}
+
+// sameChannel reports whether a rule's channel entry names the channel ch (an ID or a name, as
+// ValidChannel accepts), as written: an ID matches that ID, a name that name ("#" or not), "*"
+// any channel. An ID and a name never match: nothing is looked up.
+func sameChannel(entry, ch string) bool {
+	switch {
+	case entry == "*":
+		return true
+	case entry == "dm":
+		return false
+	case channelIDRE.MatchString(entry) || channelIDRE.MatchString(ch):
+		return entry == ch
+	}
+	return strings.TrimPrefix(entry, "#") == strings.TrimPrefix(ch, "#")
+}
+
+// ChannelRules are the rules that admit everyone in the channel ch (an ID or a name, written as
+// the rules write it): those whose channels name it (or "*"; a rule without channels applies in
+// every channel) and that list no users or groups. A message posted in a channel — a
+// scheduled summary, an alert — is for everyone there, so only these rules count for it.
+func (p *Policy) ChannelRules(ch string) []Rule {
+	var out []Rule
+	for _, r := range p.Rules {
+		if len(r.Users) > 0 || len(r.Groups) > 0 {
+			continue
+		}
+		if len(r.Channels) == 0 || slices.ContainsFunc(r.Channels, func(e string) bool { return sameChannel(e, ch) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ChannelVisible returns a filter for the Applications everyone in the channel may see (the
+// ChannelRules grant them), and the name of each granting rule.
+func (p *Policy) ChannelVisible(ch string) func(Scope) bool {
+	rules := p.ChannelRules(ch)
+	return func(s Scope) bool {
+		return slices.ContainsFunc(rules, func(r Rule) bool { return r.grants(s) })
+	}
+}
+
+// CheckChannelScope checks that every Application a scope can select is granted, to everyone
+// in the channel, by one of its ChannelRules: each namespace glob of the scope (none = any)
+// with each project (none = any) must be covered by one rule's namespaces and projects. A glob
+// is covered by an equal glob, by "*", by a rule's "prefix*" when it starts with that prefix,
+// or, for a plain name, by a rule glob matching it. The error names the rules and what they
+// grant.
+func (p *Policy) CheckChannelScope(ch string, namespaces, projects []string) error {
+	rules := p.ChannelRules(ch)
+	where := ch
+	if !channelIDRE.MatchString(ch) {
+		where = "#" + strings.TrimPrefix(ch, "#")
+	}
+	if len(rules) == 0 {
+		return fmt.Errorf("no access rule admits everyone in %s (rules that list users or groups do not count: the summary is posted for the whole channel); add a rule with channels: [%q], written as here (a channel ID and a name never match)",
+			where, ch)
+	}
+	ns := namespaces
+	if len(ns) == 0 {
+		ns = []string{"*"}
+	}
+	projs := projects
+	if len(projs) == 0 {
+		projs = []string{"*"}
+	}
+	var missing []string
+	for _, n := range ns {
+		for _, pr := range projs {
+			if !slices.ContainsFunc(rules, func(r Rule) bool { return globCovered(r.Namespaces, n) && globCovered(r.Projects, pr) }) {
+				missing = append(missing, fmt.Sprintf("namespace %s in project %s", n, pr))
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var grants []string
+	for _, r := range rules {
+		name := r.Name
+		if name == "" {
+			name = "(unnamed)"
+		}
+		grants = append(grants, fmt.Sprintf("rule %s grants namespaces %s and projects %s", name, describeGlobs(r.Namespaces), describeGlobs(r.Projects)))
+	}
+	return fmt.Errorf("scope namespaces %s, projects %s goes beyond what the access rules grant everyone in %s (%s not granted): %s; narrow the scope or widen a rule",
+		describeGlobs(namespaces), describeGlobs(projects), where, strings.Join(missing, ", "), strings.Join(grants, "; "))
+}
+
+// globCovered reports whether every value matching glob g matches one of globs (none = any).
+// Conservative: when it cannot tell, it says no.
+func globCovered(globs []string, g string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	literal := !strings.ContainsAny(g, `*?[\`)
+	prefix := g
+	if i := strings.IndexAny(g, `*?[\`); i >= 0 {
+		prefix = g[:i]
+	}
+	for _, r := range globs {
+		switch {
+		case r == "*" || r == g:
+			return true
+		case literal:
+			if ok, _ := path.Match(r, g); ok {
+				return true
+			}
+		case strings.HasSuffix(r, "*") && !strings.ContainsAny(r[:len(r)-1], `*?[\`) && strings.HasPrefix(prefix, r[:len(r)-1]):
+			return true
+		}
+	}
+	return false
+}
+
+func describeGlobs(globs []string) string {
+	if len(globs) == 0 {
+		return "(any)"
+	}
+	return "[" + strings.Join(globs, ", ") + "]"
+}
+
+// GrantsAll reports whether a rule that applies to the principal grants every Application (no
+// namespaces and no projects listed).
+func (p *Policy) GrantsAll(pr Principal) bool {
+	if pr.DM && !p.AllowDMs {
+		return false
+	}
+	return slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.applies(pr) && len(r.Namespaces) == 0 && len(r.Projects) == 0 })
+}

@@ -7,12 +7,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agnivade/levenshtein"
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 // Apps reads Argo CD Applications (diagnostics.Cluster has these methods).
@@ -43,6 +45,11 @@ type Service struct {
 	// Cluster is this installation's cluster name; a command naming
 	// another cluster is refused with a clear answer.
 	Cluster string
+	// Fleet scans the Applications of a summary (nil: summary is not
+	// available); SummaryTimeout bounds its scan (default
+	// DefaultSummaryTimeout).
+	Fleet          FleetScanner
+	SummaryTimeout time.Duration
 }
 
 // Kind says what a Result carries.
@@ -59,6 +66,7 @@ const (
 	KindInvalid  Kind = "invalid"   // Text: the input is not a command (with help)
 	KindError    Kind = "error"     // Text: the command could not be carried out
 	KindNotBuilt Kind = "not_built" // Text: the command exists but is not available yet
+	KindSummary  Kind = "summary"   // Summary (filtered by what the asker may see), Hidden
 )
 
 // Result is the answer to one command.
@@ -75,6 +83,10 @@ type Result struct {
 	Suggestions []string
 	// Rule is the access rule that allowed the command.
 	Rule string
+	// Summary is a fleet summary of the Applications the asker may see;
+	// Hidden counts those of the scope left out.
+	Summary *fleet.Summary
+	Hidden  int
 }
 
 // Outcome is the Result in one word, for metrics and the audit log: the
@@ -94,7 +106,8 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	}
 	// Every command needs a rule that admits the asker here; commands that
 	// read an Application are then decided for it (withApp).
-	if d := s.Policy.Admits(pr); !d.Allowed {
+	d := s.Policy.Admits(pr)
+	if !d.Allowed {
 		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
 	}
 	switch c := cmd.(type) {
@@ -107,8 +120,7 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 		}
 		return Result{Kind: KindExplain, Command: cmd, Entry: &e}
 	case Summary:
-		return Result{Kind: KindNotBuilt, Command: cmd, Text: "`summary` is not available yet: channel summaries of every managed application are being built. " +
-			"Use `diagnose APP` for one application."}
+		return s.summary(ctx, pr, c, d.Rule)
 	case Diagnose:
 		switch {
 		case c.Cluster == "" || c.Cluster == s.Cluster:

@@ -1,0 +1,207 @@
+package commands
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+)
+
+// The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;
+// repeatable).
+var summaryOptions = []string{"-n", "--namespace", "--project", "--name", "-l", "--selector"}
+
+const summaryUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB`, `--selector LABELS`"
+
+var (
+	// Namespace and Application name globs: the names' characters and path.Match's * ? [ ].
+	namespaceGlobRE = regexp.MustCompile(`^[a-z0-9*?\[\]^-]+$`)
+	nameGlobRE      = regexp.MustCompile(`^[a-z0-9.*?\[\]^-]+$`)
+)
+
+// maxSelector bounds a label selector.
+const maxSelector = 512
+
+// parseSummary reads `summary [-n NS] [--project P] [--name GLOB] [--selector SEL]`. Values
+// may be lists (`-n a,b`) and options repeat; a selector with spaces is quoted (`--selector
+// "tier in (web,api)"`; Slack's curly quotes count too).
+func parseSummary(input string, words []string) (Command, error) {
+	args, err := quotedFields(strings.Join(words, " "))
+	if err != nil {
+		return nil, &ParseError{Input: input, Reason: err.Error()}
+	}
+	var sc fleet.Scope
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			rest = append(rest, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !slices.Contains(summaryOptions, name) {
+			pe := &ParseError{Input: input, Reason: fmt.Sprintf("unknown option %q for summary (%s)", clip(a), summaryUsage)}
+			if near := nearestOption(name); near != "" {
+				pe.Reason = fmt.Sprintf("unknown option %q for summary; did you mean %s? (%s)", clip(a), near, summaryUsage)
+			}
+			return nil, pe
+		}
+		if !hasVal {
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" {
+				return nil, &ParseError{Input: input, Reason: name + " needs a value (" + summaryUsage + ")"}
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "-n", "--namespace":
+			for _, v := range splitValues(val) {
+				if !namespaceGlobRE.MatchString(v) || len(v) > 63 || !validGlob(v) {
+					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", clip(v))}
+				}
+				sc.Namespaces = appendOnce(sc.Namespaces, v)
+			}
+		case "--project":
+			for _, v := range splitValues(val) {
+				if !nameRE.MatchString(v) || len(v) > 253 {
+					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", clip(v))}
+				}
+				sc.Projects = appendOnce(sc.Projects, v)
+			}
+		case "--name":
+			for _, v := range splitValues(val) {
+				if !nameGlobRE.MatchString(v) || len(v) > 253 || !validGlob(v) {
+					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", clip(v))}
+				}
+				sc.Names = appendOnce(sc.Names, v)
+			}
+		case "-l", "--selector":
+			v := strings.TrimSpace(val)
+			if sc.Selector != "" {
+				return nil, &ParseError{Input: input, Reason: "give --selector once (a selector's requirements are separated by commas: `--selector team=a,tier!=web`)"}
+			}
+			if v == "" || len(v) > maxSelector {
+				return nil, &ParseError{Input: input, Reason: "--selector needs a label selector, e.g. `--selector team=payments`"}
+			}
+			if _, err := labels.Parse(v); err != nil {
+				return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a label selector: %s", clip(v), clip(err.Error()))}
+			}
+			sc.Selector = v
+		}
+	}
+	if len(rest) > 0 {
+		pe := &ParseError{Input: input, Reason: fmt.Sprintf("summary takes options, not words like %q (%s)", clip(rest[0]), summaryUsage)}
+		if len(rest) == 1 && namespaceGlobRE.MatchString(rest[0]) && validGlob(rest[0]) {
+			pe.Suggestion = "summary -n " + rest[0]
+		}
+		return nil, pe
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, &ParseError{Input: input, Reason: err.Error()}
+	}
+	return Summary{Scope: sc}, nil
+}
+
+// String is the command as it is typed, options in a fixed order: what a summary's Re-run
+// button runs again, through Parse.
+func (s Summary) String() string {
+	parts := []string{"summary"}
+	if len(s.Scope.Namespaces) > 0 {
+		parts = append(parts, "-n", strings.Join(s.Scope.Namespaces, ","))
+	}
+	if len(s.Scope.Projects) > 0 {
+		parts = append(parts, "--project", strings.Join(s.Scope.Projects, ","))
+	}
+	if len(s.Scope.Names) > 0 {
+		parts = append(parts, "--name", strings.Join(s.Scope.Names, ","))
+	}
+	if s.Scope.Selector != "" {
+		sel := s.Scope.Selector
+		if strings.ContainsAny(sel, " \t") {
+			sel = `"` + sel + `"`
+		}
+		parts = append(parts, "--selector", sel)
+	}
+	return strings.Join(parts, " ")
+}
+
+// quotedFields splits on spaces, keeping a "quoted value" (ASCII or curly double quotes, or
+// single quotes) as one field without its quotes.
+func quotedFields(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inField, closing := false, rune(0)
+	for _, r := range s {
+		switch {
+		case closing != 0:
+			if r == closing || closing == '”' && r == '"' || closing == '’' && r == '\'' {
+				closing = 0
+				continue
+			}
+			cur.WriteRune(r)
+		case r == '"' || r == '“' || r == '”' || r == '\'' || r == '‘' || r == '’':
+			closing = map[rune]rune{'"': '"', '“': '”', '”': '”', '\'': '\'', '‘': '’', '’': '’'}[r]
+			inField = true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inField {
+				out = append(out, cur.String())
+				cur.Reset()
+				inField = false
+			}
+		default:
+			cur.WriteRune(r)
+			inField = true
+		}
+	}
+	if closing != 0 {
+		return nil, fmt.Errorf("a quote is not closed")
+	}
+	if inField {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+func splitValues(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{v} // refused by the caller's check
+	}
+	return out
+}
+
+func appendOnce(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+func validGlob(g string) bool {
+	_, err := path.Match(g, "")
+	return err == nil
+}
+
+func nearestOption(o string) string {
+	best, bd := "", 4
+	for _, c := range summaryOptions {
+		if len(c) < 3 {
+			continue
+		}
+		if d := levenshtein.ComputeDistance(o, c); d < bd {
+			best, bd = c, d
+		}
+	}
+	return best
+}

@@ -1,0 +1,162 @@
+package commands
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// projectFleet is a generated fleet whose every n-th app (app-0000, app-000n, …) is in Argo CD
+// project payments instead of default.
+func projectFleet(t *testing.T, spec lab.FleetSpec, n int) *lab.Env {
+	t.Helper()
+	sc := lab.FleetScenario(spec)
+	re := regexp.MustCompile(`(metadata: \{name: app-(\d{4})-r\d{3}, namespace: argocd\}\nspec:\n  project: )default`)
+	sc.Objects = re.ReplaceAllStringFunc(sc.Objects, func(m string) string {
+		i, _ := strconv.Atoi(re.FindStringSubmatch(m)[2])
+		if i%n == 0 {
+			return re.ReplaceAllString(m, "${1}payments")
+		}
+		return m
+	})
+	sc.Objects += "---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: payments, namespace: argocd}\nspec:\n  sourceRepos: [\"*\"]\n  destinations: [{server: \"*\", namespace: \"*\"}]\n"
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	return env
+}
+
+// TestSummaryShowsOnlyWhatTheAskerMaySee: a summary asked in a channel whose rule grants
+// project payments lists only the payments apps and says how many it left out; the platform
+// rule sees them all; a scope of its own narrows further.
+func TestSummaryShowsOnlyWhatTheAskerMaySee(t *testing.T) {
+	env := projectFleet(t, lab.FleetSpec{Apps: 12, Repos: 3, Broken: 4}, 3)
+	eng := env.Engine()
+	p := &Policy{Rules: []Rule{
+		{Name: "payments", Channels: []string{"#payments-deploys"}, Projects: []string{"payments"}},
+		{Name: "platform", Channels: []string{"#platform"}},
+	}}
+	s := &Service{Apps: eng.Cluster, Engine: eng, Policy: p, Fleet: &fleet.Scanner{Engine: eng}}
+	ctx := context.Background()
+	payments := Principal{User: "U0ALICE001", Channel: "C0PAYMENT1", ChannelName: "payments-deploys"}
+	res := s.Handle(ctx, payments, Summary{})
+	if res.Kind != KindSummary || res.Summary == nil {
+		t.Fatalf("summary: %+v", res)
+	}
+	if res.Summary.Total != 4 || res.Hidden != 8 || res.Rule != "payments" || res.Outcome() != "summary" {
+		t.Errorf("payments sees %d apps, %d hidden (rule %q), want 4 and 8", res.Summary.Total, res.Hidden, res.Rule)
+	}
+	for _, l := range append(lines(res.Summary), res.Summary.Fine...) {
+		if n, _ := strconv.Atoi(l.App.Name[4:8]); n%3 != 0 {
+			t.Errorf("payments sees %s, of project default", l.App)
+		}
+	}
+	if res.Summary.Unmanaged != 0 {
+		t.Errorf("the unmanaged count is shown to a restricted asker: %d", res.Summary.Unmanaged)
+	}
+	if !strings.Contains(HiddenText(res.Hidden), "8 Applications in this scope are not shown") {
+		t.Errorf("hidden text: %q", HiddenText(res.Hidden))
+	}
+
+	platform := Principal{User: "U0BOB00001", Channel: "C0PLATFRM1", ChannelName: "platform"}
+	all := s.Handle(ctx, platform, Summary{})
+	if all.Kind != KindSummary || all.Summary.Total != 12 || all.Hidden != 0 {
+		t.Fatalf("platform: %+v", all)
+	}
+	if c := countOf(all.Summary, diagnostics.StateBlocked); c != 3 {
+		t.Errorf("platform sees %d blocked apps, want 3", c)
+	}
+	if all.Summary.Hash == res.Summary.Hash {
+		t.Error("the hash of a filtered summary is the hash of the whole fleet")
+	}
+	named := s.Handle(ctx, platform, Summary{Scope: fleet.Scope{Names: []string{"app-000*"}, Projects: []string{"payments"}}})
+	if named.Kind != KindSummary || named.Summary.Total != 4 || named.Summary.Scope.Projects[0] != "payments" { // app-0000, -0003, -0006, -0009
+		t.Errorf("names app-000*, project payments: %+v", named.Summary)
+	}
+
+	stranger := Principal{User: "U0EVE00001", Channel: "C0RANDOM01", ChannelName: "random"}
+	if res := s.Handle(ctx, stranger, Summary{}); res.Kind != KindDenied || res.Summary != nil {
+		t.Errorf("a stranger: %+v", res)
+	}
+	s.Fleet = nil
+	if res := s.Handle(ctx, platform, Summary{}); res.Kind != KindNotBuilt {
+		t.Errorf("without a scanner: %+v", res)
+	}
+}
+
+func lines(s *fleet.Summary) []fleet.Line {
+	var out []fleet.Line
+	for _, g := range s.Attention {
+		out = append(out, g.Apps...)
+	}
+	return out
+}
+
+func countOf(s *fleet.Summary, st diagnostics.State) int {
+	for _, c := range s.Counts {
+		if c.State == st {
+			return c.Count
+		}
+	}
+	return 0
+}
+
+func TestChannelRulesAndScopes(t *testing.T) {
+	p := &Policy{Rules: []Rule{
+		{Name: "payments", Channels: []string{"#payments-deploys", "C0PAYMENT1"}, Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
+		{Name: "platform-group", Groups: []string{"S0PLATFORM"}, Channels: []string{"*"}},
+		{Name: "ops", Channels: []string{"ops"}},
+	}}
+	cases := []struct {
+		channel           string
+		namespaces, projs []string
+		wantErr           string
+	}{
+		{"#payments-deploys", []string{"payments-*"}, []string{"payments"}, ""},
+		{"payments-deploys", []string{"payments", "payments-eu-*"}, []string{"payments"}, ""},
+		{"C0PAYMENT1", []string{"payments-eu"}, []string{"payments"}, ""},
+		{"#payments-deploys", nil, nil, "scope namespaces (any), projects (any) goes beyond what the access rules grant everyone in #payments-deploys"},
+		{"#payments-deploys", []string{"payments-*"}, nil, "namespace payments-* in project * not granted"},
+		{"#payments-deploys", []string{"pay*"}, []string{"payments"}, "rule payments grants namespaces [payments, payments-*] and projects [payments]"},
+		{"#ops", nil, nil, ""},
+		{"#random", []string{"a"}, nil, "no access rule admits everyone in #random"},
+		// Only the group may see everything, anywhere: the channel as a whole may not.
+		{"C0OTHER001", []string{"a"}, nil, "rules that list users or groups do not count"},
+		// An ID and a name never match.
+		{"C0OPS00001", nil, nil, "no access rule admits everyone in C0OPS00001"},
+	}
+	for _, c := range cases {
+		err := p.CheckChannelScope(c.channel, c.namespaces, c.projs)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s %v %v: %v", c.channel, c.namespaces, c.projs, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s %v %v: got %v, want an error containing %q", c.channel, c.namespaces, c.projs, err, c.wantErr)
+		}
+	}
+	vis := p.ChannelVisible("#payments-deploys")
+	if !vis(Scope{"payments-eu", "payments"}) || vis(Scope{"payments", "default"}) || vis(Scope{"web", "payments"}) {
+		t.Error("ChannelVisible(#payments-deploys) grants the wrong apps")
+	}
+	for _, c := range []string{"C0PAYMENT1", "G0PRIVATE1", "#deploys", "deploys"} {
+		if !ValidChannel(c) {
+			t.Errorf("%s is a channel", c)
+		}
+	}
+	for _, c := range []string{"*", "dm", "D0ALICEDM1", "Deploys", "#", ""} {
+		if ValidChannel(c) {
+			t.Errorf("%q is not one channel", c)
+		}
+	}
+	if p.GrantsAll(Principal{Channel: "C0PAYMENT1"}) || !p.GrantsAll(Principal{ChannelName: "ops"}) {
+		t.Error("GrantsAll")
+	}
+}
