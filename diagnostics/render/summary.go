@@ -1,0 +1,281 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+)
+
+// SummaryOptions shape the terminal and Markdown summaries.
+type SummaryOptions struct {
+	// Command is how the next step names the binary ("imgupd", or
+	// "kubectl imgupd" as a kubectl plugin); "" is "imgupd".
+	Command string
+	// Next is the command that shows one app's full report (default:
+	// "COMMAND diagnose NAME -n NAMESPACE"); it is also called with the
+	// placeholders APP and NAMESPACE for the general form.
+	Next func(app diagnostics.AppRef) string
+	// TitleWidth clips each app's root-cause title in text (0 = 60
+	// characters).
+	TitleWidth int
+}
+
+func (o SummaryOptions) withDefaults() SummaryOptions {
+	if o.Command == "" {
+		o.Command = "imgupd"
+	}
+	if o.TitleWidth <= 0 {
+		o.TitleWidth = 60
+	}
+	if o.Next == nil {
+		cmd := o.Command
+		o.Next = func(a diagnostics.AppRef) string { return cmd + " diagnose " + a.Name + " -n " + a.Namespace }
+	}
+	return o
+}
+
+// placeholder is the app the next step's general form names.
+var placeholder = diagnostics.AppRef{Namespace: "NAMESPACE", Name: "APP"}
+
+// SummaryText writes a fleet summary for a terminal: a header line, the
+// count of every state, the apps that need someone grouped by state then
+// stage (app, root-cause code, title, since when, how long a newer tag has
+// waited), one line for the fine ones, and the command that shows one app's
+// full report.
+func SummaryText(w io.Writer, s fleet.Summary, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s  %s\n", s.Worst.Mark(), SummaryHeader(s))
+	if s.Partial {
+		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
+	}
+	p("\n")
+	width := 0
+	for _, c := range s.Counts {
+		width = max(width, utf8.RuneCountInString(c.State.Title()))
+	}
+	for _, c := range s.Counts {
+		p("   %s %-*s %4d\n", c.State.Mark(), width, c.State.Title(), c.Count)
+	}
+	if s.Unmanaged > 0 {
+		p("   (%d more Application(s) in the scope that Image Updater does not manage)\n", s.Unmanaged)
+	}
+	if n := s.NeedAttention(); n > 0 {
+		p("\n%d app(s) need someone:\n", n)
+		// Columns: app, code, title, ages (each as wide as its widest, within bounds).
+		appW, codeW, titleW := 0, 0, 0
+		for _, g := range s.Attention {
+			for _, l := range g.Apps {
+				appW = max(appW, utf8.RuneCountInString(l.App.String()))
+				codeW = max(codeW, len(l.Code))
+				titleW = max(titleW, utf8.RuneCountInString(clip(LineTitle(l), o.TitleWidth)))
+			}
+		}
+		appW, codeW = min(appW, 64), min(codeW, 40)
+		for _, g := range s.Attention {
+			p("\n%s %s · %s (%d)\n", g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
+			for _, l := range g.Apps {
+				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, l.App.String(), codeW, orDash(string(l.Code)), titleW, clip(LineTitle(l), o.TitleWidth))
+				if a := LineAges(l, s.At); a != "" {
+					line += "  " + a
+				}
+				p("%s\n", strings.TrimRight(line, " "))
+			}
+		}
+	}
+	p("\n%s  %s.\n", diagnostics.StateUpToDate.Mark(), FineLine(s))
+	if first := firstAttention(s); first != nil {
+		p("Next: %s shows an app's full report and its fix, e.g. %s\n", o.Next(placeholder), o.Next(first.App))
+	} else if s.Total > 0 {
+		p("Nothing needs anyone. %s shows an app's full report.\n", o.Next(placeholder))
+	}
+}
+
+// SummaryMarkdown writes a fleet summary as GitHub-flavoured Markdown
+// (issues, wikis, chat): the header, a table of the counts, a table per
+// state and stage of the apps that need someone, the fine ones in one line.
+func SummaryMarkdown(w io.Writer, s fleet.Summary) { SummaryMarkdownWith(w, s, SummaryOptions{}) }
+
+// SummaryMarkdownWith is SummaryMarkdown with the next step's command of o
+// (Command, Next; TitleWidth does not apply: Markdown titles are clipped at
+// 200 characters).
+func SummaryMarkdownWith(w io.Writer, s fleet.Summary, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("## %s %s\n\n", s.Worst.Mark(), escape(SummaryHeader(s)))
+	if s.Partial {
+		p("**Partial:** the scan's deadline ended it; the apps it did not finish are unknown.\n\n")
+	}
+	p("| | state | apps |\n|---|---|---:|\n")
+	for _, c := range s.Counts {
+		p("| %s | %s | %d |\n", c.State.Mark(), c.State.Title(), c.Count)
+	}
+	if s.Unmanaged > 0 {
+		p("\n%d more Application(s) in the scope that Image Updater does not manage.\n", s.Unmanaged)
+	}
+	for _, g := range s.Attention {
+		p("\n### %s %s · %s (%d)\n\n| app | root cause | | since | newer tag waiting |\n|---|---|---|---|---|\n",
+			g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
+		for _, l := range g.Apps {
+			code := "—"
+			if l.Code != "" {
+				code = "`" + string(l.Code) + "`"
+			}
+			p("| `%s` | %s | %s | %s | %s |\n", l.App, code, escape(clip(LineTitle(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
+		}
+	}
+	p("\n%s %s.", diagnostics.StateUpToDate.Mark(), FineLine(s))
+	if first := firstAttention(s); first != nil {
+		p(" `%s` shows an app's full report and its fix (`%s`).", o.Next(placeholder), o.Next(first.App))
+	}
+	p("\n")
+}
+
+// SummaryHeader is the summary's first line: "Image Updater fleet on
+// prod-eu · every Application · 2026-11-29 12:00 UTC · 42 apps in 3.2s".
+func SummaryHeader(s fleet.Summary) string {
+	parts := []string{"Image Updater fleet"}
+	if s.Cluster != "" {
+		parts[0] += " on " + s.Cluster
+	}
+	parts = append(parts, s.Scope.String())
+	if !s.At.IsZero() {
+		parts = append(parts, s.At.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	n := fmt.Sprintf("%d app(s)", s.Total)
+	if s.Total == 1 {
+		n = "1 app"
+	}
+	if s.Duration > 0 {
+		n += " in " + roundDuration(s.Duration)
+	}
+	parts = append(parts, n)
+	if s.Partial {
+		parts = append(parts, "partial")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// FineLine counts the apps nothing stops: "37 up to date, 5 updates on
+// their way".
+func FineLine(s fleet.Summary) string {
+	up, way := 0, 0
+	for _, c := range s.Counts {
+		switch c.State {
+		case diagnostics.StateUpToDate:
+			up = c.Count
+		case diagnostics.StateOnItsWay:
+			way = c.Count
+		}
+	}
+	return CountPhrase(diagnostics.StateUpToDate, up) + ", " + CountPhrase(diagnostics.StateOnItsWay, way)
+}
+
+// CountPhrase is a count of apps in a state in words: "3 blocked", "1
+// update on its way", "5 updates on their way".
+func CountPhrase(st diagnostics.State, n int) string {
+	if st == diagnostics.StateOnItsWay && n != 1 {
+		return fmt.Sprintf("%d updates on their way", n)
+	}
+	return fmt.Sprintf("%d %s", n, st.Title())
+}
+
+// StageTitle names a summary group's stage ("Live image"); an app the scan
+// did not get to has none.
+func StageTitle(id diagnostics.StageID) string {
+	if id == "" {
+		return "no stage"
+	}
+	for _, st := range diagnostics.Stages() {
+		if st.ID == id {
+			return st.Title
+		}
+	}
+	return string(id)
+}
+
+// LineTitle is an app's root-cause title, or why it has none.
+func LineTitle(l fleet.Line) string {
+	switch {
+	case l.Title != "":
+		return l.Title
+	case l.Code == diagnostics.CodeCheckTimeout:
+		return "not diagnosed before the scan's deadline"
+	}
+	return l.State.Title()
+}
+
+// LineAges is "since 3d 4h, newer tag waiting 12d" (the parts that are
+// known), as of at.
+func LineAges(l fleet.Line, at time.Time) string {
+	var parts []string
+	if l.Since != nil {
+		parts = append(parts, "since "+Age(at.Sub(*l.Since)))
+	}
+	if l.Waiting != nil {
+		parts = append(parts, "newer tag waiting "+Age(at.Sub(*l.Waiting)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Age is a duration as people say an age: "3d 4h", "5h 12m", "12m",
+// "<1m"; past a month, days only ("45d").
+func Age(d time.Duration) string {
+	if d < time.Minute {
+		return "<1m"
+	}
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days >= 30:
+		return fmt.Sprintf("%dd", days)
+	case days > 0 && hours == 0:
+		return fmt.Sprintf("%dd", days)
+	case days > 0:
+		return fmt.Sprintf("%dd %dh", days, hours)
+	case hours > 0 && mins == 0:
+		return fmt.Sprintf("%dh", hours)
+	case hours > 0:
+		return fmt.Sprintf("%dh %dm", hours, mins)
+	}
+	return fmt.Sprintf("%dm", mins)
+}
+
+func ageOrDash(t *time.Time, at time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return Age(at.Sub(*t))
+}
+
+func firstAttention(s fleet.Summary) *fleet.Line {
+	for _, g := range s.Attention {
+		if len(g.Apps) > 0 {
+			return &g.Apps[0]
+		}
+	}
+	return nil
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// clip shortens s to n runes, ending in "…".
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

@@ -1,0 +1,241 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/lab"
+)
+
+var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func ago(d time.Duration) *time.Time { t := at.Add(-d); return &t }
+
+const day = 24 * time.Hour
+
+// handSummary is a summary of a fleet in every state, built as Summarize
+// builds it.
+func handSummary() fleet.Summary {
+	app := func(ns, name string, st diagnostics.State, stage diagnostics.StageID, code diagnostics.Code, title string) fleet.AppResult {
+		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title, Report: &diagnostics.Report{}}
+	}
+	res := &fleet.Result{Cluster: "prod-eu", Scope: fleet.Scope{Namespaces: []string{"payments-*"}}, StartedAt: at, Duration: 3200 * time.Millisecond, Unmanaged: 2,
+		Apps: []fleet.AppResult{
+			app("payments-a", "api", diagnostics.StateBlocked, diagnostics.StageRegistry, "REGISTRY_UNAUTHORIZED", "the registry ghcr.io refuses Image Updater's credentials (401)"),
+			app("payments-a", "web", diagnostics.StateBlocked, diagnostics.StageTarget, "TARGET_NO_MATCHING_REF", "no applicationRef of ImageUpdater argocd/payments selects payments-a/web"),
+			app("payments-b", "ledger", diagnostics.StateHeldBack, diagnostics.StageCandidates, "CANDIDATES_NEWER_TAGS_DROPPED", "3 newer tags are dropped by the constraint ~1.2 "+strings.Repeat("and more words ", 10)),
+			app("payments-b", "worker", diagnostics.StateNotDeployed, diagnostics.StageSync, "SYNC_AUTOMATED_OFF", "automated sync is off"),
+			app("payments-b", "cron", diagnostics.StateWrongUpdate, diagnostics.StageSource, "SOURCE_HELM_PARAMETER_NOT_IN_VALUES", "image.tag is not in the chart's values"),
+			app("payments-c", "slow", diagnostics.StateUnknown, "", diagnostics.CodeCheckTimeout, ""),
+			app("payments-c", "ok1", diagnostics.StateUpToDate, "", "", ""),
+			app("payments-c", "ok2", diagnostics.StateUpToDate, "", "", ""),
+			app("payments-c", "due", diagnostics.StateOnItsWay, "", "", ""),
+		}}
+	res.Apps[5].Report = nil
+	res.Apps[0].Waiting = ago(12 * day)
+	res.Apps[2].Waiting = ago(40 * day)
+	res.Partial = true
+	var mem fleet.Memory
+	mem.Observe(res, at.Add(-(3*day + 4*time.Hour)))
+	s := fleet.Summarize(res, &mem)
+	return s
+}
+
+func TestSummaryText(t *testing.T) {
+	s := handSummary()
+	var b bytes.Buffer
+	render.SummaryText(&b, s, render.SummaryOptions{TitleWidth: 60})
+	out := b.String()
+	for _, want := range []string{
+		"✗  Image Updater fleet on prod-eu · namespaces payments-* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
+		"partial: the scan's deadline ended it",
+		// every state, zero or not, with its mark
+		"   ✗ blocked                       2\n",
+		"   ✗ wrong update                  1\n",
+		"   ✗ not deployed                  1\n",
+		"   ✗ held back by configuration    1\n",
+		"   ? unknown                       1\n",
+		"   ✔ update on its way             1\n",
+		"   ✔ up to date                    2\n",
+		"(2 more Application(s) in the scope that Image Updater does not manage)",
+		"6 app(s) need someone:",
+		// grouped by state, then stage in stage order
+		"✗ blocked · Target (1)\n   payments-a/web",
+		"✗ blocked · Registry and network (1)\n   payments-a/api",
+		"REGISTRY_UNAUTHORIZED",
+		"  since 3d 4h, newer tag waiting 12d\n",
+		"✗ held back by configuration · Candidates (1)",
+		"newer tag waiting 40d",
+		"? unknown · no stage (1)",
+		"not diagnosed before the scan's deadline",
+		"✔  2 up to date, 1 update on its way.\n",
+		"Next: imgupd diagnose APP -n NAMESPACE shows an app's full report and its fix, e.g. imgupd diagnose web -n payments-a\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	// The order of the groups: blocked, wrong update, not deployed, held back, unknown.
+	last := -1
+	for _, g := range []string{"✗ blocked · Target", "✗ blocked · Registry", "✗ wrong update · Source", "✗ not deployed · Sync", "✗ held back by configuration · Candidates", "? unknown · no stage"} {
+		i := strings.Index(out, g)
+		if i < last {
+			t.Errorf("group %q out of order:\n%s", g, out)
+		}
+		last = i
+	}
+	// A long title is clipped to the width.
+	if !strings.Contains(out, "3 newer tags are dropped by the constraint ~1.2 and more wo…") {
+		t.Errorf("the long title is not clipped at 60:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ok1") || strings.Contains(l, "payments-c/due") {
+			t.Errorf("a fine app is listed: %q", l)
+		}
+	}
+
+	b.Reset()
+	render.SummaryText(&b, s, render.SummaryOptions{Command: "kubectl imgupd"})
+	if !strings.Contains(b.String(), "e.g. kubectl imgupd diagnose web -n payments-a") {
+		t.Errorf("kubectl plugin next step:\n%s", b.String())
+	}
+}
+
+func TestSummaryTextEdges(t *testing.T) {
+	fine := fleet.Summarize(&fleet.Result{StartedAt: at, Apps: []fleet.AppResult{
+		{App: diagnostics.AppRef{Namespace: "a", Name: "x"}, State: diagnostics.StateUpToDate},
+		{App: diagnostics.AppRef{Namespace: "a", Name: "y"}, State: diagnostics.StateOnItsWay},
+		{App: diagnostics.AppRef{Namespace: "a", Name: "z"}, State: diagnostics.StateOnItsWay},
+	}}, nil)
+	for _, tc := range []struct {
+		name    string
+		s       fleet.Summary
+		want    []string
+		notWant []string
+	}{
+		{"every app fine", fine,
+			[]string{"✔  Image Updater fleet · every Application · 2026-11-29 12:00 UTC · 3 app(s)\n", "✔  1 up to date, 2 updates on their way.", "Nothing needs anyone."},
+			[]string{"need someone", "Next:", "partial"}},
+		{"no app", fleet.Summarize(&fleet.Result{StartedAt: at}, nil),
+			[]string{"· 0 app(s)", "   ✗ blocked                       0\n", "✔  0 up to date, 0 updates on their way."},
+			[]string{"Nothing needs anyone", "Next:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			render.SummaryText(&b, tc.s, render.SummaryOptions{})
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(b.String(), w) {
+					t.Errorf("has %q:\n%s", w, b.String())
+				}
+			}
+		})
+	}
+}
+
+func TestSummaryMarkdown(t *testing.T) {
+	s := handSummary()
+	s.Attention[0].Apps[0].Title = "a | pipe\nand a newline"
+	var b bytes.Buffer
+	render.SummaryMarkdown(&b, s)
+	out := b.String()
+	for _, want := range []string{
+		"## ✗ Image Updater fleet on prod-eu · namespaces payments-* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
+		"**Partial:**",
+		"| ✗ | blocked | 2 |\n",
+		"| ✔ | up to date | 2 |\n",
+		"### ✗ blocked · Target (1)",
+		"| `payments-a/web` | `TARGET_NO_MATCHING_REF` | a \\| pipe and a newline | 3d 4h | — |",
+		"| `payments-a/api` | `REGISTRY_UNAUTHORIZED` | the registry ghcr.io refuses Image Updater's credentials (401) | 3d 4h | 12d |",
+		"### ? unknown · no stage (1)",
+		"✔ 2 up to date, 1 update on its way. `imgupd diagnose APP -n NAMESPACE` shows an app's full report and its fix (`imgupd diagnose web -n payments-a`).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0:                               "<1m",
+		-time.Hour:                      "<1m",
+		59 * time.Second:                "<1m",
+		12 * time.Minute:                "12m",
+		5*time.Hour + 12*time.Minute:    "5h 12m",
+		5 * time.Hour:                   "5h",
+		3*day + 4*time.Hour + time.Hour: "3d 5h",
+		3 * day:                         "3d",
+		29*day + 23*time.Hour:           "29d 23h",
+		45*day + 7*time.Hour:            "45d",
+	} {
+		if got := render.Age(d); got != want {
+			t.Errorf("Age(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestSummaryOfALabFleet: a real scan of a generated fleet (30 apps over 5
+// repositories, every 4th with an update due, every 10th with its image not
+// live), remembered since 3 days 4 hours, reads as a user expects.
+func TestSummaryOfALabFleet(t *testing.T) {
+	env, err := lab.Start(context.Background(), lab.FleetScenario(lab.FleetSpec{Apps: 30, Repos: 5, MinTags: 3, MaxTags: 30, Due: 4, Broken: 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	res, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(context.Background(), fleet.Scope{Names: []string{"app-*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mem fleet.Memory
+	mem.Observe(res, res.StartedAt.Add(-(3*day + 4*time.Hour)))
+	s := fleet.Summarize(res, &mem)
+	c := res.Counts()
+	if c[diagnostics.StateBlocked] != 3 || c[diagnostics.StateOnItsWay] != 8 || c[diagnostics.StateUpToDate] != 19 {
+		t.Fatalf("the fleet is not the one this test reads: %v", c)
+	}
+	var b bytes.Buffer
+	render.SummaryText(&b, s, render.SummaryOptions{TitleWidth: 100})
+	out := b.String()
+	for _, want := range []string{
+		" · names app-* · ", " · 30 app(s) in ",
+		"   ✗ blocked                       3\n", "   ✗ wrong update                  0\n", "   ✔ update on its way             8\n", "   ✔ up to date                   19\n",
+		"3 app(s) need someone:\n\n✗ blocked · Live image (3)\n",
+		"   argocd/app-0009-r004  LIVE_IMAGE_NOT_LIVE  image app (", "is not live in the Application  since 3d 4h\n",
+		"   argocd/app-0019-r004  LIVE_IMAGE_NOT_LIVE", "   argocd/app-0029-r004  LIVE_IMAGE_NOT_LIVE",
+		"✔  19 up to date, 8 updates on their way.\n",
+		"e.g. imgupd diagnose app-0009-r004 -n argocd\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "LIVE_IMAGE_NOT_LIVE"); n != 3 {
+		t.Errorf("%d lines name the root cause, want 3:\n%s", n, out)
+	}
+
+	b.Reset()
+	render.SummaryMarkdown(&b, s)
+	md := b.String()
+	for i := 9; i < 30; i += 10 {
+		want := fmt.Sprintf("| `argocd/app-%04d-r004` | `LIVE_IMAGE_NOT_LIVE` | image app (", i)
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(md, "### ✗ blocked · Live image (3)") || !strings.Contains(md, "| 3d 4h | — |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
