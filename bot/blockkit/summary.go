@@ -1,0 +1,276 @@
+package blockkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/render"
+)
+
+// SummaryOptions shape a fleet summary.
+type SummaryOptions struct {
+	// Title names the summary ("nightly payments summary"); "" for an on-demand one.
+	Title string
+	// Buttons adds a Re-run button (action ID ActionSummaryRerun = "imgupd_summary_rerun", value = the scope as JSON).
+	Buttons bool
+}
+
+// ActionSummaryRerun is the summary's Re-run button; its value is the
+// summary's fleet.Scope as JSON.
+const ActionSummaryRerun = "imgupd_summary_rerun"
+
+// summaryTop is how many apps the summary message lists; the thread has
+// them all.
+const summaryTop = 10
+
+// Summary renders a fleet summary: a short message (the header with the
+// worst state's mark, the count of each state, the most urgent apps, how
+// many more the thread has) and, in its thread, every app that needs
+// someone, grouped by state and stage, over as many messages as Slack's
+// limits need.
+func Summary(s fleet.Summary, o SummaryOptions) Payload {
+	title := o.Title
+	if title == "" {
+		title = "Image Updater summary"
+	}
+	need := s.NeedAttention()
+	head := fmt.Sprintf("%s %s: ", s.Worst.Mark(), title)
+	switch {
+	case s.Total == 0:
+		head += "no managed app in scope"
+	case need == 0:
+		head += fmt.Sprintf("all %d app(s) fine", s.Total)
+	default:
+		head += fmt.Sprintf("%d of %d app(s) need someone", need, s.Total)
+	}
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText)))}
+	blocks = append(blocks, section(countLine(s)))
+
+	top := mostUrgent(s, summaryTop)
+	if len(top) > 0 {
+		var b strings.Builder
+		b.WriteString("*Most urgent*")
+		for _, l := range top {
+			b.WriteString(clipRunes("\n"+urgentLine(l, s.At), 280))
+		}
+		if more := need - len(top); more > 0 {
+			fmt.Fprintf(&b, "\n… %d more in the thread", more)
+		} else {
+			b.WriteString("\n_Details in the thread._")
+		}
+		blocks = append(blocks, section(clipRunes(b.String(), MaxSectionText)))
+	}
+
+	ctx := []string{}
+	if s.Cluster != "" {
+		ctx = append(ctx, "cluster "+s.Cluster)
+	}
+	ctx = append(ctx, s.Scope.String())
+	if !s.At.IsZero() {
+		ctx = append(ctx, s.At.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	if s.Duration > 0 {
+		ctx = append(ctx, "scanned in "+s.Duration.Round(100*time.Millisecond).String())
+	}
+	if s.Partial {
+		ctx = append(ctx, "*partial*: the scan's deadline ended it, what it did not finish is unknown")
+	}
+	if s.Unmanaged > 0 {
+		ctx = append(ctx, fmt.Sprintf("%d not managed by Image Updater", s.Unmanaged))
+	}
+	ctx = append(ctx, "`/imgupd diagnose APP -n NAMESPACE` for an app's full report")
+	blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(strings.Join(ctx, " · ")), budgetContext), false, false)))
+	if o.Buttons {
+		if v, err := json.Marshal(s.Scope); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
+			blocks = append(blocks, slack.NewActionBlock("imgupd_summary_actions",
+				slack.NewButtonBlockElement(ActionSummaryRerun, string(v), plain("Re-run"))))
+		}
+	}
+
+	fb := fmt.Sprintf("%s %s: %s", s.Worst.Mark(), title, plainCounts(s))
+	return Payload{
+		Message: Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
+		Thread:  summaryThread(s, title),
+	}
+}
+
+// countLine is every state's count, most urgent first.
+func countLine(s fleet.Summary) string {
+	parts := make([]string, 0, len(s.Counts))
+	for _, c := range s.Counts {
+		n, words, _ := strings.Cut(render.CountPhrase(c.State, c.Count), " ")
+		parts = append(parts, fmt.Sprintf("%s *%s* %s", c.State.Mark(), n, words))
+	}
+	return strings.Join(parts, "  ·  ")
+}
+
+// plainCounts is the notification text's counts: the states with apps.
+func plainCounts(s fleet.Summary) string {
+	var parts []string
+	for _, c := range s.Counts {
+		if c.Count > 0 {
+			parts = append(parts, render.CountPhrase(c.State, c.Count))
+		}
+	}
+	if len(parts) == 0 {
+		return "no managed app in scope"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mostUrgent are up to n apps that need someone: the most urgent state
+// first, within a state the longest in it first, then by stage and name.
+func mostUrgent(s fleet.Summary, n int) []fleet.Line {
+	type ranked struct {
+		l     fleet.Line
+		state int
+		order int
+	}
+	stateRank := map[diagnostics.State]int{}
+	for i, st := range diagnostics.States() {
+		stateRank[st] = i
+	}
+	var all []ranked
+	for _, g := range s.Attention {
+		for _, l := range g.Apps {
+			all = append(all, ranked{l: l, state: stateRank[g.State], order: len(all)})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.state != b.state {
+			return a.state < b.state
+		}
+		switch {
+		case a.l.Since != nil && b.l.Since != nil && !a.l.Since.Equal(*b.l.Since):
+			return a.l.Since.Before(*b.l.Since)
+		case (a.l.Since != nil) != (b.l.Since != nil):
+			return a.l.Since != nil
+		}
+		return a.order < b.order
+	})
+	out := make([]fleet.Line, 0, min(n, len(all)))
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, all[i].l)
+	}
+	return out
+}
+
+// urgentLine is one app of the message: mark, app, code, stage, age.
+func urgentLine(l fleet.Line, at time.Time) string {
+	line := fmt.Sprintf("%s `%s`", l.State.Mark(), tick(l.App.String()))
+	if l.Code != "" {
+		line += " `" + string(l.Code) + "`"
+	}
+	line += " · " + esc(stageName(l))
+	if a := render.LineAges(l, at); a != "" {
+		line += " · " + a
+	}
+	return line
+}
+
+func stageName(l fleet.Line) string {
+	if l.Stage == "" {
+		return l.State.Title()
+	}
+	return strings.ToLower(render.StageTitle(l.Stage))
+}
+
+// summaryThread lists every app that needs someone: a section per state
+// and stage (continued in the next section when it is long), each app
+// with its code, title and ages, packed into messages within the limits.
+func summaryThread(s fleet.Summary, title string) []Message {
+	var chunks []string
+	for _, g := range s.Attention {
+		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Mark(), esc(g.State.Title()), esc(render.StageTitle(g.Stage)), len(g.Apps))
+		var b strings.Builder
+		b.WriteString(head)
+		for _, l := range g.Apps {
+			line := fmt.Sprintf("\n• `%s`", tick(l.App.String()))
+			if l.Code != "" {
+				line += " `" + string(l.Code) + "`"
+			}
+			line += " " + esc(clipRunes(strings.Join(strings.Fields(render.LineTitle(l)), " "), 200))
+			if a := render.LineAges(l, s.At); a != "" {
+				line += " _(" + a + ")_"
+			}
+			line = clipRunes(line, 400)
+			if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line) > MaxSectionText {
+				chunks = append(chunks, b.String())
+				b.Reset()
+				b.WriteString(head + " _continued_")
+			}
+			b.WriteString(line)
+		}
+		chunks = append(chunks, b.String())
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	return pack("imgupd: "+title+", every app that needs someone", chunks)
+}
+
+// Alert renders one app's change: it went bad (from up to date or on its
+// way to blocked, wrong update or not deployed) or recovered. It carries
+// the report's headline, the root cause's code and title, and a Re-run
+// button that the report's own button handler answers (ActionRerun,
+// "namespace/app").
+func Alert(t fleet.Transition, r fleet.AppResult) Message {
+	_, recovery := t.Alerting()
+	to := r.State
+	if to == "" {
+		to = t.To
+	}
+	var head string
+	switch {
+	case recovery:
+		head = fmt.Sprintf("%s %s recovered: %s", to.Mark(), r.App, to.Title())
+	default:
+		head = fmt.Sprintf("%s %s is now %s", to.Mark(), r.App, to.Title())
+	}
+	var b strings.Builder
+	if r.Headline != "" {
+		b.WriteString(esc(r.Headline))
+	}
+	if r.Code != "" {
+		fmt.Fprintf(&b, "\n*Root cause* `%s`", r.Code)
+		if r.Stage != "" {
+			fmt.Fprintf(&b, " (%s)", esc(strings.ToLower(render.StageTitle(r.Stage))))
+		}
+		if r.Title != "" {
+			b.WriteString("\n" + esc(r.Title))
+		}
+	}
+	body := strings.TrimSpace(b.String())
+	if body == "" {
+		body = esc(r.App.String()) + ": " + to.Title()
+	}
+	was := ""
+	if t.From != "" {
+		was = "was " + t.From.Title() + " · "
+	}
+	ctx := was + "`/imgupd diagnose " + r.App.String() + "` for the full report"
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText))),
+		section(clipRunes(body, budgetRootCause)),
+		slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(ctx), budgetContext), false, false)),
+		slack.NewActionBlock("imgupd_actions",
+			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))),
+	}
+	fb := head
+	if t.From != "" {
+		fb = fmt.Sprintf("%s %s: %s → %s", to.Mark(), r.App, t.From.Title(), to.Title())
+	}
+	if r.Code != "" && !recovery {
+		fb += " (" + string(r.Code) + ")"
+	}
+	return Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
+}
