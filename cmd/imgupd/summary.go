@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/render"
+)
+
+// summaryOptions are the flags of `imgupd summary`.
+type summaryOptions struct {
+	namespaces       []string
+	projects         []string
+	names            []string
+	selector         string
+	output           string
+	concurrency      int
+	deadline         time.Duration
+	updaterNamespace string
+	kube             cluster.ConfigOptions
+	forges           []string
+}
+
+// summaryEngine builds the engine a summary scans with: the cluster's
+// (tests point it at a lab fleet).
+var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
+	forges, err := parseForges(o.forges)
+	if err != nil {
+		return nil, err
+	}
+	return clusterEngine(o.kube, 0, "", forges)
+}
+
+func newSummaryCmd(io streams) *cobra.Command {
+	o := &summaryOptions{}
+	cmd := &cobra.Command{
+		Use:   "summary",
+		Short: "Diagnose every Application Image Updater manages and summarize: counts per state, the apps that need someone",
+		Long: `summary diagnoses every Application Image Updater manages (the ImageUpdater CRs' applicationRefs,
+or the annotated Applications on v0.x and with useAnnotations), in one scan that shares its reads
+across apps, and prints how many apps are in each state, then the apps that need someone —
+blocked, wrong update, not deployed, held back, unknown — grouped by state and by the stage that
+stops them, each with its root-cause code. "imgupd diagnose APP -n NAMESPACE" shows one app's
+full report and its fix. Nothing is written anywhere.
+
+The scope is every namespace unless --namespace, --project, --name or --selector narrow it (each
+repeatable one matches any of its values; all given must match). The scan has one deadline: what
+did not finish by then is unknown and the summary says it is partial. On a terminal, stderr shows
+the progress (apps done of the total, elapsed).
+
+Exit status, by the worst state of any app:
+  0  every app up-to-date or update-on-its-way
+  1  blocked
+  2  unknown (or could not scan: bad flags, no cluster access)
+  3  wrong-update
+  4  not-deployed
+  5  held-back`,
+		Example: `  imgupd summary
+  imgupd summary -n payments -n 'payments-*' --project payments
+  imgupd summary --selector team=checkout -o markdown
+  imgupd summary --name 'web-*' -o json | jq '.attention[].apps[].app'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSummary(cmd.Context(), o, io, cmd.Root().DisplayName())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "the Applications' namespace, a glob (repeatable; default every namespace)")
+	f.StringArrayVar(&o.projects, "project", nil, "the Applications' Argo CD project (repeatable)")
+	f.StringArrayVar(&o.names, "name", nil, "the Applications' name, a glob (repeatable)")
+	f.StringVarP(&o.selector, "selector", "l", "", "label selector of the Applications (kubectl's syntax: team=checkout,tier!=batch)")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, markdown or blockkit (the Slack payload)")
+	f.IntVar(&o.concurrency, "concurrency", fleet.DefaultConcurrency, "Applications diagnosed at once")
+	f.DurationVar(&o.deadline, "deadline", fleet.DefaultDeadline, "deadline for the whole scan; what did not finish is unknown")
+	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
+	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
+	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
+	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
+	return cmd
+}
+
+func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
+	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
+	if err := checkSummaryOutput(o.output); err != nil {
+		return fail(err)
+	}
+	if o.concurrency <= 0 {
+		return fail(fmt.Errorf("--concurrency %d: want at least 1", o.concurrency))
+	}
+	if o.deadline <= 0 {
+		return fail(fmt.Errorf("--deadline %s: want a positive duration", o.deadline))
+	}
+	scope := fleet.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
+	if err := scope.Validate(); err != nil {
+		return fail(err)
+	}
+	eng, err := summaryEngine(o)
+	if err != nil {
+		return fail(err)
+	}
+	sc := &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace, Concurrency: o.concurrency, Deadline: o.deadline}
+	prog := newProgress(io.Err)
+	if prog != nil {
+		sc.Progress = prog.update
+		defer prog.stop()
+	}
+	res, err := sc.Scan(ctx, scope)
+	prog.stop()
+	if err != nil {
+		return fail(err)
+	}
+	s := fleet.Summarize(res, nil)
+	if err := writeSummary(io.Out, s, o.output, render.SummaryOptions{Command: command}); err != nil {
+		return fail(err)
+	}
+	return stateExit(s.Worst)
+}
+
+func checkSummaryOutput(output string) error {
+	switch output {
+	case "text", "json", "markdown", "blockkit":
+		return nil
+	}
+	return fmt.Errorf("--output %q: want text, json, markdown or blockkit", output)
+}
+
+// writeSummary prints a summary: text, JSON (the fleet.Summary), Markdown,
+// or the Slack payload the bot posts.
+func writeSummary(w goio.Writer, s fleet.Summary, output string, o render.SummaryOptions) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	case "markdown":
+		render.SummaryMarkdownWith(w, s, o)
+	case "blockkit":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(blockkit.Summary(s, blockkit.SummaryOptions{Buttons: true}))
+	default:
+		render.SummaryText(w, s, o)
+	}
+	return nil
+}
+
+// stateExit is the exit status of a state (State.ExitCode); the output is
+// already printed, so no message is added.
+func stateExit(s diagnostics.State) error {
+	if code := s.ExitCode(); code != 0 {
+		return &exitError{code: code, err: fmt.Errorf("")}
+	}
+	return nil
+}
+
+// progress is the line a scan rewrites on a terminal's stderr: apps done of
+// the total and the time elapsed, refreshed as apps finish and every
+// second; stop clears it.
+type progress struct {
+	w     goio.Writer
+	start time.Time
+	tick  *time.Ticker
+	quit  chan struct{}
+
+	mu          sync.Mutex
+	done, total int
+	stopped     bool
+}
+
+// newProgress is a progress line on w, or nil when w is not a terminal
+// (a file, a pipe, a CI log).
+func newProgress(w goio.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	p := &progress{w: w, start: time.Now(), tick: time.NewTicker(time.Second), quit: make(chan struct{})}
+	p.draw()
+	go func() {
+		for {
+			select {
+			case <-p.tick.C:
+				p.mu.Lock()
+				p.draw()
+				p.mu.Unlock()
+			case <-p.quit:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	p.draw()
+}
+
+// draw writes the line; p.mu is held.
+func (p *progress) draw() {
+	if p.stopped {
+		return
+	}
+	if p.total == 0 {
+		fmt.Fprintf(p.w, "\rscanning: listing Applications, %s\x1b[K", time.Since(p.start).Round(time.Second))
+		return
+	}
+	fmt.Fprintf(p.w, "\rscanning: %d/%d apps, %s\x1b[K", p.done, p.total, time.Since(p.start).Round(time.Second))
+}
+
+// stop clears the line (once; a nil progress does nothing).
+func (p *progress) stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	p.tick.Stop()
+	close(p.quit)
+	fmt.Fprint(p.w, "\r\x1b[K")
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// labFleet points `imgupd summary` at a generated lab fleet instead of a
+// cluster, for the test.
+func labFleet(t *testing.T, sc *lab.Scenario) *lab.Env {
+	t.Helper()
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	old := summaryEngine
+	summaryEngine = func(*summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil }
+	t.Cleanup(func() { summaryEngine = old })
+	return env
+}
+
+// thirtyApps: 30 apps over 5 repositories, every 4th with an update due
+// (8), every 10th with its image not live (3 blocked), 19 up to date.
+func thirtyApps() *lab.Scenario {
+	return lab.FleetScenario(lab.FleetSpec{Apps: 30, Repos: 5, MinTags: 3, MaxTags: 30, Due: 4, Broken: 10})
+}
+
+func TestSummaryCommand(t *testing.T) {
+	labFleet(t, thirtyApps())
+
+	code, out, errOut := runCLI(t, nil, "summary")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (blocked)\n%s\n%s", code, out, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("stderr is not a terminal, yet has %q", errOut)
+	}
+	for _, want := range []string{
+		"✗  Image Updater fleet · every Application · ", " · 30 app(s) in ",
+		"   ✗ blocked                       3\n", "   ? unknown                       0\n", "   ✔ up to date                   19\n",
+		"3 app(s) need someone:\n\n✗ blocked · Live image (3)\n",
+		"   argocd/app-0009-r004  LIVE_IMAGE_NOT_LIVE  image app (",
+		"   argocd/app-0029-r004  LIVE_IMAGE_NOT_LIVE",
+		"✔  19 up to date, 8 updates on their way.\n",
+		"Next: imgupd diagnose APP -n NAMESPACE shows an app's full report and its fix, e.g. imgupd diagnose app-0009-r004 -n argocd\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = runCLI(t, nil, "summary", "-o", "json")
+	var s fleet.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	if s.Total != 30 || s.Worst != diagnostics.StateBlocked || s.NeedAttention() != 3 || len(s.Fine) != 27 || s.Hash == "" || s.Stats.TagLists != 5 {
+		t.Errorf("JSON summary: total %d worst %s attention %d fine %d hash %q stats %+v", s.Total, s.Worst, s.NeedAttention(), len(s.Fine), s.Hash, s.Stats)
+	}
+
+	code, out, _ = runCLI(t, nil, "summary", "-o", "markdown")
+	if code != 1 || !strings.Contains(out, "### ✗ blocked · Live image (3)") || !strings.Contains(out, "| `argocd/app-0019-r004` | `LIVE_IMAGE_NOT_LIVE` |") {
+		t.Errorf("exit %d, markdown:\n%s", code, out)
+	}
+
+	code, out, _ = runCLI(t, nil, "summary", "-o", "blockkit")
+	var p blockkit.Payload
+	if err := json.Unmarshal([]byte(out), &p); err != nil || code != 1 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	if errs := blockkit.Validate(p); len(errs) > 0 || len(p.Thread) != 1 || !strings.Contains(out, blockkit.ActionSummaryRerun) || !strings.Contains(p.Message.Text, "3 blocked") {
+		t.Errorf("payload %v:\n%s", errs, out)
+	}
+
+	// The scope narrows the scan; with nobody blocked the exit status is 0.
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--name", "app-000[0-8]*"}, 0, "· names app-000[0-8]* · 2026"},
+		{[]string{"--name", "app-000[0-8]*"}, 0, "Nothing needs anyone. imgupd diagnose APP -n NAMESPACE shows an app's full report."},
+		{[]string{"-n", "argocd", "--name", "app-0009-*", "--name", "app-0019-*"}, 1, "✗ blocked · Live image (2)"},
+		{[]string{"--project", "payments"}, 0, "· 0 app(s)"},
+		{[]string{"-l", "team=checkout"}, 0, "· labels team=checkout · "},
+		{[]string{"--namespace", "other-*"}, 0, "✔  0 up to date, 0 updates on their way."},
+	} {
+		code, out, errOut := runCLI(t, nil, append([]string{"summary"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("summary %s: exit %d (want %d), lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out, errOut)
+		}
+	}
+}
+
+// TestSummaryExitStatus: the exit status is the worst state's; bad flags
+// and no cluster are 2 with a one-line error.
+func TestSummaryExitStatus(t *testing.T) {
+	for st, want := range map[diagnostics.State]int{
+		diagnostics.StateUpToDate: 0, diagnostics.StateOnItsWay: 0, diagnostics.StateBlocked: 1, diagnostics.StateUnknown: 2,
+		diagnostics.StateWrongUpdate: 3, diagnostics.StateNotDeployed: 4, diagnostics.StateHeldBack: 5,
+	} {
+		got := 0
+		if err := stateExit(st); err != nil {
+			got = err.(*exitError).code
+		}
+		if got != want {
+			t.Errorf("%s: exit %d, want %d", st, got, want)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		err  string
+	}{
+		{"unknown output", []string{"-o", "yaml"}, `--output "yaml": want text, json, markdown or blockkit`},
+		{"bad selector", []string{"--selector", "a in (("}, `scope: selector "a in (("`},
+		{"bad glob", []string{"--name", "app-["}, `scope: "app-[" is not a glob`},
+		{"no concurrency", []string{"--concurrency", "0"}, "--concurrency 0: want at least 1"},
+		{"no deadline", []string{"--deadline", "0s"}, "--deadline 0s: want a positive duration"},
+		{"bad forge", []string{"--forge", "sourcehut:git.example"}, "sourcehut"},
+		{"no cluster", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "missing"},
+		{"an argument", []string{"web"}, "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, append([]string{"summary"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || out != "" {
+				t.Errorf("exit %d, stderr %q (want 2 and one line with %q), stdout %q", code, errOut, tc.err, out)
+			}
+		})
+	}
+}
+
+// TestSummaryPartial: a scan that runs out of time prints what it has,
+// says it is partial, and exits 2 (unknown) when nothing is worse.
+func TestSummaryPartial(t *testing.T) {
+	sc := lab.FleetScenario(lab.FleetSpec{Apps: 6, Repos: 2})
+	sc.Registry.Behaviours = []lab.Behaviour{{Repo: "team/svc-001", Delay: "3s", Only: "tags"}}
+	labFleet(t, sc)
+	code, out, errOut := runCLI(t, nil, "summary", "--deadline", "1s", "--concurrency", "2")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{" · 6 app(s) in 1", " · partial\n", "partial: the scan's deadline ended it", "? unknown · "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestSummaryConfig: the summary section of the config file is read as
+// the other commands' (keys are flags, did you mean for a typo), and
+// config check accepts it.
+func TestSummaryConfig(t *testing.T) {
+	labFleet(t, thirtyApps())
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte(serveConfig+"summary:\n  output: json\n  name: [\"app-000[0-8]*\", \"app-0019-*\"]\n  concurrency: 4\n  deadline: 1m\n"), 0o600)
+	code, out, errOut := runCLI(t, nil, "--config", good, "summary")
+	var s fleet.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 || s.Total != 10 {
+		t.Fatalf("exit %d, %v, %d apps: %s\n%s", code, err, s.Total, errOut, out)
+	}
+	// The environment wins over the file.
+	code, out, _ = runCLI(t, map[string]string{"IMGUPD_OUTPUT": "markdown"}, "--config", good, "summary")
+	if code != 1 || !strings.HasPrefix(out, "## ✗ Image Updater fleet") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+
+	code, out, errOut = runCLI(t, nil, "config", "check", "--config", good)
+	if code != 0 || !strings.Contains(out, "summary: ") || !strings.Contains(out, "output=json") {
+		t.Errorf("config check: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte(serveConfig+"summary:\n  outptu: json\n  concurrency: many\n"), 0o600)
+	code, _, errOut = runCLI(t, nil, "--config", bad, "summary")
+	if code != 2 || !strings.Contains(errOut, "summary.outptu is not a setting of \"summary\"; did you mean summary.output?") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "config", "check", "--config", bad)
+	if code != 2 || !strings.Contains(errOut, "summary.outptu: is not a setting of \"summary\"; did you mean summary.output?") ||
+		!strings.Contains(errOut, "summary.concurrency: invalid argument \"many\"") {
+		t.Errorf("config check: exit %d: %s", code, errOut)
+	}
+}
+
+// TestSummaryAsKubectlPlugin: as kubectl imgupd, help and the next step say so.
+func TestSummaryAsKubectlPlugin(t *testing.T) {
+	labFleet(t, thirtyApps())
+	runName := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := runAs(context.Background(), "kubectl imgupd", args, streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+			func(string) (string, bool) { return "", false })
+		return code, out.String(), errb.String()
+	}
+	code, out, _ := runName("summary", "--help")
+	for _, want := range []string{"Usage:\n  kubectl imgupd summary [flags]", "  kubectl imgupd summary -n payments", "--context", "--kubeconfig", "-n, --namespace"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runName("summary")
+	if code != 1 || !strings.Contains(out, "Next: kubectl imgupd diagnose APP -n NAMESPACE shows an app's full report and its fix, e.g. kubectl imgupd diagnose app-0009-r004 -n argocd") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestSummaryNoProgressOffATerminal: stderr that is a file gets no
+// progress line.
+func TestSummaryNoProgressOffATerminal(t *testing.T) {
+	labFleet(t, thirtyApps())
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"summary"}, streams{In: strings.NewReader(""), Out: &out, Err: f}, func(string) (string, bool) { return "", false })
+	b, _ := os.ReadFile(f.Name())
+	if code != 1 || len(b) != 0 {
+		t.Errorf("exit %d, stderr %q", code, b)
+	}
+}
