@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -14,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -22,6 +25,8 @@ type demoOptions struct {
 	output   string
 	verbose  bool
 	parallel int
+	summary  bool
+	command  string // how the binary was started, for the next step
 }
 
 func newDemoCmd(io streams) *cobra.Command {
@@ -32,16 +37,19 @@ func newDemoCmd(io streams) *cobra.Command {
 		Long: `demo starts each built-in scenario — a complete Argo CD + Image Updater setup with a real
 in-process registry and git server — diagnoses it, and prints one line per scenario: the verdict,
 the root cause, and whether it is the one the scenario expects. --scenario shows one full report
-(a built-in name or a scenario file, see docs/scenarios.md).
+(a built-in name or a scenario file, see docs/scenarios.md). --summary shows the built-in scenarios
+as one fleet, as "imgupd summary" shows a cluster's (each scenario an app lab/NAME).
 
 Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scenario could not run.`,
 		Example: `  imgupd demo
   imgupd demo --scenario article-3-registry-credentials
   imgupd demo --scenario ./my-setup.yaml -o markdown
   imgupd demo --scenario report-1-image-not-live -o blockkit
+  imgupd demo --summary -o markdown
   imgupd demo -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.command = cmd.Root().DisplayName()
 			return runDemo(cmd.Context(), o, io)
 		},
 	}
@@ -50,6 +58,7 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 	f.StringVarP(&o.output, "output", "o", "text", "text, json, markdown, or blockkit (the Slack payload, with --scenario)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
+	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o text, json, markdown or blockkit")
 	return cmd
 }
 
@@ -57,11 +66,17 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	switch o.output {
 	case "text", "json", "markdown":
 	case "blockkit":
-		if o.scenario == "" {
-			return &exitError{code: exitNoDecide, err: errors.New("--output blockkit prints one report's Slack payload: add --scenario NAME")}
+		if o.scenario == "" && !o.summary {
+			return &exitError{code: exitNoDecide, err: errors.New("--output blockkit prints one report's Slack payload: add --scenario NAME (or --summary)")}
 		}
 	default:
 		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
+	}
+	if o.summary {
+		if o.scenario != "" {
+			return &exitError{code: exitNoDecide, err: errors.New("--summary covers every built-in scenario: drop --scenario")}
+		}
+		return demoSummary(ctx, o, io)
 	}
 	if o.scenario != "" {
 		return demoOne(ctx, o, io)
@@ -208,6 +223,56 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 			msg += fmt.Sprintf(" (state %s, expected %s)", rep.State, sc.ExpectState)
 		}
 		return &exitError{code: exitFinding, err: errors.New(msg)}
+	}
+	return nil
+}
+
+// demoSummary diagnoses every built-in scenario (each its own environment)
+// and shows them as one fleet: an app lab/NAME per scenario, summarized and
+// rendered as `imgupd summary` renders a cluster's. The exit status is the
+// demo's: whether each scenario gave its expected answer.
+func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
+	all, err := lab.Builtins()
+	if err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	start := time.Now()
+	results := runScenarios(ctx, all, max(1, o.parallel))
+	res := &fleet.Result{Cluster: "lab", StartedAt: start, Duration: time.Since(start)}
+	failed, broken := 0, 0
+	for _, r := range results {
+		a := fleet.AppResult{App: diagnostics.AppRef{Namespace: "lab", Name: r.sc.Name}, Project: "default"}
+		switch {
+		case r.err != nil:
+			broken++
+			a.State, a.Title = diagnostics.StateUnknown, "the scenario could not run: "+oneLine(r.err.Error())
+			a.Headline = "lab/" + r.sc.Name + ": " + a.Title
+		default:
+			if !r.passed {
+				failed++
+			}
+			a.State, a.Headline, a.Report = r.rep.State, r.rep.Headline, r.rep
+			if rc := r.rep.RootCause; rc != nil {
+				a.Code, a.Stage, a.Title = rc.Code, rc.Stage, rc.Title
+			}
+		}
+		res.Apps = append(res.Apps, a)
+	}
+	sort.Slice(res.Apps, func(i, j int) bool { return res.Apps[i].App.Name < res.Apps[j].App.Name })
+	next := func(a diagnostics.AppRef) string {
+		if a.Name == "APP" {
+			return o.command + " demo --scenario NAME"
+		}
+		return o.command + " demo --scenario " + a.Name
+	}
+	if err := writeSummary(io.Out, fleet.Summarize(res, nil), o.output, render.SummaryOptions{Command: o.command, Next: next}); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	switch {
+	case broken > 0:
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("%d scenario(s) could not run", broken)}
+	case failed > 0:
+		return &exitError{code: exitFinding, err: fmt.Errorf("%d scenario(s) did not give their expected verdict", failed)}
 	}
 	return nil
 }
