@@ -91,6 +91,12 @@ func start(t testing.TB, scenario string, opts ...option) *harness {
 	if !ok {
 		t.Fatalf("no scenario %s", scenario)
 	}
+	return startScenario(t, sc, opts...)
+}
+
+// startScenario is start for any scenario (a generated fleet, say).
+func startScenario(t testing.TB, sc *lab.Scenario, opts ...option) *harness {
+	t.Helper()
 	env, err := lab.Start(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)

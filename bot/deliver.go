@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -22,6 +23,9 @@ func render(res commands.Result) (first blockkit.Message, rest []blockkit.Messag
 	case res.Kind == commands.KindReport && res.Report != nil:
 		p := blockkit.Report(res.Report, blockkit.Options{Buttons: true})
 		return p.Message, p.Thread, true
+	case res.Kind == commands.KindSummary && res.Summary != nil:
+		p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
+		return withNote(p.Message, commands.HiddenText(res.Hidden)), p.Thread, true
 	case res.Kind == commands.KindTags && res.Report != nil:
 		msgs, public = blockkit.Tags(res.Report, res.Alias), true
 	case res.Kind == commands.KindLogs && res.Report != nil:
@@ -36,6 +40,28 @@ func render(res commands.Result) (first blockkit.Message, rest []blockkit.Messag
 		msgs = []blockkit.Message{blockkit.Notice(text)}
 	}
 	return msgs[0], msgs[1:], public
+}
+
+// withNote adds a context line to a message, before its buttons (and to its text, for
+// notifications and when Slack refuses the blocks).
+func withNote(m blockkit.Message, note string) blockkit.Message {
+	if note == "" {
+		return m
+	}
+	blocks := slices.Clone(m.Blocks.BlockSet)
+	ctx := slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, note, false, false))
+	at := len(blocks)
+	if at > 0 && blocks[at-1].BlockType() == slack.MBTAction {
+		at--
+	}
+	if len(blocks) < blockkit.MaxBlocks {
+		blocks = slices.Insert(blocks, at, slack.Block(ctx))
+	}
+	m.Blocks = slack.Blocks{BlockSet: blocks}
+	if len(m.Text)+len(note)+1 <= blockkit.MaxMessageText {
+		m.Text += "\n" + note
+	}
+	return m
 }
 
 // Payloads lists every message the bot would send for a result, for the

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 // Reactions on a mention or a direct message: working, then the outcome.
@@ -146,9 +148,16 @@ func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb sl
 		b.cfg.Metrics.duplicates.Inc()
 		return
 	}
-	verb := map[string]string{blockkit.ActionRerun: "diagnose", blockkit.ActionTags: "tags", blockkit.ActionLogs: "logs", blockkit.ActionExplain: "explain"}[a.ActionID]
+	verb := map[string]string{blockkit.ActionRerun: "diagnose", blockkit.ActionTags: "tags", blockkit.ActionLogs: "logs", blockkit.ActionExplain: "explain",
+		blockkit.ActionSummaryRerun: "summary"}[a.ActionID]
 	if verb == "" {
 		return
+	}
+	text := verb + " " + a.Value
+	if a.ActionID == blockkit.ActionSummaryRerun {
+		// The value is the summary's scope as JSON: typed back as the command, so the same
+		// strict parser checks it (a forged value is refused, not run).
+		text = summaryButtonText(a.Value)
 	}
 	channel := cb.Channel.ID
 	if channel == "" {
@@ -161,7 +170,7 @@ func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb sl
 	if thread == "" {
 		thread = cb.Container.MessageTs
 	}
-	b.answer(&invocation{via: "button", envelope: req.EnvelopeID, text: verb + " " + a.Value, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
+	b.answer(&invocation{via: "button", envelope: req.EnvelopeID, text: text, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
 		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: isDM(channel)}})
 }
 
@@ -204,6 +213,8 @@ func progressText(cmd commands.Command) string {
 		return "Reading the candidate tags of `" + appName(c.Namespace, c.App) + "`"
 	case commands.Logs:
 		return "Reading Image Updater's log lines about `" + appName(c.Namespace, c.App) + "`"
+	case commands.Summary:
+		return "Scanning " + c.Scope.String() + " (the apps you may see here)"
 	}
 	return "Working on it"
 }
@@ -289,6 +300,9 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	if res.Kind == commands.KindDenied {
 		attrs = append(attrs, "denied", clip(res.Text, 300))
 	}
+	if s := res.Summary; s != nil && res.Kind == commands.KindSummary {
+		attrs = append(attrs, "apps", s.Total, "hidden", res.Hidden, "worst", string(s.Worst), "need_attention", s.NeedAttention())
+	}
 	if deliverErr != nil {
 		attrs = append(attrs, "delivery_error", deliverErr.Error())
 	}
@@ -357,4 +371,20 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// summaryButtonText is the command a summary's Re-run button stands for: its value, the scope
+// as JSON, read strictly (unknown fields are refused) and typed as `summary …`. A value that is
+// not a scope becomes a command the parser refuses, so the clicker is told.
+func summaryButtonText(value string) string {
+	if len(value) > blockkit.MaxButtonValue {
+		return "summary --invalid-button-value"
+	}
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.DisallowUnknownFields()
+	var sc fleet.Scope
+	if err := dec.Decode(&sc); err != nil || dec.More() {
+		return "summary --invalid-button-value"
+	}
+	return commands.Summary{Scope: sc}.String()
 }

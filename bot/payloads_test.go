@@ -10,12 +10,13 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/lab"
 )
 
 // TestEveryPayloadWithinLimitsAndSecretFree renders every answer the bot
 // can send, over every built-in scenario (diagnose, tags, logs, refusals,
-// not found, bad input, help, summary, every catalogue entry), checks each
+// not found, bad input, help, a summary of the scenario's fleet, every catalogue entry), checks each
 // message against Slack's documented limits, and checks that no secret of
 // the scenario (registry and git passwords, Secret data) appears in it.
 func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
@@ -69,6 +70,8 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 			} {
 				check(sc.Name+" "+commands.Verb(cmd), secrets, svc.Handle(ctx, pr, cmd))
 			}
+			svc.Fleet = &fleet.Scanner{Engine: eng}
+			check(sc.Name+" summary", secrets, svc.Handle(ctx, pr, commands.Summary{}))
 			svc.Policy = nobody
 			check(sc.Name+" denied", secrets, svc.Handle(ctx, pr, commands.Diagnose{App: sc.App.Name, Namespace: ns}))
 		})
