@@ -86,6 +86,24 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.self.Store(&id)
 	b.cfg.Log.Info("Slack tokens verified", "team", id.Team, "team_id", id.TeamID, "bot_user", id.UserID, "scopes", id.Scopes)
 
+	// The schedules run where the Slack connection does: in the leader only.
+	var sched *scheduler
+	if len(b.cfg.Schedules) > 0 {
+		if sched, err = b.newScheduler(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		sched.start()
+		defer func() {
+			if !b.draining.Load() {
+				b.cancelWork() // not a shutdown: a run in progress is abandoned
+			}
+			sched.stop()
+		}()
+	}
+
 	smOpts := []socketmode.Option{}
 	if b.cfg.PingInterval > 0 {
 		smOpts = append(smOpts, socketmode.OptionPingInterval(b.cfg.PingInterval))
@@ -107,7 +125,13 @@ func (b *Bot) Run(ctx context.Context) error {
 			b.health.setDraining()
 			b.cfg.Log.Info("shutting down: finishing the commands in flight", "timeout", b.cfg.ShutdownTimeout.String())
 			done := make(chan struct{})
-			go func() { b.inflight.Wait(); close(done) }()
+			go func() {
+				b.inflight.Wait()
+				if sched != nil {
+					sched.stop() // after the scheduled run in progress, if any
+				}
+				close(done)
+			}()
 			drained = done
 			deadline = time.After(b.cfg.ShutdownTimeout)
 		case <-drained:

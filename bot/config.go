@@ -62,6 +62,14 @@ type Config struct {
 	// it reconnects (default slack-go's 30 s).
 	PingInterval time.Duration
 
+	// Schedules are the scheduled summaries (checked with ValidateSchedules); the bot runs
+	// them while it runs, so with leader election only the leader does. They scan with
+	// Service.Fleet and keep their state in State (default: in memory, lost on restart; in a
+	// cluster a ConfigMapStore); Clock drives them (default: the real clock).
+	Schedules []Schedule
+	State     StateStore
+	Clock     Clock
+
 	// Log receives the bot's operational log; Audit one JSON line per
 	// command. Both default to discarding.
 	Log, Audit *slog.Logger
@@ -102,6 +110,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics()
+	}
+	if c.State == nil {
+		c.State = &MemoryStore{}
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
 	}
 	return c
 }

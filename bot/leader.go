@@ -58,6 +58,12 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 		}
 		return &SetupError{What: "leader election", Msg: fmt.Sprintf("cannot read the Lease %s/%s", c.Namespace, c.Name), Err: err}
 	}
+	// The schedules' state too: a standby without its Role fails now, not when it leads.
+	if len(b.cfg.Schedules) > 0 {
+		if _, err := b.cfg.State.Load(ctx); err != nil {
+			return err
+		}
+	}
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name},
 		Client:     c.Client,

@@ -26,6 +26,13 @@ type Metrics struct {
 	connected       prometheus.Gauge
 	connections     prometheus.Counter
 	leader          prometheus.Gauge
+
+	summaryRuns        *prometheus.CounterVec
+	summaryApps        *prometheus.GaugeVec
+	summaryAlerts      *prometheus.CounterVec
+	summaryDuration    *prometheus.GaugeVec
+	summaryLastSuccess *prometheus.GaugeVec
+	summaryStateErrors prometheus.Counter
 }
 
 // NewMetrics registers the metrics, with the Go and process collectors.
@@ -56,9 +63,22 @@ func NewMetrics() *Metrics {
 			Help: "Socket Mode connections opened (reconnects included)."}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "imgupd_leader",
 			Help: "1 while this replica holds the leader Lease (with --leader-elect) and answers Slack."}),
+		summaryRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "imgupd_summary_runs_total",
+			Help: "Scheduled summary runs, by schedule and result (posted, digest, updated, unchanged, error)."}, []string{"schedule", "result"}),
+		summaryApps: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "imgupd_summary_apps",
+			Help: "Applications per state in each schedule's last summary."}, []string{"schedule", "state"}),
+		summaryAlerts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "imgupd_summary_alerts_total",
+			Help: "Alerts posted by the schedules, by schedule and kind (alert, recovery)."}, []string{"schedule", "kind"}),
+		summaryDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "imgupd_summary_last_run_duration_seconds",
+			Help: "How long each schedule's last run took (scan and Slack writes)."}, []string{"schedule"}),
+		summaryLastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "imgupd_summary_last_success_timestamp_seconds",
+			Help: "When each schedule last ran without error (Unix time of the run)."}, []string{"schedule"}),
+		summaryStateErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "imgupd_summary_state_save_errors_total",
+			Help: "Failed writes of the schedules' state (the ConfigMap)."}),
 	}
 	m.reg.MustRegister(m.commands, m.commandDuration, m.stageDuration, m.inFlight, m.envelopes, m.duplicates,
 		m.apiErrors, m.rateLimited, m.connected, m.connections, m.leader,
+		m.summaryRuns, m.summaryApps, m.summaryAlerts, m.summaryDuration, m.summaryLastSuccess, m.summaryStateErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
