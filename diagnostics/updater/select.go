@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -720,21 +721,71 @@ func constraintWhy(prerelease bool, constraint string, v Version) string {
 }
 
 func rankWhy(s Strategy, rank int, c *candidate) string {
+	if s == StrategySemver || s == StrategyAlphabetical {
+		return sharedRankWhy(s, rank)
+	}
 	place := "the pick"
 	if rank > 1 {
 		place = fmt.Sprintf("#%d", rank)
 	}
 	switch s {
-	case StrategySemver:
-		return place + " by semantic version"
 	case StrategyNewestBuild:
 		return fmt.Sprintf("%s by build date %s (ties go to the greater name)", place, c.created.UTC().Format(time.RFC3339))
-	case StrategyAlphabetical:
-		return fmt.Sprintf("%s in byte order (the last name wins)", place)
 	case StrategyDigest:
 		return fmt.Sprintf("%s: the tracked tag, digest %s", place, shortDigest(c.digest))
 	}
 	return place
+}
+
+// rankWhys are the reasons of semver and alphabetical ranks, which
+// depend on the rank alone: kept once, a fleet of 500 apps over
+// repositories of 2,000 tags holds 2,000 of them instead of a million.
+var rankWhys struct {
+	mu sync.RWMutex
+	m  map[Strategy][]string // rank-1 → reason
+}
+
+// maxSharedRank bounds the ranks kept (beyond it each is made anew).
+const maxSharedRank = 1 << 14
+
+func sharedRankWhy(s Strategy, rank int) string {
+	if rank < 1 || rank > maxSharedRank {
+		return rankWhyText(s, rank)
+	}
+	rankWhys.mu.RLock()
+	list := rankWhys.m[s]
+	rankWhys.mu.RUnlock()
+	if rank <= len(list) {
+		return list[rank-1]
+	}
+	rankWhys.mu.Lock()
+	defer rankWhys.mu.Unlock()
+	if rankWhys.m == nil {
+		rankWhys.m = map[Strategy][]string{}
+	}
+	list = rankWhys.m[s]
+	if rank <= len(list) {
+		return list[rank-1]
+	}
+	grown := make([]string, min(max(rank, 2*len(list)), maxSharedRank))
+	copy(grown, list)
+	for r := len(list) + 1; r <= len(grown); r++ {
+		grown[r-1] = rankWhyText(s, r)
+	}
+	rankWhys.m[s] = grown
+	return grown[rank-1]
+}
+
+// rankWhyText is the reason of a semver or alphabetical rank.
+func rankWhyText(s Strategy, rank int) string {
+	place := "the pick"
+	if rank > 1 {
+		place = "#" + strconv.Itoa(rank)
+	}
+	if s == StrategySemver {
+		return place + " by semantic version"
+	}
+	return place + " in byte order (the last name wins)"
 }
 
 func noTagsReason(listed int, fates *fateTable) string {

@@ -1,9 +1,11 @@
 package updater
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // pubRepo is the repository of shared/reference/tag-selection-cases.md, whose
@@ -417,5 +419,29 @@ func TestExplainConstraint(t *testing.T) {
 	}
 	if got := ExplainConstraint("", StrategySemver, V1_2); !strings.Contains(got, "pre-releases included") {
 		t.Errorf("empty constraint on v1.2: %q", got)
+	}
+}
+
+// TestRankWhyShared: semver and alphabetical ranks read as before and are
+// kept once per rank, whoever asks.
+func TestRankWhyShared(t *testing.T) {
+	for _, tc := range []struct {
+		s    Strategy
+		rank int
+		want string
+	}{
+		{StrategySemver, 1, "the pick by semantic version"},
+		{StrategySemver, 17, "#17 by semantic version"},
+		{StrategySemver, maxSharedRank + 3, fmt.Sprintf("#%d by semantic version", maxSharedRank+3)},
+		{StrategyAlphabetical, 1, "the pick in byte order (the last name wins)"},
+		{StrategyAlphabetical, 2000, "#2000 in byte order (the last name wins)"},
+	} {
+		a, b := rankWhy(tc.s, tc.rank, nil), rankWhy(tc.s, tc.rank, nil)
+		if a != tc.want {
+			t.Errorf("%s #%d: %q, want %q", tc.s, tc.rank, a, tc.want)
+		}
+		if tc.rank <= maxSharedRank && unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s #%d: not shared", tc.s, tc.rank)
+		}
 	}
 }

@@ -254,8 +254,11 @@ func Specificity(ref ApplicationRef) int {
 	if !strings.ContainsAny(p, "*?[]") {
 		score += 1_000_000
 	}
-	lit := strings.NewReplacer("*", "", "?", "").Replace(specificitySetRE.ReplaceAllString(p, ""))
-	score += len(lit)
+	lit := p
+	if strings.Contains(p, "[") {
+		lit = specificitySetRE.ReplaceAllString(p, "")
+	}
+	score += len(lit) - strings.Count(lit, "*") - strings.Count(lit, "?")
 	if ref.LabelSelectors != nil {
 		score += 10_000
 		score += 100 * len(ref.LabelSelectors.MatchLabels)
@@ -271,7 +274,12 @@ func SortedRefs(refs []ApplicationRef) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(Specificity(refs[b]), Specificity(refs[a])) })
+	// Each score once: the sort compares O(n log n) times.
+	score := make([]int, len(refs))
+	for i := range refs {
+		score[i] = Specificity(refs[i])
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
 	return idx
 }
 

@@ -2,6 +2,7 @@ package updater
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,6 +16,34 @@ func selApp() Application {
 }
 
 var selOpts = SelectOptions{Version: V1_3, ControllerNamespace: "argocd"}
+
+// TestSpecificityFormula: Specificity counts what calculateSpecificity
+// counts (strings.NewReplacer over the regexp's result, as upstream
+// writes it) for patterns made of every character that matters.
+func TestSpecificityFormula(t *testing.T) {
+	set := regexp.MustCompile(`\[.*?]`)
+	upstream := func(p string) int {
+		score := 0
+		if !strings.ContainsAny(p, "*?[]") {
+			score += 1_000_000
+		}
+		return score + len(strings.NewReplacer("*", "", "?", "").Replace(set.ReplaceAllString(p, "")))
+	}
+	alphabet := []string{"a", "-", "*", "?", "[", "]", "\n", "é"}
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		if got, want := Specificity(ApplicationRef{NamePattern: prefix}), upstream(prefix); got != want {
+			t.Fatalf("%q: %d, upstream formula %d", prefix, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(prefix+c, n-1)
+		}
+	}
+	gen("", 5)
+}
 
 func TestSpecificity(t *testing.T) {
 	sel := func(n int, e int) *metav1.LabelSelector {
@@ -38,6 +67,9 @@ func TestSpecificity(t *testing.T) {
 		{ApplicationRef{NamePattern: "*", LabelSelectors: &metav1.LabelSelector{}}, 10_000},
 		{ApplicationRef{NamePattern: "*", LabelSelectors: sel(2, 1)}, 10_300},
 		{ApplicationRef{NamePattern: "a]b"}, 3},
+		{ApplicationRef{NamePattern: "a[b*c"}, 4},
+		{ApplicationRef{NamePattern: "[x]*[y]?z"}, 1},
+		{ApplicationRef{NamePattern: "app-*-r0??"}, 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.ref.NamePattern, func(t *testing.T) {
