@@ -251,10 +251,9 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 			if !r.passed {
 				failed++
 			}
-			a.State, a.Headline, a.Report = r.rep.State, r.rep.Headline, r.rep
-			if rc := r.rep.RootCause; rc != nil {
-				a.Code, a.Stage, a.Title = rc.Code, rc.Stage, rc.Title
-			}
+			rep := *r.rep
+			rep.App = a.App // one fleet: the scenario names the app
+			a = fleet.ResultOf(&rep, "default")
 		}
 		res.Apps = append(res.Apps, a)
 	}

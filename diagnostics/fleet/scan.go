@@ -204,6 +204,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	for i, a := range managed {
 		res.Apps[i] = AppResult{App: diagnostics.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
 			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout,
+			Title: fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
 			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
 	}
 	work := make(chan int)
@@ -217,7 +218,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 			for i := range work {
 				a := managed[i]
 				rep := eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared})
-				r := resultOf(rep, project(a))
+				r := ResultOf(rep, project(a))
 				mu.Lock()
 				res.Apps[i] = r
 				done++
@@ -273,7 +274,9 @@ func (s *Scanner) sharedLog(ctx context.Context, cc *clusterCache, inst *cluster
 		Window: fmt.Sprintf("last %s of %s", window, pod.Name), Pod: pod.Name}
 }
 
-func resultOf(rep *diagnostics.Report, proj string) AppResult {
+// ResultOf is one app's answer from its report (proj is its Argo CD
+// project): what a summary shows.
+func ResultOf(rep *diagnostics.Report, proj string) AppResult {
 	r := AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline, Report: rep}
 	if rc := rep.RootCause; rc != nil {
 		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
