@@ -13,10 +13,10 @@ import (
 
 // chartSetsServe are the flags of serve the Helm chart sets itself, so that its values.schema.json
 // leaves them out of config.serve: the listen port (the probes and the Service use it), leader
-// election (leaderElection.*), the namespaces its RBAC is written for (argocd.namespace,
+// election (leaderElection.*), the schedules' ConfigMap (its RBAC names it), the namespaces its RBAC is written for (argocd.namespace,
 // imageUpdater.namespace), and what has no meaning in a pod.
 var chartSetsServe = []string{"listen", "leader-elect", "leader-election-name", "leader-election-namespace",
-	"namespace", "updater-namespace", "kubeconfig", "context", "lab"}
+	"namespace", "updater-namespace", "kubeconfig", "context", "lab", "summaries-configmap"}
 
 // TestChartSchemaKnowsEveryServeFlag: a flag added to serve is either a config.serve value of the
 // chart (values.schema.json) or one the chart sets; the schema names no flag serve lacks.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
@@ -42,9 +43,11 @@ func newConfigCheckCmd(v *viper.Viper, io streams, lookupEnv func(string) (strin
 		Long: `check reads the file given with --config exactly as "imgupd serve --config FILE" does: every
 command's section (keys must be its flags, values of their type), the environment's IMGUPD_<FLAG>
 and Slack token variables over the file, serve's own checks (cluster name, listen address, log
-format and level, --lab), the slack section and the access rules, strictly. It prints what serve
-would run with (tokens masked) and the Slack scopes the configuration needs, or every problem,
-each naming its key. Nothing is contacted: not Slack, not the cluster.
+format and level, --lab), the slack section, the access rules and the schedules, strictly (a
+schedule's scope must stay within what the access rules grant everyone in its channel). It prints
+what serve would run with (tokens masked), each schedule's next runs and the Slack scopes the
+configuration needs, or every problem, each naming its key. Nothing is contacted: not Slack, not
+the cluster.
 
 A top-level section no command reads is a problem too (serve would ignore a misspelt one).
 Tokens that are not set are not a problem here (in a cluster they come from a Secret); tokens
@@ -94,6 +97,8 @@ type checkedConfig struct {
 	Slack []tokenSetting `json:"slack"`
 	// Access is the policy as serve reads it (nil when it does not parse).
 	Access *commands.Policy `json:"access"`
+	// Schedules are the scheduled summaries with their next runs.
+	Schedules []checkedSchedule `json:"schedules,omitempty"`
 	// Scopes are the bot token scopes this configuration needs.
 	Scopes []string `json:"scopes,omitempty"`
 	// Sections are the other commands' sections found in the file, each with the keys set.
@@ -124,7 +129,7 @@ type problem struct {
 }
 
 // The top-level sections that are not a command's flags: serve reads them.
-var nonFlagSections = []string{"slack", "access"}
+var nonFlagSections = []string{"slack", "access", "schedules"}
 
 // checkConfig checks the configuration v holds (the root command has read the file into it) as
 // serve reads it, and every other command's section as that command reads it.
@@ -199,6 +204,11 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 
 	c.Slack = checkTokens(v, lookupEnv, bad)
 	c.Access = checkAccess(v, bad)
+	schedules, problems := readSchedules(v, c.Access)
+	for _, p := range problems {
+		bad(p.Key, "%s", p.Message)
+	}
+	c.Schedules = describeSchedules(schedules, time.Now())
 	if c.Access != nil {
 		c.Scopes = bot.RequiredScopes(bot.Config{Service: &commands.Service{Policy: c.Access}})
 	}

@@ -43,6 +43,7 @@ func TestConfigCheckAcceptsAGoodConfig(t *testing.T) {
 		"payments", "anyone in channels #payments-deploys: namespaces payments, payments-*, projects payments",
 		"Slack bot token scopes this configuration needs: app_mentions:read, channels:read, chat:write, commands, groups:read, reactions:write, usergroups:read",
 		"simulate: ", "update-strategy=semver",
+		"schedules: 1", `payments-daily  "0 9 * * 1-5" (Europe/Paris) in #payments-deploys: namespaces payments,payments-*, projects payments; a new message every day, updated in place between, alerts on; next run`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -90,6 +91,23 @@ func TestConfigCheckNamesTheKeyAtFault(t *testing.T) {
 		{"bad rule value", "access:\n  rules:\n  - name: ok\n    channels: ['*']\n  - name: pay\n    channels: [Payments]\n", okTokens, "access.rules[1]", `rule pay: channel "Payments" is neither a channel ID`, false},
 		{"rule naming nobody", "access:\n  rules:\n  - name: all\n    namespaces: ['*']\n", okTokens, "access.rules[0]", "names no channels, users or groups", false},
 		{"no rules", "access: {}\n", okTokens, "access.rules", "is empty: nobody could use the bot", false},
+		{"schedules not a list", serveConfig + "schedules:\n  name: nightly\n", okTokens, "schedules", "a list of schedules", false},
+		{"unknown schedule key", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  chanel: '#deploys'\n", okTokens,
+			"schedules[0].chanel", "not a key of a schedule; did you mean channel?", false},
+		{"unknown scope key", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n  scope: {namespace: [argocd]}\n", okTokens,
+			"schedules[0].scope.namespace", "not a key of a schedule's scope; did you mean namespaces?", false},
+		{"schedule beyond its channel's rules", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n", okTokens,
+			"schedules[0]", "schedule nightly: scope namespaces (any), projects (any) goes beyond what the access rules grant everyone in #deploys (namespace * in project * not granted): rule deploys grants namespaces [argocd] and projects (any)", false},
+		{"schedule in a channel no rule opens", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#random'\n  scope: {namespaces: [argocd]}\n", okTokens,
+			"schedules[0]", "schedule nightly: no access rule admits everyone in #random", false},
+		{"bad cron", serveConfig + "schedules:\n- name: nightly\n  cron: '0 9 * *'\n  channel: '#deploys'\n  scope: {namespaces: [argocd]}\n", okTokens,
+			"schedules[0]", `schedule nightly: cron "0 9 * *": 4 fields: give five`, false},
+		{"bad timezone", serveConfig + "schedules:\n- name: nightly\n  cron: '0 9 * * *'\n  timezone: Paris\n  channel: '#deploys'\n  scope: {namespaces: [argocd]}\n", okTokens,
+			"schedules[0]", `timezone "Paris" is not an IANA time zone`, false},
+		{"alerts of the wrong type", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n  alerts: sometimes\n  scope: {namespaces: [argocd]}\n", okTokens,
+			"schedules[0]", "alerts", false},
+		{"two schedules of one name", serveConfig + "schedules:\n- {name: n, cron: '@daily', channel: '#deploys', scope: {namespaces: [argocd]}}\n- {name: n, cron: '@hourly', channel: '#deploys', scope: {namespaces: [argocd]}}\n", okTokens,
+			"schedules[1].name", `"n" is the name of schedules[0] too`, false},
 		{"unknown section", serveConfig + "slak:\n  bot-token: x\n", okTokens, "slak", "no imgupd command reads this section; did you mean slack?", true},
 		{"another command's section", serveConfig + "simulate:\n  update-stratgy: semver\n", okTokens, "simulate.update-stratgy", "did you mean simulate.update-strategy?", true},
 	} {

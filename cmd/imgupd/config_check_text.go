@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/commands"
 )
 
@@ -51,6 +52,14 @@ func writeCheckedConfig(io streams, c *checkedConfig) {
 		fmt.Fprintf(w, "  %s\t%s\n", name, describeRule(r))
 	}
 	w.Flush()
+	if len(c.Schedules) > 0 {
+		fmt.Fprintf(io.Out, "schedules: %d\n", len(c.Schedules))
+		w = tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+		for _, s := range c.Schedules {
+			fmt.Fprintf(w, "  %s\t%s\n", s.Name, describeSchedule(s))
+		}
+		w.Flush()
+	}
 	fmt.Fprintf(io.Out, "Slack bot token scopes this configuration needs: %s\n", strings.Join(c.Scopes, ", "))
 	for _, name := range sortedKeys(c.Sections) {
 		var keys []string
@@ -87,4 +96,25 @@ func orNone(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// describeSchedule says when a schedule runs, where, over what, and how.
+func describeSchedule(s checkedSchedule) string {
+	tz := s.Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	digest := "a new message only the first time, then updated in place"
+	if s.Digest == bot.DigestDaily {
+		digest = "a new message every day, updated in place between"
+	}
+	alerts := "alerts on"
+	if !s.AlertsOn() {
+		alerts = "alerts off"
+	}
+	next := "never"
+	if len(s.Next) > 0 {
+		next = s.Next[0].Format("2006-01-02 15:04 MST")
+	}
+	return fmt.Sprintf("%q (%s) in %s: %s; %s, %s; next run %s", s.Cron, tz, s.Channel, s.Scope.String(), digest, alerts, next)
 }

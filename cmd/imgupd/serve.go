@@ -22,6 +22,7 @@ import (
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -42,6 +43,7 @@ type serveOptions struct {
 	leaderElect      bool
 	leaseNamespace   string
 	leaseName        string
+	stateConfigMap   string
 	forges           []string
 }
 
@@ -59,7 +61,11 @@ from where, is the configuration's access section (see config.example.yaml and d
 
 /healthz, /readyz (fails while the Slack connection is down or the bot is shutting down) and
 /metrics (Prometheus) are served on --listen. Operational logs go to stderr, one JSON audit line
-per command to stdout.`,
+per command to stdout.
+
+The schedules section of the configuration posts fleet summaries in channels and alerts
+when an app goes bad or recovers (docs/slack.md); they run in the leader only and keep their
+state in the ConfigMap --summaries-configmap in imgupd's namespace.`,
 		Example: `  IMGUPD_SLACK_BOT_TOKEN=xoxb-... IMGUPD_SLACK_APP_TOKEN=xapp-... imgupd serve --config imgupd.yaml
   imgupd serve --config imgupd.yaml --lab report-1-image-not-live   # answer from the embedded lab, no cluster`,
 		Args: cobra.NoArgs,
@@ -83,6 +89,7 @@ per command to stdout.`,
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "run several replicas: only the one holding the Lease connects to Slack, the others wait")
 	f.StringVar(&o.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: POD_NAMESPACE, else imgupd)")
 	f.StringVar(&o.leaseName, "leader-election-name", "imgupd", "name of the Lease")
+	f.StringVar(&o.stateConfigMap, "summaries-configmap", bot.DefaultStateConfigMap, "ConfigMap (in the Lease's namespace) where the scheduled summaries keep their messages and states")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
 	return cmd
 }
@@ -106,6 +113,10 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	if err != nil {
 		return fail(err)
 	}
+	schedules, err := loadSchedules(v, policy)
+	if err != nil {
+		return fail(err)
+	}
 	if slackCfg, ok := v.Get("slack").(map[string]any); ok {
 		for k := range slackCfg {
 			if k != "bot-token" && k != "app-token" {
@@ -121,10 +132,18 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	}
 	defer closeSrc()
 	svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: policy, DefaultNamespace: o.namespace,
-		UpdaterNamespace: o.updaterNamespace, Cluster: o.clusterName}
+		UpdaterNamespace: o.updaterNamespace, Cluster: o.clusterName,
+		Fleet: &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace}}
+	var state bot.StateStore
+	if len(schedules) > 0 {
+		if state, err = stateStore(o, lookupEnv, log); err != nil {
+			return fail(err)
+		}
+	}
 	b := bot.New(bot.Config{
 		BotToken: bot.Secret(botToken), AppToken: bot.Secret(appToken), APIURL: lookupOr(lookupEnv, "IMGUPD_SLACK_API_URL", ""),
 		Service: svc, MaxConcurrent: o.maxConcurrent, ShutdownTimeout: o.shutdownTimeout, Log: log, Audit: audit,
+		Schedules: schedules, State: state,
 	})
 
 	ln, err := net.Listen("tcp", o.listen)
@@ -135,6 +154,7 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	opsDone := make(chan error, 1)
 	go func() { opsDone <- bot.ServeOps(opsCtx, ln, bot.OpsHandler(b.Health(), b.Metrics()), log) }()
 	log.Info("imgupd serve starting", "listen", ln.Addr().String(), "cluster", o.clusterName, "rules", len(policy.Rules), "dms", policy.AllowDMs,
+		"schedules", len(schedules),
 		"required_scopes", bot.RequiredScopes(bot.Config{Service: svc}))
 	var runErr error
 	if o.leaderElect {
@@ -171,18 +191,11 @@ func leaderConfig(o *serveOptions, lookupEnv func(string) (string, bool), log *s
 			return bot.LeaderConfig{}, errors.New("--leader-elect needs a cluster for its Lease: give --kubeconfig, or leave --leader-elect off with --lab")
 		}
 	}
-	cfg, err := cluster.RESTConfig(o.kube)
+	kc, err := ownClient(o, "leader election")
 	if err != nil {
 		return bot.LeaderConfig{}, err
 	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return bot.LeaderConfig{}, fmt.Errorf("leader election client: %w", err)
-	}
-	ns := o.leaseNamespace
-	if ns == "" {
-		ns = lookupOr(lookupEnv, "POD_NAMESPACE", "imgupd")
-	}
+	ns := ownNamespace(o, lookupEnv)
 	host := lookupOr(lookupEnv, "POD_NAME", "")
 	if host == "" {
 		host, _ = os.Hostname()
@@ -192,6 +205,49 @@ func leaderConfig(o *serveOptions, lookupEnv func(string) (string, bool), log *s
 	return bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: ns, Name: o.leaseName,
 		Identity: host + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36), Log: log}, nil
 }
+
+// ownClient is a client of the cluster imgupd runs in (--kubeconfig, or in-cluster), for its own
+// objects: the Lease and the schedules' ConfigMap.
+func ownClient(o *serveOptions, what string) (*kubernetes.Clientset, error) {
+	cfg, err := cluster.RESTConfig(o.kube)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s client: %w", what, err)
+	}
+	return kc, nil
+}
+
+// ownNamespace is imgupd's own namespace: --leader-election-namespace, POD_NAMESPACE, else imgupd.
+func ownNamespace(o *serveOptions, lookupEnv func(string) (string, bool)) string {
+	if o.leaseNamespace != "" {
+		return o.leaseNamespace
+	}
+	return lookupOr(lookupEnv, "POD_NAMESPACE", "imgupd")
+}
+
+// stateStore is where the schedules keep their state: the ConfigMap --summaries-configmap in
+// imgupd's namespace; with --lab and no cluster, the process's memory (lost on restart).
+func stateStore(o *serveOptions, lookupEnv func(string) (string, bool), log *slog.Logger) (bot.StateStore, error) {
+	if o.labScenario != "" && o.kube.Kubeconfig == "" {
+		if _, ok := lookupEnv("KUBERNETES_SERVICE_HOST"); !ok {
+			log.Warn("--lab without a cluster: the schedules keep their state in memory; a restart posts new summaries")
+			return &bot.MemoryStore{}, nil
+		}
+	}
+	if !validDNSName(o.stateConfigMap) {
+		return nil, fmt.Errorf("--summaries-configmap %q is not a ConfigMap name (lower-case letters, digits, - and .)", o.stateConfigMap)
+	}
+	kc, err := ownClient(o, "scheduled summaries")
+	if err != nil {
+		return nil, fmt.Errorf("the schedules keep their state in a ConfigMap: %w", err)
+	}
+	return &bot.ConfigMapStore{Client: kc.CoreV1(), Namespace: ownNamespace(o, lookupEnv), Name: o.stateConfigMap}, nil
+}
+
+func validDNSName(s string) bool { return commands.ValidClusterName(s) }
 
 // serveEngine reads the cluster, or a lab scenario.
 func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, func(), error) {

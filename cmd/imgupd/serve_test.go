@@ -126,6 +126,10 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		{"leader election without a cluster", serveConfig, tokens, "--leader-elect needs a cluster"},
 		{"typo in serve", serveConfig + "serve:\n  listne: ':1'\n", tokens, "serve.listne is not a setting of \"serve\"; did you mean serve.listen?"},
 		{"typo in slack", serveConfig + "slack:\n  bot_token: x\n", tokens, "slack.bot_token: unknown key"},
+		{"schedule beyond its channel's rules", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n  scope: {namespaces: [argocd, team-a]}\n", tokens,
+			"config schedules[0]: schedule nightly: scope namespaces [argocd, team-a], projects (any) goes beyond what the access rules grant everyone in #deploys (namespace team-a in project * not granted): rule deploys grants namespaces [argocd]"},
+		{"typo in a schedule", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n  digests: daily\n", tokens,
+			"config schedules[0].digests: not a key of a schedule; did you mean digest?"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
