@@ -10,10 +10,11 @@ const generated = `# GENERATED from the Helm chart deploy/helm/imgupd (its defau
 const rbacHeader = generated + `#
 # imgupd's ServiceAccount and its read-only RBAC (docs/install.md, "What imgupd
 # may read"): no wildcards, no watch, no Secret list outside Argo CD's namespace,
-# no write but its own leader Lease. test/e2e proves it is enough by impersonating
-# the ServiceAccount against a real API server. Argo CD and Image Updater are
-# taken to run in namespace argocd: for another, install with Helm
-# (argocd.namespace, imageUpdater.namespace) or change the Roles' namespaces.
+# no write but its own leader Lease and its scheduled summaries' ConfigMap.
+# test/e2e proves it is enough by impersonating the ServiceAccount against a real
+# API server. Argo CD and Image Updater are taken to run in namespace argocd: for
+# another, install with Helm (argocd.namespace, imageUpdater.namespace) or change
+# the Roles' namespaces.
 #
 #   kubectl create namespace imgupd
 #   kubectl apply -f deploy/rbac.yaml

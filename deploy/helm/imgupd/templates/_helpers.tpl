@@ -74,7 +74,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{/*
 The configuration file: config.serve (its empty values left out: serve's
-defaults) over the namespaces the chart knows, and config.access. Tokens never
+defaults) over the namespaces the chart knows, config.access, and
+config.schedules when there are any. Tokens never
 go here: they come from the Secret, through the environment.
 */}}
 {{- define "imgupd.config" -}}
@@ -82,7 +83,9 @@ go here: they come from the Secret, through the environment.
 {{- range $k, $v := $serve }}
 {{- if empty $v }}{{ $_ := unset $serve $k }}{{ end }}
 {{- end }}
-{{- toYaml (dict "serve" $serve "access" .Values.config.access) }}
+{{- $config := dict "serve" $serve "access" .Values.config.access }}
+{{- with .Values.config.schedules }}{{ $_ := set $config "schedules" . }}{{ end }}
+{{- toYaml $config }}
 {{- end }}
 
 {{/*
@@ -92,4 +95,9 @@ lists some: those, Argo CD's and Image Updater's, sorted, once each.
 {{- define "imgupd.secretNamespaces" -}}
 {{- $ns := concat (list .Values.argocd.namespace .Values.imageUpdater.namespace) .Values.rbac.secrets.namespaces | uniq | sortAlpha }}
 {{- toJson $ns }}
+{{- end }}
+
+{{/* The ConfigMap where the scheduled summaries keep their state (created by imgupd itself). */}}
+{{- define "imgupd.summariesConfigMapName" -}}
+{{- printf "%s-summaries" (include "imgupd.fullname" .) }}
 {{- end }}
