@@ -231,7 +231,8 @@ func grantedToEveryone(t *testing.T, ns string) []authorizationv1.ResourceRule {
 // TestChartRBACIsLeastPrivilege: asked as each ServiceAccount (the chart's variants and
 // deploy/rbac.yaml's), the API server grants in every namespace no wildcard, no Secret list or
 // watch outside Argo CD's namespace (and no Secret at all with rbac.secrets.read=false), named
-// Secrets only where the variant says, and no write but the Lease in imgupd's own namespace.
+// Secrets only where the variant says, and no write but the Lease and the scheduled summaries'
+// ConfigMap (update by name, create by a rule of its own) in imgupd's own namespace.
 func TestChartRBACIsLeastPrivilege(t *testing.T) {
 	for _, r := range chartVariants {
 		installChart(t, r)
@@ -249,7 +250,7 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			cfg := asServiceAccount(a.ns, a.name)
 			for _, ns := range []string{a.ns, "argocd", "team", "kube-system", "default"} {
-				var leaseWrites bool
+				var leaseWrites, summaryWrites, summaryCreate bool
 				everyone := grantedToEveryone(t, ns)
 				for _, rule := range rulesReview(t, cfg, ns) {
 					if slices.ContainsFunc(everyone, func(e authorizationv1.ResourceRule) bool { return reflect.DeepEqual(e, rule) }) {
@@ -272,7 +273,19 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 							leaseWrites = true
 							continue
 						}
-						t.Errorf("write verb %s %s: imgupd writes only its Lease", v, what)
+						// The scheduled summaries' ConfigMap: updated by name only; created (a create
+						// cannot name its object in RBAC) by a rule that grants nothing else.
+						if ns == a.ns && slices.Equal(rule.Resources, []string{"configmaps"}) && slices.Equal(rule.APIGroups, []string{""}) {
+							switch {
+							case v == "update" && slices.Equal(rule.ResourceNames, []string{a.name + "-summaries"}):
+								summaryWrites = true
+								continue
+							case v == "create" && len(rule.ResourceNames) == 0 && slices.Equal(rule.Verbs, []string{"create"}):
+								summaryCreate = true
+								continue
+							}
+						}
+						t.Errorf("write verb %s %s (names %v): imgupd writes only its Lease and its summaries' ConfigMap", v, what, rule.ResourceNames)
 					}
 					if !slices.Contains(rule.Resources, "secrets") {
 						continue
@@ -288,6 +301,9 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 				}
 				if !leaseWrites && ns == a.ns {
 					t.Errorf("no Lease rule in %s: leader election cannot work", ns)
+				}
+				if ns == a.ns && (!summaryWrites || !summaryCreate) {
+					t.Errorf("in %s: update of ConfigMap %s-summaries %v, create of configmaps %v: the schedules cannot keep their state", ns, a.name, summaryWrites, summaryCreate)
 				}
 			}
 		})
