@@ -549,3 +549,62 @@ func TestValidateSchedules(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduledDigestAndPages: digest daily posts a new message on a new day even when nothing
+// changed (and not twice a day); when the summary needs fewer thread pages, the surplus pages
+// are emptied in place; a message deleted in Slack is posted again.
+func TestScheduledDigestAndPages(t *testing.T) {
+	clock := testingclock.NewFakeClock(t0)
+	kube := kubefake.NewClientset()
+	h := startScenario(t, fleetScenario(lab.FleetSpec{Apps: 300, Repos: 4, Broken: 2}, nil),
+		schedules(clock, kube, bot.Schedule{Name: "fleet", Cron: "*/10 * * * *", Channel: deploys, Digest: bot.DigestDaily}))
+	h.tick(clock, 30*time.Second) // day 1, 09:00
+	first := stateOf(t, kube, "fleet")
+	if runs(t, h.bot, "fleet", "posted") != 1 || len(first.Thread) < 2 {
+		t.Fatalf("want the summary posted with several pages: %d pages\n%s", len(first.Thread), h.dump())
+	}
+	h.tick(clock, 10*time.Minute) // 09:10, same day, nothing changed
+	if runs(t, h.bot, "fleet", "unchanged") != 1 {
+		t.Errorf("a second run the same day should write nothing")
+	}
+
+	// Most apps recover: the summary needs one page; the others are emptied, not deleted.
+	recovered := 0
+	for i := 11; i < 300; i += 2 {
+		setLive(t, h.env, fmt.Sprintf("app-%04d-r%03d", i, i%4), false)
+		recovered++
+	}
+	h.tick(clock, 10*time.Minute) // 09:20
+	st := stateOf(t, kube, "fleet")
+	if runs(t, h.bot, "fleet", "updated") != 1 || len(st.Thread) != len(first.Thread) {
+		t.Fatalf("after the recoveries: %d updated, %d pages (were %d)", runs(t, h.bot, "fleet", "updated"), len(st.Thread), len(first.Thread))
+	}
+	msgs := h.srv.Messages()
+	if last := findTS(msgs, st.Thread[len(st.Thread)-1].TS); !strings.Contains(last.Text, "Nothing more here") {
+		t.Errorf("the surplus page should be emptied: %q", last.Text)
+	}
+	if v := metric(t, h.bot, `imgupd_summary_alerts_total{kind="recovery",schedule="fleet"}`); v != strconv.Itoa(recovered) {
+		t.Errorf("recoveries %q, want %d", v, recovered)
+	}
+	storm := h.messages(func(m slacklab.Message) bool {
+		return strings.Contains(m.Text, fmt.Sprintf("%d more apps changed in this run of fleet", recovered-10))
+	})
+	if len(alerts(h)) != 10 || len(storm) != 1 {
+		t.Errorf("an alert storm: want 10 alerts and one message for the other %d, got %d alerts, %d grouped", recovered-10, len(alerts(h)), len(storm))
+	}
+
+	clock.Step(24 * time.Hour) // day 2, 09:20: the waiter fires at 09:30 of day 1, a run at once
+	h.waitFor("the digest", func() bool { return runs(t, h.bot, "fleet", "digest") == 1 && clock.HasWaiters() })
+	digest := stateOf(t, kube, "fleet")
+	if digest.MessageTS == first.MessageTS || digest.DigestDay != "2026-12-01" || len(summaries(h)) != 2 {
+		t.Errorf("the next day's digest should be a new message: %+v", digest)
+	}
+
+	// Someone deleted the message: the next change posts a new one.
+	h.srv.FailNext("chat.update", 1, "message_not_found")
+	setLive(t, h.env, "app-0003-r003", false)
+	h.tick(clock, 10*time.Minute)
+	if runs(t, h.bot, "fleet", "posted") != 2 || len(summaries(h)) != 3 {
+		t.Errorf("a lost message should be posted again: %d posted, %d summaries", runs(t, h.bot, "fleet", "posted"), len(summaries(h)))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -312,11 +313,25 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 	for _, a := range shown.Apps {
 		byApp[a.App.String()] = a
 	}
+	var more []string
+	posted := 0
 	for _, t := range transitions {
 		bad, recovered := t.Alerting()
 		if !bad && !recovered {
 			continue
 		}
+		if posted >= maxAlertsPerRun {
+			// An alert storm (a registry down, a bad CR) must not take minutes of a channel's
+			// pace: the rest goes in one message, the summary has them all.
+			more = append(more, fmt.Sprintf("`%s` %s → %s", t.App, t.From.Title(), t.To.Title()))
+			kind := "alert"
+			if recovered {
+				kind = "recovery"
+			}
+			s.b.cfg.Metrics.summaryAlerts.WithLabelValues(c.Name, kind).Inc()
+			continue
+		}
+		posted++
 		r, ok := byApp[t.App.String()]
 		if !ok {
 			r = fleet.AppResult{App: t.App, State: t.To, Code: t.Code}
@@ -338,7 +353,19 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 		}
 		s.b.cfg.Metrics.summaryAlerts.WithLabelValues(c.Name, kind).Inc()
 	}
+	if len(more) > 0 {
+		text := fmt.Sprintf(":rotating_light: %d more apps changed in this run of %s (the summary lists them all): %s", len(more), c.Name, strings.Join(more, ", "))
+		if r := []rune(text); len(r) > blockkit.MaxSectionText-100 {
+			text = string(r[:blockkit.MaxSectionText-100]) + "…"
+		}
+		if _, _, err := s.b.postIn(ctx, c.Channel, "", blockkit.Notice(text)); err != nil {
+			log.Error("scheduled summary: posting the grouped alerts failed", "count", len(more), "error", err)
+		}
+	}
 }
+
+// maxAlertsPerRun is how many alerts one run posts one by one; more go in one message.
+const maxAlertsPerRun = 10
 
 // alertChannel is where an app's alert goes: the channel its imgupd.io/alert-channel annotation
 // names, when the rules that admit everyone there grant the app; else the schedule's channel.
