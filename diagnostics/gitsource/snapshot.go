@@ -36,6 +36,48 @@ type Snapshot struct {
 	st   *memory.Storage
 	mu   sync.Mutex // object.Tree caches lookups and is not safe for concurrent use
 	tree *object.Tree
+	// dirs are the directories decoded so far, by path ("" is tree).
+	// go-git's Tree.FindEntry caches only paths two or more levels
+	// deep, so each read of apps/NAME/file decoded the whole apps
+	// directory again: for a fleet of 500 apps in one directory, a cost
+	// per read that grew with the fleet.
+	dirs map[string]*object.Tree
+}
+
+// lookup finds the entry at p (cleaned, not "") through the decoded
+// directories. s.mu is held.
+func (s *Snapshot) lookup(p string) (*object.TreeEntry, error) {
+	dir, base := path.Split(p)
+	t, err := s.dirTree(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return nil, err
+	}
+	return t.FindEntry(base)
+}
+
+// dirTree is the directory at d ("" the root), decoded once. s.mu is
+// held.
+func (s *Snapshot) dirTree(d string) (*object.Tree, error) {
+	if d == "" {
+		return s.tree, nil
+	}
+	if t, ok := s.dirs[d]; ok {
+		return t, nil
+	}
+	parent, base := path.Split(d)
+	pt, err := s.dirTree(strings.TrimSuffix(parent, "/"))
+	if err != nil {
+		return nil, err
+	}
+	t, err := pt.Tree(base)
+	if err != nil {
+		return nil, err
+	}
+	if s.dirs == nil {
+		s.dirs = map[string]*object.Tree{}
+	}
+	s.dirs[d] = t
+	return t, nil
 }
 
 // Head is the branch's head commit.
@@ -54,21 +96,24 @@ func (s *Snapshot) ReadFile(p string) ([]byte, error) {
 	p = cleanPath(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ent, err := s.tree.FindEntry(p)
-	if err != nil || p == "" {
-		if p == "" {
-			return nil, &fs.PathError{Op: "read", Path: "/", Err: ErrIsDir}
-		}
+	if p == "" {
+		return nil, &fs.PathError{Op: "read", Path: "/", Err: ErrIsDir}
+	}
+	ent, err := s.lookup(p)
+	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
 	}
 	if !ent.Mode.IsFile() {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: ErrIsDir}
 	}
-	f, err := s.tree.File(p)
+	blob, err := object.GetBlob(s.st, ent.Hash)
 	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			err = object.ErrFileNotFound
+		}
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("%w: %w", fs.ErrNotExist, err)}
 	}
-	r, err := f.Reader()
+	r, err := blob.Reader()
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
@@ -91,7 +136,7 @@ func (s *Snapshot) Exists(p string) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err := s.tree.FindEntry(p)
+	_, err := s.lookup(p)
 	return err == nil
 }
 
@@ -104,14 +149,14 @@ func (s *Snapshot) ListDir(p string) ([]string, error) {
 	defer s.mu.Unlock()
 	t := s.tree
 	if p != "" {
-		ent, err := t.FindEntry(p)
+		ent, err := s.lookup(p)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
 		}
 		if ent.Mode.IsFile() {
 			return nil, &fs.PathError{Op: "readdir", Path: p, Err: ErrNotDir}
 		}
-		if t, err = t.Tree(p); err != nil {
+		if t, err = s.dirTree(p); err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: p, Err: fmt.Errorf("%w: %w", fs.ErrNotExist, err)}
 		}
 	}

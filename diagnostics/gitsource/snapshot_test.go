@@ -36,22 +36,16 @@ func TestSnapshotFiles(t *testing.T) {
 		{"nope.yaml", "", fs.ErrNotExist},
 		{"apps/web", "", ErrIsDir},
 		{"/", "", ErrIsDir},
+		{"README.md/x", "", fs.ErrNotExist},
+		{"apps/web/values.yaml/x", "", fs.ErrNotExist},
+		{"apps/nope/values.yaml", "", fs.ErrNotExist},
 	}
-	for _, f := range files {
-		b, err := snap.ReadFile(f.path)
-		if f.err != nil {
-			var pe *fs.PathError
-			if !errors.Is(err, f.err) || !errors.As(err, &pe) {
-				t.Errorf("ReadFile(%q) err = %v, want %v as *fs.PathError", f.path, err, f.err)
-			}
-			continue
-		}
-		if err != nil || string(b) != f.want {
-			t.Errorf("ReadFile(%q) = %q, %v; want %q", f.path, b, err, f.want)
-		}
+	// Twice: the second time through the directories already decoded.
+	for range 2 {
+		checkSnapshotFiles(t, snap, files)
 	}
 
-	for p, want := range map[string]bool{"apps": true, "apps/web/values.yaml": true, "/": true, "apps/api": false, "x/y": false} {
+	for p, want := range map[string]bool{"apps": true, "apps/web/values.yaml": true, "/": true, "apps/api": false, "x/y": false, "README.md/x": false, "apps/web/values.yaml/x": false} {
 		if got := snap.Exists(p); got != want {
 			t.Errorf("Exists(%q) = %v", p, got)
 		}
@@ -67,6 +61,8 @@ func TestSnapshotFiles(t *testing.T) {
 		{"apps/web/", []string{".argocd-source-web.yaml", "values.yaml"}, nil},
 		{"missing", nil, fs.ErrNotExist},
 		{"README.md", nil, ErrNotDir},
+		{"apps/web/values.yaml", nil, ErrNotDir},
+		{"README.md/x", nil, fs.ErrNotExist},
 	}
 	for _, d := range dirs {
 		got, err := snap.ListDir(d.path)
@@ -80,6 +76,7 @@ func TestSnapshotFiles(t *testing.T) {
 			t.Errorf("ListDir(%q) = %v, %v; want %v", d.path, got, err, d.want)
 		}
 	}
+	checkSnapshotFiles(t, snap, files)
 
 	// Other branches have their own trees.
 	dev, err := c.Snapshot(context.Background(), s.RepoURL("team/app"), "refs/heads/dev", auth)
@@ -88,6 +85,26 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 	if b, _ := dev.ReadFile("README.md"); string(b) != "# dev\n" || dev.Exists("apps") {
 		t.Errorf("dev README = %q, apps exists = %v", b, dev.Exists("apps"))
+	}
+}
+
+func checkSnapshotFiles(t *testing.T, snap *Snapshot, files []struct {
+	path, want string
+	err        error
+}) {
+	t.Helper()
+	for _, f := range files {
+		b, err := snap.ReadFile(f.path)
+		if f.err != nil {
+			var pe *fs.PathError
+			if !errors.Is(err, f.err) || !errors.As(err, &pe) {
+				t.Errorf("ReadFile(%q) err = %v, want %v as *fs.PathError", f.path, err, f.err)
+			}
+			continue
+		}
+		if err != nil || string(b) != f.want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", f.path, b, err, f.want)
+		}
 	}
 }
 
