@@ -2,6 +2,7 @@ package updater
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -335,12 +336,18 @@ func DefaultedOverrides(cr ImageUpdater, v Version) []DefaultedOverride {
 				Field: "forceUpdate", Value: "false", Inherited: "true", InheritedFrom: parentSrc[FieldForceUpdate]})
 		}
 	}
+	// The CR-wide layer is the same for every ref; the ref's only matters
+	// for images that set a block (a CR of 150 refs is read for every app
+	// of a fleet).
+	crLevel, crSrc := MergeCommonUpdateSettings(SettingsLayer{Source: SettingFromCR, Settings: cr.Spec.CommonUpdateSettings})
 	for i, ref := range cr.Spec.ApplicationRefs {
 		if ref.UsesAnnotations(v) {
 			continue
 		}
-		crLevel, crSrc := MergeCommonUpdateSettings(SettingsLayer{Source: SettingFromCR, Settings: cr.Spec.CommonUpdateSettings})
 		check(crLevel, crSrc, ref.CommonUpdateSettings, SettingFromRef, i, ref.NamePattern, "")
+		if !slices.ContainsFunc(ref.Images, func(img CRImage) bool { return img.CommonUpdateSettings != nil }) {
+			continue
+		}
 		refLevel, refSrc := MergeCommonUpdateSettings(
 			SettingsLayer{Source: SettingFromCR, Settings: cr.Spec.CommonUpdateSettings},
 			SettingsLayer{Source: SettingFromRef, Settings: ref.CommonUpdateSettings})

@@ -671,17 +671,23 @@ func markRemaining(ft *fateTable, f Fate, why string) {
 // arranged orders fates in place: candidates by rank, then the rest in
 // registry order. The table is not used after this.
 func (ft *fateTable) arranged() []TagFate {
-	var ranked []TagFate
+	n := 0
 	for i := range ft.list {
 		if ft.list[i].Fate == "" {
 			ft.list[i].Fate, ft.list[i].Why = FateNotConsidered, "not reached"
 		}
 		if ft.list[i].Rank > 0 {
-			ranked = append(ranked, ft.list[i])
+			n++
 		}
 	}
-	if len(ranked) == 0 {
+	if n == 0 {
 		return ft.list
+	}
+	ranked := make([]TagFate, 0, n) // sized once: a table of 2,000 tags is 200 KiB
+	for i := range ft.list {
+		if ft.list[i].Rank > 0 {
+			ranked = append(ranked, ft.list[i])
+		}
 	}
 	// Move the unranked entries to the back, keeping their order, then put
 	// the ranked ones in front by rank.
