@@ -60,6 +60,8 @@ type AppResult struct {
 	// its build time is known.
 	Waiting *time.Time `json:"waiting,omitempty"`
 	// Report is the full diagnosis (nil for an app the scan did not get to).
+	// Reports of one scan share their equal candidate tables
+	// (Decision.Tags): read them, do not change them.
 	Report *diagnostics.Report `json:"-"`
 }
 
@@ -204,9 +206,10 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	for i, a := range managed {
 		res.Apps[i] = AppResult{App: diagnostics.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
 			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout,
-			Title: fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
+			Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
 			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
 	}
+	tabs := newTables()
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -218,6 +221,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 			for i := range work {
 				a := managed[i]
 				rep := eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared})
+				tabs.share(rep)
 				r := ResultOf(rep, project(a))
 				mu.Lock()
 				res.Apps[i] = r
