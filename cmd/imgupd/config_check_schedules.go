@@ -29,7 +29,9 @@ func readSchedules(v *viper.Viper, policy *commands.Policy) ([]bot.Schedule, []p
 	}
 	var out []bot.Schedule
 	var problems []problem
-	add := func(key, format string, a ...any) { problems = append(problems, problem{key, fmt.Sprintf(format, a...)}) }
+	add := func(key, format string, a ...any) {
+		problems = append(problems, problem{key, fmt.Sprintf(format, a...)})
+	}
 	where := map[string]string{}
 	for i, item := range items {
 		key := fmt.Sprintf("schedules[%d]", i)
