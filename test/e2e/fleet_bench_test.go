@@ -1,0 +1,554 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// The fleet benchmark (bench/fleet.sh, issue 10): a generated fleet
+// (lab.FleetScenario: one Image Updater v1.3.0, one CR with a ref per
+// repository, Kustomize apps in one git repository) stored in the real API
+// server, its repositories on a loopback registry, scanned by a separate
+// process (test/e2e/fleetscan) whose peak RSS is the scan's alone.
+
+// fleetRow is one measured scan.
+type fleetRow struct {
+	Apps, Repos int
+	// Wall is the scan's wall time; Process the scan process's, from
+	// exec to exit (start-up, clients, scan, output).
+	Wall, Process time.Duration
+	// RegistryRequests are the requests the registry served (pings and
+	// tag-list pages, manifests, blobs); TagLists the repositories the scan
+	// listed.
+	RegistryRequests, TagPages int
+	TagLists                   int64
+	// Repos are the distinct repositories the apps' live images use.
+	LiveRepos int
+	// KubeRequests are the HTTP requests at the scan's rest.Config
+	// transport.
+	KubeRequests int64
+	KubeByPath   map[string]int64
+	// PeakRSS is the scan process's maximum resident set, in bytes (GNU
+	// time's measure, else VmHWM); VmHWM the process's own.
+	PeakRSS, VmHWM int64
+	// PeakHeap is the scan's largest heap (MiB), sampled by the process.
+	PeakHeap float64
+	States   map[string]int
+	Codes    map[string]int
+	Partial  bool
+	// Load is how long storing the fleet's objects took.
+	Load time.Duration
+	// Updater is the real Image Updater's cycle over the same fleet, when
+	// IMGUPD_FLEET_BENCH_IMAGE_UPDATER names its binary.
+	Updater *updaterRow
+}
+
+// updaterRow is one `argocd-image-updater run --once` over the fleet.
+type updaterRow struct {
+	Wall                       time.Duration
+	RegistryRequests, TagPages int
+	KubeRequests               int64
+	PeakRSS                    int64
+	// Results is its last "Processing results" line; Cycles counts them
+	// (run --once makes a warm-up cycle, then the reconcile).
+	Results string
+	Cycles  int
+}
+
+// TestFleetBench measures one scan of fleets of 50, 200 and 500 apps over
+// 150 repositories of 50–2,000 tags. It runs with IMGUPD_FLEET_BENCH=1
+// (bench/fleet.sh runs it and prints the table):
+//
+//   - IMGUPD_FLEET_BENCH_APPS=50,200,500 the fleet sizes;
+//   - IMGUPD_FLEET_BENCH_OUT=FILE writes the rows as TSV;
+//   - IMGUPD_FLEET_BENCH_PROFILE=DIR writes the scan process's CPU and
+//     heap profiles there (cpu-N.prof, mem-N.prof);
+//   - IMGUPD_FLEET_BENCH_IMAGE_UPDATER=BINARY also runs the real Image
+//     Updater's `run --once` over each fleet, side by side (a binary built
+//     elsewhere: nothing here builds it).
+//
+// It fails when a target of the issue is missed: one tag list per
+// repository the apps use, Kubernetes requests not growing with the apps,
+// peak RSS under 150 MB, the 500-app scan faster than Image Updater's own
+// cycle with nothing due (7.9 s; with the live Image Updater, faster than
+// its run over the same fleet), the cost per app not growing.
+func TestFleetBench(t *testing.T) {
+	if os.Getenv("IMGUPD_FLEET_BENCH") != "1" {
+		t.Skip("the fleet benchmark runs with IMGUPD_FLEET_BENCH=1 (bench/fleet.sh)")
+	}
+	sizes := []int{50, 200, 500}
+	if v := os.Getenv("IMGUPD_FLEET_BENCH_APPS"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				t.Fatalf("IMGUPD_FLEET_BENCH_APPS: %q", v)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	bin := buildFleetScan(t)
+	var rows []fleetRow
+	for _, n := range sizes {
+		spec := lab.FleetSpec{Apps: n, Repos: 150, MinTags: 50, MaxTags: 2000}
+		row := measureFleet(t, bin, spec)
+		t.Logf("%d apps: scan %s (process %s), %d registry requests (%d tag-list pages, %d tag lists), %d Kubernetes requests, peak RSS %.1f MiB (heap %.1f MiB); states %v; objects stored in %s",
+			n, row.Wall.Round(time.Millisecond), row.Process.Round(time.Millisecond), row.RegistryRequests, row.TagPages, row.TagLists, row.KubeRequests, mib(row.PeakRSS), row.PeakHeap, row.States, row.Load.Round(time.Millisecond))
+		if u := row.Updater; u != nil {
+			t.Logf("%d apps: Image Updater run --once %s, %d registry requests (%d tag-list pages), %d Kubernetes requests, peak RSS %.1f MiB; %s",
+				n, u.Wall.Round(time.Millisecond), u.RegistryRequests, u.TagPages, u.KubeRequests, mib(u.PeakRSS), u.Results)
+		}
+		rows = append(rows, row)
+		if row.Partial || row.States["up-to-date"] != n {
+			t.Errorf("%d apps: partial %v, states %v, codes %v: every app of this fleet is up to date", n, row.Partial, row.States, row.Codes)
+		}
+		if want := liveRepos(spec); row.TagLists != int64(want) {
+			t.Errorf("%d apps: %d tag lists, want one per repository the apps use (%d)", n, row.TagLists, want)
+		}
+		if row.PeakRSS >= 150e6 {
+			t.Errorf("%d apps: peak RSS %.1f MB, target under 150 MB", n, float64(row.PeakRSS)/1e6)
+		}
+		if n == 500 && row.Wall >= 7900*time.Millisecond {
+			t.Errorf("500 apps: one scan took %s, Image Updater v1.3.0's cycle with nothing due takes 7.9 s", row.Wall)
+		}
+		if u := row.Updater; u != nil && row.Wall >= u.Wall {
+			t.Errorf("%d apps: one scan took %s, Image Updater's run --once over the same fleet %s", n, row.Wall, u.Wall)
+		}
+	}
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		if b.KubeRequests > a.KubeRequests {
+			t.Errorf("Kubernetes requests grow with the apps: %d for %d apps, %d for %d\n%v\n%v", a.KubeRequests, a.Apps, b.KubeRequests, b.Apps, a.KubeByPath, b.KubeByPath)
+		}
+		// Cost per app flat or falling, with 25% for the noise of one run
+		// on a shared machine.
+		pa, pb := float64(a.Wall)/float64(a.Apps), float64(b.Wall)/float64(b.Apps)
+		if pb > 1.25*pa {
+			t.Errorf("the cost per app grows: %.1f ms at %d apps, %.1f ms at %d", pa/1e6, a.Apps, pb/1e6, b.Apps)
+		}
+	}
+	if out := os.Getenv("IMGUPD_FLEET_BENCH_OUT"); out != "" {
+		var b strings.Builder
+		b.WriteString("apps\trepos\tlive_repos\twall_s\tprocess_s\tregistry_requests\ttag_pages\ttag_lists\tkube_requests\tpeak_rss_mib\tpeak_heap_mib\tload_s\tstates" +
+			"\tiu_wall_s\tiu_cycles\tiu_registry_requests\tiu_kube_requests\tiu_peak_rss_mib\n")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "%d\t%d\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s", r.Apps, r.Repos, r.LiveRepos, r.Wall.Seconds(), r.Process.Seconds(),
+				r.RegistryRequests, r.TagPages, r.TagLists, r.KubeRequests, mib(r.PeakRSS), r.PeakHeap, r.Load.Seconds(), statesLine(r.States))
+			if u := r.Updater; u != nil {
+				fmt.Fprintf(&b, "\t%.3f\t%d\t%d\t%d\t%.1f\n", u.Wall.Seconds(), u.Cycles, u.RegistryRequests, u.KubeRequests, mib(u.PeakRSS))
+			} else {
+				b.WriteString("\t-\t-\t-\t-\t-\n")
+			}
+		}
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFleetScanSharesWork is the benchmark's short form, in every e2e run:
+// two small fleets stored in the real API server, each scanned by the
+// benchmark's scan process as imgupd's ServiceAccount: every app gets its
+// answer, one tag list per repository, and the same Kubernetes and
+// registry requests for 12 apps as for 36.
+func TestFleetScanSharesWork(t *testing.T) {
+	bin := buildFleetScan(t)
+	var rows []fleetRow
+	for _, n := range []int{12, 36} {
+		spec := lab.FleetSpec{Apps: n, Repos: 6, MinTags: 20, MaxTags: 400, Due: 4, Broken: 5}
+		row := measureFleet(t, bin, spec)
+		t.Logf("%d apps: scan %s, %d registry requests, %d Kubernetes requests, peak RSS %.1f MiB, states %v", n, row.Wall.Round(time.Millisecond), row.RegistryRequests, row.KubeRequests, mib(row.PeakRSS), row.States)
+		if row.Partial || row.States["blocked"] != n/5 || row.Codes["LIVE_IMAGE_NOT_LIVE"] != n/5 || row.States["update-on-its-way"] == 0 || row.States["up-to-date"] == 0 {
+			t.Errorf("%d apps: partial %v states %v codes %v", n, row.Partial, row.States, row.Codes)
+		}
+		if want := liveRepos(spec); row.TagLists != int64(want) || want != spec.Repos {
+			t.Errorf("%d apps: %d tag lists, want one per repository (%d)", n, row.TagLists, spec.Repos)
+		}
+		rows = append(rows, row)
+	}
+	if a, b := rows[0], rows[1]; a.KubeRequests != b.KubeRequests || a.RegistryRequests != b.RegistryRequests {
+		t.Errorf("requests grow with the apps: Kubernetes %d → %d, registry %d → %d\n%v\n%v", a.KubeRequests, b.KubeRequests, a.RegistryRequests, b.RegistryRequests, a.KubeByPath, b.KubeByPath)
+	}
+}
+
+// measureFleet starts the fleet's registry and git server, stores its
+// objects, runs one scan in its own process and removes the objects.
+func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
+	t.Helper()
+	ctx := context.Background()
+	sc := lab.FleetScenario(spec)
+	env, err := lab.StartServers(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	objs, err := env.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(srv.config)
+	cfg.QPS, cfg.Burst = -1, 0 // the loader is not what is measured
+	admin, err := newClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	created, err := admin.createAll(ctx, objs, 16)
+	defer admin.deleteAll(context.Background(), created, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := time.Since(t0)
+
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "updater.log")
+	text, err := env.LogSource().Logs(ctx, "argocd", "", "", cluster.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logFile, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := writeKubeconfig(t, dir)
+	env.Registry.ResetRequests()
+	args := []string{"--kubeconfig", kubeconfig, "--updater-log", logFile, "--now", sc.Now}
+	if p := os.Getenv("IMGUPD_FLEET_BENCH_PROFILE"); p != "" {
+		args = append(args, "--cpuprofile", filepath.Join(p, fmt.Sprintf("cpu-%d.prof", spec.Apps)), "--memprofile", filepath.Join(p, fmt.Sprintf("mem-%d.prof", spec.Apps)))
+	}
+	// The peak RSS is GNU time's (-f %M: the child's ru_maxrss, forked
+	// from time's small process), else the process's own VmHWM. The
+	// child's rusage as this process sees it would include this process's
+	// resident set: Go starts children with vfork.
+	rssFile := filepath.Join(dir, "maxrss")
+	cmd := exec.Command(bin, args...)
+	if gnuTime, err := exec.LookPath("/usr/bin/time"); err == nil {
+		cmd = exec.Command(gnuTime, append([]string{"-f", "%M", "-o", rssFile, bin}, args...)...)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fleetscan: %v\n%s", err, stderr.String())
+	}
+	process := time.Since(start)
+	var out struct {
+		Apps         int
+		Partial      bool
+		States       map[string]int
+		Codes        map[string]int
+		ScanNs       int64
+		VmHWMKiB     int64
+		PeakHeapMiB  float64
+		KubeRequests int64
+		KubeByPath   map[string]int64
+		Stats        struct{ TagLists int64 }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("fleetscan output: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	rc := env.Registry.Requests()
+	row := fleetRow{Apps: spec.Apps, Repos: spec.Repos, Wall: time.Duration(out.ScanNs), Process: process,
+		RegistryRequests: rc.Total(), TagPages: rc.Tags, TagLists: out.Stats.TagLists, LiveRepos: liveRepos(spec),
+		KubeRequests: out.KubeRequests, KubeByPath: out.KubeByPath, States: out.States, Codes: out.Codes, Partial: out.Partial, Load: load}
+	row.PeakRSS, row.VmHWM, row.PeakHeap = out.VmHWMKiB*1024, out.VmHWMKiB*1024, out.PeakHeapMiB
+	if b, err := os.ReadFile(rssFile); err == nil {
+		if kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			row.PeakRSS = kib * 1024
+		}
+	}
+	if out.Apps != spec.Apps {
+		t.Errorf("%d apps scanned, the fleet has %d", out.Apps, spec.Apps)
+	}
+	if iu := os.Getenv("IMGUPD_FLEET_BENCH_IMAGE_UPDATER"); iu != "" {
+		row.Updater = measureImageUpdater(t, iu, spec.Apps, env, objs, dir)
+	}
+	return row
+}
+
+// measureImageUpdater runs the real Image Updater (a binary built
+// elsewhere: this tier builds none) once over the fleet as it is stored:
+// `run --once` with the fleet's registries.conf, its Kubernetes requests
+// counted by a proxy in front of the API server, its registry requests by
+// the registry, its peak RSS by GNU time.
+func measureImageUpdater(t *testing.T, bin string, apps int, env *lab.Env, objs []*unstructured.Unstructured, dir string) *updaterRow {
+	t.Helper()
+	conf := ""
+	for _, o := range objs {
+		if o.GetKind() == "ConfigMap" && o.GetName() == "argocd-image-updater-config" {
+			conf, _, _ = unstructured.NestedString(o.Object, "data", "registries.conf")
+		}
+	}
+	confFile := filepath.Join(dir, "registries.conf")
+	if err := os.WriteFile(confFile, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proxy, count := countingAPIProxy(t)
+	kubeconfig := filepath.Join(dir, "iu-kubeconfig")
+	kc := `apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "` + proxy + `"}}]
+users: [{name: admin, user: {}}]
+contexts: [{name: e2e, context: {cluster: e2e, user: admin, namespace: argocd}}]
+current-context: e2e
+`
+	if err := os.WriteFile(kubeconfig, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--once", "--kubeconfig", kubeconfig, "--registries-conf-path", confFile, "--argocd-namespace", "argocd",
+		"--leader-election=false", "--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--loglevel", "info"}
+	rssFile := filepath.Join(dir, "iu-maxrss")
+	cmd := exec.Command(bin, args...)
+	if gnuTime, err := exec.LookPath("/usr/bin/time"); err == nil {
+		cmd = exec.Command(gnuTime, append([]string{"-f", "%M", "-o", rssFile, bin}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE=argocd", "KUBECONFIG="+kubeconfig) // controller-runtime reads KUBECONFIG, not --kubeconfig
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	env.Registry.ResetRequests()
+	count.Store(0)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("image updater: %v\n%s", err, tail(logs.String(), 4000))
+	}
+	row := &updaterRow{Wall: time.Since(start), KubeRequests: count.Load()}
+	rc := env.Registry.Requests()
+	row.RegistryRequests, row.TagPages = rc.Total(), rc.Tags
+	if b, err := os.ReadFile(rssFile); err == nil {
+		if kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			row.PeakRSS = kib * 1024
+		}
+	}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if i := strings.Index(l, "Processing results"); i >= 0 {
+			row.Results, row.Cycles = l[i:], row.Cycles+1
+			if j := strings.Index(row.Results, `"`); j >= 0 {
+				row.Results = row.Results[:j]
+			}
+		}
+	}
+	if p := os.Getenv("IMGUPD_FLEET_BENCH_PROFILE"); p != "" {
+		_ = os.WriteFile(filepath.Join(p, fmt.Sprintf("image-updater-%d.log", apps)), logs.Bytes(), 0o600)
+	}
+	return row
+}
+
+// countingAPIProxy is a plain-HTTP proxy to the API server that adds the
+// admin token and counts the requests it forwards (watches included).
+func countingAPIProxy(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	target, err := url.Parse(srv.config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	rp.FlushInterval = -1
+	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		r.Header.Set("Authorization", "Bearer "+srv.config.BearerToken)
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ps.Close)
+	return ps.URL, &n
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// createAll stores the objects with workers parallel creates (their
+// namespaces first, each once), the status with them where the resource
+// has no status subresource (Applications) or through it (ImageUpdater
+// CRs, Deployments, Pods). It returns what it created, also on error.
+func (c *client) createAll(ctx context.Context, objs []*unstructured.Unstructured, workers int) ([]*unstructured.Unstructured, error) {
+	seen := map[string]bool{}
+	for _, o := range objs {
+		if ns := o.GetNamespace(); ns != "" && !seen[ns] {
+			seen[ns] = true
+			n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+			if _, err := c.dyn.Resource(nsGVR).Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return nil, err
+			}
+		}
+		if _, err := c.resource(o); err != nil { // resolve every kind once, before the workers share the mapper
+			return nil, err
+		}
+	}
+	var mu sync.Mutex
+	var created []*unstructured.Unstructured
+	var firstErr error
+	work := make(chan *unstructured.Unstructured)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				got, err := c.createOne(ctx, o)
+				mu.Lock()
+				if got != nil {
+					created = append(created, got)
+				}
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	return created, firstErr
+}
+
+// createOne is create without the namespace.
+func (c *client) createOne(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ri, err := c.resource(u)
+	if err != nil {
+		return nil, err
+	}
+	created, err := ri.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+	if err != nil {
+		return nil, fmt.Errorf("creating %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	if status, ok := u.Object["status"]; ok {
+		if _, has := created.Object["status"]; !has || !equalJSON(created.Object["status"], status) {
+			created.Object["status"] = status
+			if updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err == nil {
+				created = updated
+			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
+				return created, fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			}
+		}
+	}
+	return created, nil
+}
+
+func (c *client) deleteAll(ctx context.Context, objs []*unstructured.Unstructured, workers int) {
+	work := make(chan *unstructured.Unstructured)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				if o.GetKind() == "ImageUpdater" {
+					// Image Updater (the live reference) puts its finalizer
+					// on the CRs it reconciled; no controller runs here to
+					// take it off.
+					if ri, err := c.resource(o); err == nil {
+						_, _ = ri.Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+					}
+				}
+				c.delete(ctx, o)
+			}
+		}()
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+}
+
+var (
+	fleetScanOnce sync.Once
+	fleetScanBin  string
+	fleetScanErr  error
+)
+
+// buildFleetScan builds the scan process once per test binary.
+func buildFleetScan(t *testing.T) string {
+	t.Helper()
+	fleetScanOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "imgupd-fleetscan-")
+		if err != nil {
+			fleetScanErr = err
+			return
+		}
+		fleetScanBin = filepath.Join(dir, "fleetscan")
+		out, err := exec.Command("go", "build", "-o", fleetScanBin, "./fleetscan").CombinedOutput()
+		if err != nil {
+			fleetScanErr = fmt.Errorf("building fleetscan: %v\n%s", err, out)
+		}
+	})
+	if fleetScanErr != nil {
+		t.Fatal(fleetScanErr)
+	}
+	return fleetScanBin
+}
+
+// writeKubeconfig writes a kubeconfig that impersonates imgupd's
+// ServiceAccount (the shipped RBAC), as buildCLI's does.
+func writeKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "` + srv.config.Host + `", insecure-skip-tls-verify: true}}]
+users: [{name: imgupd, user: {token: "` + srv.config.BearerToken + `", as: "system:serviceaccount:imgupd:imgupd"}}]
+contexts: [{name: e2e, context: {cluster: e2e, user: imgupd, namespace: argocd}}]
+current-context: e2e
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// liveRepos counts the repositories of the fleet's live images: app i
+// runs repository i mod Repos, except the broken ones (lab.FleetSpec).
+func liveRepos(s lab.FleetSpec) int {
+	seen := map[int]bool{}
+	for i := range s.Apps {
+		if s.Broken > 0 && i%s.Broken == s.Broken-1 {
+			continue
+		}
+		seen[i%s.Repos] = true
+	}
+	return len(seen)
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func statesLine(m map[string]int) string {
+	var parts []string
+	for _, s := range []string{"up-to-date", "update-on-its-way", "held-back", "wrong-update", "blocked", "not-deployed", "unknown"} {
+		if m[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", s, m[s]))
+		}
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,227 @@
+// Command fleetscan is the fleet benchmark's scan process (see
+// test/e2e/fleet_bench_test.go and bench/fleet.sh): one fleet scan
+// (fleet.Scanner with its defaults) over the cluster of --kubeconfig, with
+// the engine `imgupd diagnose` builds (registry, git, forge and chart
+// clients of their own, nothing shared with the process that set the fleet
+// up), and prints what it cost as one JSON object on stdout. Kubernetes
+// requests are counted at the rest.Config's transport, so every request
+// the scan sends is seen, whatever client sends it. The parent measures
+// this process's peak RSS: it holds the scan and nothing else.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/forge"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+)
+
+// Output is what one scan cost; the parent decodes it.
+type Output struct {
+	Apps      int            `json:"apps"`
+	Unmanaged int            `json:"unmanaged"`
+	Partial   bool           `json:"partial"`
+	States    map[string]int `json:"states"`
+	// Codes counts the root-cause codes ("" for none).
+	Codes map[string]int `json:"codes"`
+	// ScanNs is the wall time of Scan; ProcessNs from the start of main
+	// (flags, clients) to the end of the scan.
+	ScanNs    int64 `json:"scanNs"`
+	ProcessNs int64 `json:"processNs"`
+	// KubeRequests are the HTTP requests sent to the API server, by
+	// method and path.
+	KubeRequests     int64            `json:"kubeRequests"`
+	KubeByPath       map[string]int64 `json:"kubeByPath"`
+	Stats            fleet.Stats      `json:"stats"`
+	RegistryRequests int64            `json:"registryRequests"`
+	// VmHWMKiB is this process's peak resident set as the kernel keeps it
+	// for its own address space (/proc/self/status), a cross-check of the
+	// parent's measure. (getrusage's ru_maxrss is no use here: Go starts
+	// a child with vfork, and the kernel counts the parent's resident set
+	// at the exec into the child's maximum.)
+	VmHWMKiB   int64  `json:"vmHWMKiB"`
+	HeapSysMiB uint64 `json:"heapSysMiB"`
+	// PeakHeapMiB is the largest heap (live and not yet collected
+	// objects) seen during the scan, sampled every 2 ms.
+	PeakHeapMiB float64 `json:"peakHeapMiB"`
+}
+
+// counter counts requests at the transport.
+type counter struct {
+	mu     sync.Mutex
+	n      int64
+	byPath map[string]int64
+	next   http.RoundTripper
+}
+
+func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n++
+	c.byPath[r.Method+" "+r.URL.Path]++
+	c.mu.Unlock()
+	return c.next.RoundTrip(r)
+}
+
+// staticLog serves the given text as every pod's log: the test tier's
+// API server has no kubelet, so the log Image Updater would have written
+// is given as a file (as `imgupd diagnose --updater-log` does).
+type staticLog string
+
+func (s staticLog) Logs(context.Context, string, string, string, cluster.LogOptions) (string, error) {
+	return string(s), nil
+}
+
+func main() {
+	exit := 0
+	defer func() { os.Exit(exit) }()
+	t0 := time.Now()
+	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the cluster to scan")
+	logFile := flag.String("updater-log", "", "Image Updater's log, served as its pod's (default: read through the API server)")
+	now := flag.String("now", "", "the clock, RFC 3339 (default: the real time)")
+	conc := flag.Int("concurrency", 0, "apps diagnosed at once (0: fleet.DefaultConcurrency)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
+	memProfile := flag.String("memprofile", "", "write a heap profile (allocations, and what is in use at the end of the scan) to this file")
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fleetscan:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile); err != nil {
+		fmt.Fprintln(os.Stderr, "fleetscan:", err)
+		exit = 1
+	}
+}
+
+func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile string) error {
+	cfg, err := cluster.RESTConfig(cluster.ConfigOptions{Kubeconfig: kubeconfig})
+	if err != nil {
+		return err
+	}
+	cnt := &counter{byPath: map[string]int64{}}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { cnt.next = rt; return cnt })
+	reader, err := cluster.NewReader(cfg)
+	if err != nil {
+		return err
+	}
+	if logFile != "" {
+		b, err := os.ReadFile(logFile)
+		if err != nil {
+			return err
+		}
+		reader.Logs = staticLog(b)
+	}
+	fc, err := forge.New()
+	if err != nil {
+		return err
+	}
+	opts := diagnostics.Options{ClusterName: cfg.Host}
+	if now != "" {
+		t, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return fmt.Errorf("--now: %w", err)
+		}
+		opts.Now = func() time.Time { return t }
+	}
+	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
+	s := &fleet.Scanner{Engine: eng, Concurrency: conc}
+	stopSampling := sampleHeap()
+	start := time.Now()
+	res, err := s.Scan(context.Background(), fleet.Scope{})
+	peakHeap := stopSampling()
+	if err != nil {
+		return err
+	}
+	scan := time.Since(start)
+	if memProfile != "" {
+		// After a collection, with the result still held: what the scan
+		// keeps, and (alloc_space) everything it allocated.
+		runtime.GC()
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		runtime.KeepAlive(res)
+	}
+	out := Output{Apps: len(res.Apps), Unmanaged: res.Unmanaged, Partial: res.Partial, States: map[string]int{}, Codes: map[string]int{},
+		ScanNs: scan.Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(), Stats: res.Stats, RegistryRequests: eng.Registry.Stats().Total()}
+	for _, a := range res.Apps {
+		out.States[string(a.State)]++
+		out.Codes[string(a.Code)]++
+	}
+	cnt.mu.Lock()
+	out.KubeRequests, out.KubeByPath = cnt.n, cnt.byPath
+	cnt.mu.Unlock()
+	out.VmHWMKiB = vmHWM()
+	out.PeakHeapMiB = float64(peakHeap) / (1 << 20)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	out.HeapSysMiB = ms.HeapSys >> 20
+	return json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// vmHWM is the VmHWM line of /proc/self/status, in KiB (0 when unknown).
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// sampleHeap samples the heap's object bytes every 2 ms until the
+// returned func is called, which returns the largest seen.
+func sampleHeap() func() uint64 {
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(stop); return <-done }
+}
