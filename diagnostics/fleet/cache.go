@@ -2,9 +2,7 @@ package fleet
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,69 +11,10 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/internal/flight"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
-
-// once is a value computed at most once per key, shared by concurrent
-// callers (the first computes, the others wait), errors included: within a
-// scan a refused read is refused for every app.
-type once[T any] struct {
-	mu sync.Mutex
-	m  map[string]*onceEntry[T]
-}
-
-type onceEntry[T any] struct {
-	done chan struct{}
-	v    T
-	err  error
-}
-
-func (o *once[T]) get(key string, f func() (T, error)) (T, error) {
-	o.mu.Lock()
-	if o.m == nil {
-		o.m = map[string]*onceEntry[T]{}
-	}
-	e, ok := o.m[key]
-	if !ok {
-		e = &onceEntry[T]{done: make(chan struct{})}
-		o.m[key] = e
-		o.mu.Unlock()
-		e.v, e.err = f()
-		close(e.done)
-		return e.v, e.err
-	}
-	o.mu.Unlock()
-	<-e.done
-	return e.v, e.err
-}
-
-// getWait is get for a caller with its own deadline: it stops waiting for
-// another caller's computation when its context ends (the computation
-// goes on for the others).
-func (o *once[T]) getWait(ctx context.Context, key string, f func() (T, error)) (T, error) {
-	o.mu.Lock()
-	if o.m == nil {
-		o.m = map[string]*onceEntry[T]{}
-	}
-	e, ok := o.m[key]
-	if !ok {
-		e = &onceEntry[T]{done: make(chan struct{})}
-		o.m[key] = e
-		go func() {
-			e.v, e.err = f()
-			close(e.done)
-		}()
-	}
-	o.mu.Unlock()
-	select {
-	case <-e.done:
-		return e.v, e.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}
 
 // eventLister is the Reader's one-list-per-namespace events read.
 type eventLister interface {
@@ -92,17 +31,17 @@ type clusterCache struct {
 	inner diagnostics.Cluster
 	reads atomic.Int64
 
-	apps       once[map[string]*argo.Application] // namespace → name → app
-	appLists   once[[]argo.Application]
-	projects   once[*argo.AppProject]
-	crs        once[[]updater.ImageUpdater]
-	updater    once[*cluster.UpdaterInstall]
-	logs       once[string]
-	secrets    once[map[string][]byte]
-	events     once[[]corev1.Event]
-	repoCreds  once[[]cluster.RepoCred]
-	configMaps once[map[string]string]
-	saAnn      once[map[string]string]
+	apps       flight.Group[map[string]*argo.Application] // namespace → name → app
+	appLists   flight.Group[[]argo.Application]
+	projects   flight.Group[*argo.AppProject]
+	crs        flight.Group[[]updater.ImageUpdater]
+	updater    flight.Group[*cluster.UpdaterInstall]
+	logs       flight.Group[string]
+	secrets    flight.Group[map[string][]byte]
+	events     flight.Group[[]corev1.Event]
+	repoCreds  flight.Group[[]cluster.RepoCred]
+	configMaps flight.Group[map[string]string]
+	saAnn      flight.Group[map[string]string]
 }
 
 func newClusterCache(ctx context.Context, inner diagnostics.Cluster) *clusterCache {
@@ -113,7 +52,7 @@ func (c *clusterCache) read() { c.reads.Add(1) }
 
 // Applications lists the namespace ("" = all) once.
 func (c *clusterCache) Applications(_ context.Context, ns string) ([]argo.Application, error) {
-	return c.appLists.get(ns, func() ([]argo.Application, error) {
+	return c.appLists.Do(c.ctx, ns, func() ([]argo.Application, error) {
 		c.read()
 		return c.inner.Applications(c.ctx, ns)
 	})
@@ -122,7 +61,7 @@ func (c *clusterCache) Applications(_ context.Context, ns string) ([]argo.Applic
 // Application is answered from the list of its namespace (or of all
 // namespaces, when that was listed already).
 func (c *clusterCache) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
-	byName, err := c.apps.get(ns, func() (map[string]*argo.Application, error) {
+	byName, err := c.apps.Do(c.ctx, ns, func() (map[string]*argo.Application, error) {
 		src := ns
 		if c.listed("") {
 			src = ""
@@ -151,50 +90,40 @@ func (c *clusterCache) Application(ctx context.Context, ns, name string) (*argo.
 }
 
 func (c *clusterCache) listed(ns string) bool {
-	c.appLists.mu.Lock()
-	defer c.appLists.mu.Unlock()
-	e, ok := c.appLists.m[ns]
-	if !ok {
-		return false
-	}
-	select {
-	case <-e.done:
-		return e.err == nil
-	default:
-		return false
-	}
+	_, ok := c.appLists.Peek(ns)
+	return ok
 }
 
 func (c *clusterCache) AppProject(_ context.Context, ns, name string) (*argo.AppProject, error) {
-	return c.projects.get(ns+"/"+name, func() (*argo.AppProject, error) {
+	return c.projects.Do(c.ctx, ns+"/"+name, func() (*argo.AppProject, error) {
 		c.read()
 		return c.inner.AppProject(c.ctx, ns, name)
 	})
 }
 
 func (c *clusterCache) ImageUpdaters(_ context.Context, ns string) ([]updater.ImageUpdater, error) {
-	return c.crs.get(ns, func() ([]updater.ImageUpdater, error) {
+	return c.crs.Do(c.ctx, ns, func() ([]updater.ImageUpdater, error) {
 		c.read()
 		return c.inner.ImageUpdaters(c.ctx, ns)
 	})
 }
 
 func (c *clusterCache) FindUpdater(_ context.Context, preferNS string) (*cluster.UpdaterInstall, error) {
-	return c.updater.get(preferNS, func() (*cluster.UpdaterInstall, error) {
+	return c.updater.Do(c.ctx, preferNS, func() (*cluster.UpdaterInstall, error) {
 		c.read()
 		return c.inner.FindUpdater(c.ctx, preferNS)
 	})
 }
 
 func (c *clusterCache) PodLogs(_ context.Context, ns, pod, container string, since time.Duration, limit int64) (string, error) {
-	return c.logs.get(fmt.Sprintf("%s/%s/%s/%s/%d", ns, pod, container, since, limit), func() (string, error) {
+	return c.logs.Do(c.ctx, fmt.Sprintf("%s/%s/%s/%s/%d", ns, pod, container, since, limit), func() (string, error) {
 		c.read()
 		return c.inner.PodLogs(c.ctx, ns, pod, container, since, limit)
 	})
 }
 
 func (c *clusterCache) Secret(_ context.Context, ns, name string) (map[string][]byte, error) {
-	return c.secrets.get(ns+"/"+name, func() (map[string][]byte, error) {
+	return c.secrets.Do(c.ctx, ns+"/"+name, func() (map[string][]byte, error) {
 		c.read()
 		return c.inner.Secret(c.ctx, ns, name)
 	})
@@ -208,7 +137,7 @@ func (c *clusterCache) Events(ctx context.Context, ns, kind, name string) ([]cor
 		c.read()
 		return c.inner.Events(ctx, ns, kind, name)
 	}
-	all, err := c.events.get(ns+"/"+kind, func() ([]corev1.Event, error) {
+	all, err := c.events.Do(c.ctx, ns+"/"+kind, func() ([]corev1.Event, error) {
 		c.read()
 		return el.EventsOfKind(c.ctx, ns, kind)
 	})
@@ -225,21 +154,21 @@ func (c *clusterCache) Events(ctx context.Context, ns, kind, name string) ([]cor
 }
 
 func (c *clusterCache) RepoCredentials(_ context.Context, ns string) ([]cluster.RepoCred, error) {
-	return c.repoCreds.get(ns, func() ([]cluster.RepoCred, error) {
+	return c.repoCreds.Do(c.ctx, ns, func() ([]cluster.RepoCred, error) {
 		c.read()
 		return c.inner.RepoCredentials(c.ctx, ns)
 	})
 }
 
 func (c *clusterCache) ConfigMap(_ context.Context, ns, name string) (map[string]string, error) {
-	return c.configMaps.get(ns+"/"+name, func() (map[string]string, error) {
+	return c.configMaps.Do(c.ctx, ns+"/"+name, func() (map[string]string, error) {
 		c.read()
 		return c.inner.ConfigMap(c.ctx, ns, name)
 	})
 }
 
 func (c *clusterCache) ServiceAccountAnnotations(_ context.Context, ns, name string) (map[string]string, error) {
-	return c.saAnn.get(ns+"/"+name, func() (map[string]string, error) {
+	return c.saAnn.Do(c.ctx, ns+"/"+name, func() (map[string]string, error) {
 		c.read()
 		return c.inner.ServiceAccountAnnotations(c.ctx, ns, name)
 	})
@@ -250,12 +179,12 @@ func (c *clusterCache) ServiceAccountAnnotations(_ context.Context, ns, name str
 type registryCache struct {
 	ctx   context.Context // the scan's: a shared listing outlives one app's deadline
 	inner diagnostics.Registry
-	tags  once[[]string]
+	tags  flight.Group[[]string]
 	lists atomic.Int64
 }
 
 func (c *registryCache) ListTags(ctx context.Context, t registry.Target) ([]string, error) {
-	return c.tags.getWait(ctx, targetKey(t), func() ([]string, error) {
+	return c.tags.DoDetached(ctx, t.Key(), func() ([]string, error) {
 		c.lists.Add(1)
 		return c.inner.ListTags(c.ctx, t)
 	})
@@ -266,16 +195,3 @@ func (c *registryCache) Metadata(ctx context.Context, t registry.Target, tags []
 }
 
 func (c *registryCache) Stats() registry.Stats { return c.inner.Stats() }
-
-// targetKey identifies a target without keeping its secrets readable.
-func targetKey(t registry.Target) string {
-	h := sha256.New()
-	proxy := ""
-	if t.Proxy != nil {
-		proxy = t.Proxy.String()
-	}
-	for _, f := range []string{t.APIURL, t.Repository, fmt.Sprint(t.Insecure), t.Username, t.Password, string(t.CAData), proxy} {
-		fmt.Fprintf(h, "%d:%s;", len(f), f)
-	}
-	return string(h.Sum(nil))
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -183,7 +184,7 @@ func (c *Client) BranchProtection(ctx context.Context, repoURL, branch string, c
 	}
 	if !ok {
 		return Protection{}, &Error{Kind: NotRecognised, Op: "recognise",
-			detail: oneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge (and its host serves no GitHub, GitLab or Gitea API), or not a repository path there")}
+			detail: errtext.OneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge (and its host serves no GitHub, GitLab or Gitea API), or not a repository path there")}
 	}
 	p := Protection{Forge: repo.Forge, APIURL: repo.APIURL, Repo: repo.Path(), Branch: branch}
 	if strings.TrimSpace(branch) == "" || strings.ContainsAny(branch, "\x00\n\r") {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
@@ -217,7 +218,7 @@ func classifyTransport(e *Error, err error) {
 	} else if errors.Is(err, errUndocumented) {
 		e.Kind = BadResponse
 	}
-	e.detail = oneLine(detail.Error())
+	e.detail = errtext.OneLine(detail.Error())
 }
 
 var netKinds = map[netclass.Class]Kind{
@@ -241,28 +242,6 @@ func statusKind(status int) Kind {
 	return BadResponse
 }
 
-// maxDetail bounds the detail text: forges and proxies sometimes answer
-// errors with whole HTML pages.
-const maxDetail = 300
-
-// oneLine collapses whitespace and control characters and truncates.
-func oneLine(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
-	}), " ")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	return s
-}
-
 // scrub removes each secret (3 characters or more) from the detail text,
-// in case a forge or proxy echoed one back.
-func (e *Error) scrub(secrets []string) {
-	for _, s := range secrets {
-		if len(s) >= 3 {
-			e.detail = strings.ReplaceAll(e.detail, s, "[redacted]")
-		}
-	}
-}
+// in case a server or proxy echoed one back.
+func (e *Error) scrub(secrets []string) { e.detail = errtext.Scrub(e.detail, secrets...) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v84/github"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -220,12 +221,12 @@ func (s *session) githubError(op string, resp *github.Response, err error) *Erro
 	)
 	switch {
 	case errors.As(err, &rl):
-		e.Kind, e.Err, e.detail = RateLimited, err, oneLine(rl.Message)
+		e.Kind, e.Err, e.detail = RateLimited, err, errtext.OneLine(rl.Message)
 		if rl.Response != nil {
 			e.Status = rl.Response.StatusCode
 		}
 	case errors.As(err, &abuse):
-		e.Kind, e.Err, e.detail = RateLimited, err, oneLine(abuse.Message)
+		e.Kind, e.Err, e.detail = RateLimited, err, errtext.OneLine(abuse.Message)
 		if abuse.Response != nil {
 			e.Status = abuse.Response.StatusCode
 		}
@@ -234,7 +235,7 @@ func (s *session) githubError(op string, resp *github.Response, err error) *Erro
 		e.Kind, e.Err = statusKind(resp.StatusCode), err
 		e.detail = http.StatusText(resp.StatusCode)
 		if errors.As(err, &er) && er.Message != "" {
-			e.detail = oneLine(er.Message)
+			e.detail = errtext.OneLine(er.Message)
 		}
 	default:
 		classifyTransport(e, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -52,7 +53,7 @@ func (c *Client) GitHubAppToken(ctx context.Context, apiBase string, appID, inst
 	}
 	apiBase, err := (Endpoint{Host: "github-app", Kind: GitHub, APIURL: apiBase}).Validate()
 	if err != nil {
-		return "", &Error{Kind: Other, Forge: GitHub, Op: op, Err: err, detail: oneLine(err.Error())}
+		return "", &Error{Kind: Other, Forge: GitHub, Op: op, Err: err, detail: errtext.OneLine(err.Error())}
 	}
 	key, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(privateKeyPEM.Reveal()))
 	if err != nil {

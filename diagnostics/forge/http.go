@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // Call is one API request made during a check: what was asked and what
@@ -210,7 +212,7 @@ func (s *session) doJSON(ctx context.Context, op, method, rawURL string, header 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := s.newError(statusKind(resp.StatusCode), op, method, u)
 		e.Status = resp.StatusCode
-		e.detail = oneLine(errorMessage(data, resp.StatusCode))
+		e.detail = errtext.OneLine(errorMessage(data, resp.StatusCode))
 		return resp.StatusCode, s.fail(e)
 	}
 	if out != nil {
@@ -218,7 +220,7 @@ func (s *session) doJSON(ctx context.Context, op, method, rawURL string, header 
 			e := s.newError(BadResponse, op, method, u)
 			e.Status = resp.StatusCode
 			e.Err = fmt.Errorf("%w: %w", errUndocumented, err)
-			e.detail = oneLine(e.Err.Error())
+			e.detail = errtext.OneLine(e.Err.Error())
 			return resp.StatusCode, s.fail(e)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 func TestGlobMatch(t *testing.T) {
@@ -63,7 +65,7 @@ func TestErrorPrintsOneScrubbedLine(t *testing.T) {
 	t.Parallel()
 	inner := errors.New("raw SECRET-abc inner")
 	e := &Error{Kind: Unauthorized, Forge: GitLab, Op: "get branch", Method: "GET", URL: "https://gl/api/v4/projects/g%2Fp",
-		Repo: "g/p", Status: 401, Err: inner, detail: oneLine("bad\ntoken SECRET-abc\t echoed")}
+		Repo: "g/p", Status: 401, Err: inner, detail: errtext.OneLine("bad\ntoken SECRET-abc\t echoed")}
 	e.scrub([]string{"SECRET-abc"})
 	want := "GitLab get branch GET https://gl/api/v4/projects/g%2Fp: credentials refused (HTTP 401): bad token [redacted] echoed"
 	for _, s := range []string{e.Error(), fmt.Sprint(e), fmt.Sprintf("%+v", e), fmt.Sprintf("%v", *e), fmt.Sprintf("%+v", *e)} {

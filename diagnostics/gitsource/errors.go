@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -230,8 +230,8 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		e.Kind, detail = HostKeyMismatch, revErr
 	case errors.As(all, &keyErr):
 		e.Kind, detail = hostKeyKind(all), keyErr
-	case tlsAlert(all) != nil:
-		e.Kind, detail, e.hint.tlsRefused = TLS, tlsAlert(all), true
+	case netclass.RemoteTLSAlert(all) != nil:
+		e.Kind, detail, e.hint.tlsRefused = TLS, netclass.RemoteTLSAlert(all), true
 	case errors.Is(all, errNoSSHKey):
 		e.Kind, detail = AuthRequired, errNoSSHKey
 	case errors.Is(all, transport.ErrAuthenticationRequired):
@@ -259,7 +259,7 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		e.Proxy = redactProxy(a.Proxy)
 	}
 	if !isSentinel(detail) {
-		e.detail = scrub(oneLine(detail.Error()), a, rawURL)
+		e.detail = scrub(errtext.OneLine(detail.Error()), a, rawURL)
 	}
 	return e
 }
@@ -282,23 +282,6 @@ func hostKeyKind(err error) Kind {
 		return HostKeyMismatch
 	}
 	return HostKeyUnknown
-}
-
-// tlsAlert returns the TLS alert the server sent ("remote error: tls:
-// certificate required"), which crypto/tls reports as a *net.OpError
-// with Op "remote error", or nil.
-func tlsAlert(err error) *net.OpError {
-	for err != nil {
-		var op *net.OpError
-		if !errors.As(err, &op) {
-			return nil
-		}
-		if op.Op == "remote error" {
-			return op
-		}
-		err = op.Err
-	}
-	return nil
 }
 
 func newHintContext(a Auth) hintContext {
@@ -372,22 +355,6 @@ func isSSHAuthFailure(err error) bool {
 	return strings.Contains(err.Error(), "ssh: unable to authenticate")
 }
 
-// maxDetail bounds the detail text: servers sometimes answer errors with
-// whole HTML pages.
-const maxDetail = 300
-
-// oneLine collapses whitespace and control characters and truncates.
-func oneLine(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
-	}), " ")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	return s
-}
-
 // scrub removes every secret in use (3 characters or more), and the URL's
 // userinfo, from a detail text, in case a server or library echoed one.
 func scrub(s string, a Auth, rawURL string) string {
@@ -401,12 +368,13 @@ func scrub(s string, a Auth, rawURL string) string {
 			secrets = append(secrets, strings.TrimSpace(line))
 		}
 	}
+	kept := secrets[:0]
 	for _, sec := range secrets {
-		if len(sec) >= 3 && !isPEMBoundary(sec) {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
+		if !isPEMBoundary(sec) {
+			kept = append(kept, sec)
 		}
 	}
-	return s
+	return errtext.Scrub(s, kept...)
 }
 
 func isPEMBoundary(line string) bool { return strings.HasPrefix(line, "-----") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
@@ -195,31 +196,9 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Op == "" && t.URL == "" && t.Err == nil && t.Kind == e.Kind
 }
 
-// maxDetail bounds the detail text: servers sometimes answer errors with
-// whole HTML pages.
-const maxDetail = 300
-
-// oneLine collapses whitespace and control characters and truncates.
-func oneLine(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
-	}), " ")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	return s
-}
-
 // scrub removes each secret (3 characters or more) from the detail text,
-// in case a server or a library echoed one back.
-func (e *Error) scrub(secrets []string) {
-	for _, s := range secrets {
-		if len(s) >= 3 {
-			e.detail = strings.ReplaceAll(e.detail, s, "[redacted]")
-		}
-	}
-}
+// in case a server or proxy echoed one back.
+func (e *Error) scrub(secrets []string) { e.detail = errtext.Scrub(e.detail, secrets...) }
 
 // statusError is a non-2xx answer of a classic repository.
 type statusError struct {
@@ -276,8 +255,8 @@ func classify(e *Error, err error, notFound ErrorKind) *Error {
 		return e
 	case c != netclass.None:
 		e.Kind, detail = netKinds[c], d
-	case remoteTLSAlert(err) != nil:
-		e.Kind, detail = TLS, remoteTLSAlert(err)
+	case netclass.RemoteTLSAlert(err) != nil:
+		e.Kind, detail = TLS, netclass.RemoteTLSAlert(err)
 	case errors.As(err, &tl):
 		e.Kind, e.Limit = TooLarge, tl.limit
 		detail = tl
@@ -310,32 +289,14 @@ func classify(e *Error, err error, notFound ErrorKind) *Error {
 				}
 			}
 		}
-		e.detail = oneLine(strings.Join(msgs, "; "))
+		e.detail = errtext.OneLine(strings.Join(msgs, "; "))
 		if e.detail == "" {
 			e.detail = http.StatusText(te.StatusCode)
 		}
 		return e
 	}
-	e.detail = oneLine(detail.Error())
+	e.detail = errtext.OneLine(detail.Error())
 	return e
-}
-
-// remoteTLSAlert returns the *net.OpError crypto/tls reports an alert
-// from the server with (Op "remote error"), e.g. certificate_required
-// when a client certificate is missing; netclass does not cover it
-// because its Err is of an unexported type.
-func remoteTLSAlert(err error) *net.OpError {
-	for err != nil {
-		var op *net.OpError
-		if !errors.As(err, &op) {
-			return nil
-		}
-		if op.Op == "remote error" {
-			return op
-		}
-		err = op.Err
-	}
-	return nil
 }
 
 // alertCode is the TLS alert number of a remote alert: crypto/tls's alert

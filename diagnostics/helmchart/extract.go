@@ -11,6 +11,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // utf8BOM is stripped from values.yaml, as Helm's chart loader does.
@@ -68,7 +70,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 		}
 		name, ok := entryPath(hdr.Name)
 		if !ok {
-			return nil, badChart("illegal file path in archive: %q", oneLine(hdr.Name))
+			return nil, badChart("illegal file path in archive: %q", errtext.OneLine(hdr.Name))
 		}
 		if name == "" {
 			continue
@@ -96,7 +98,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 		}
 		if hdr.Size > maxFile {
 			return nil, &Error{Kind: TooLarge, Op: "extract", Limit: maxFile,
-				detail: fmt.Sprintf("%s is %d bytes, over the %d-byte limit", oneLine(name), hdr.Size, maxFile)}
+				detail: fmt.Sprintf("%s is %d bytes, over the %d-byte limit", errtext.OneLine(name), hdr.Size, maxFile)}
 		}
 		// The buffer grows with the bytes actually read, never with the
 		// size the header claims.
@@ -106,7 +108,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 		}
 		if int64(buf.Len()) > maxFile {
 			return nil, &Error{Kind: TooLarge, Op: "extract", Limit: maxFile,
-				detail: fmt.Sprintf("%s is over the %d-byte limit", oneLine(name), maxFile)}
+				detail: fmt.Sprintf("%s is over the %d-byte limit", errtext.OneLine(name), maxFile)}
 		}
 		a.files[name] = bytes.TrimPrefix(buf.Bytes(), utf8BOM)
 		delete(a.nonRegular, name)
@@ -137,7 +139,7 @@ func archiveErr(lim *limitedReader, maxTotal int64, err error) error {
 }
 
 func badChart(format string, args ...any) *Error {
-	return &Error{Kind: BadChart, Op: "extract", detail: oneLine(fmt.Sprintf(format, args...))}
+	return &Error{Kind: BadChart, Op: "extract", detail: errtext.OneLine(fmt.Sprintf(format, args...))}
 }
 
 // limitedReader is io.LimitReader that remembers it cut the stream, so a
@@ -230,5 +232,5 @@ func topsText(a *archive) string {
 	if a.moreTops {
 		s += ", ..."
 	}
-	return oneLine(s)
+	return errtext.OneLine(s)
 }

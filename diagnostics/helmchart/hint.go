@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // Hint is one line saying what to change, in terms of Argo CD's
@@ -121,7 +123,7 @@ func (e *Error) tlsHint(host string) string {
 // certificate_unknown, 48 unknown_ca.
 func clientCertAlert(err error) bool {
 	var local tls.AlertError
-	code, ok := alertCode(remoteTLSAlert(err))
+	code, ok := alertCode(netclass.RemoteTLSAlert(err))
 	if !ok && errors.As(err, &local) {
 		code, ok = uint8(local), true
 	}

@@ -17,6 +17,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // Helm's OCI media types (helm push, Helm 3.8+), and the layer type of
@@ -67,7 +69,7 @@ func (s *session) ociHelm(ctx context.Context, src Source) (*Chart, error) {
 	tag := ociTag(version)
 	if !tagPattern.MatchString(tag) {
 		return nil, &Error{Kind: InvalidSource, Op: "source", URL: ociSchemePrefix + repo.Name(),
-			detail: fmt.Sprintf("targetRevision %q is not a valid OCI tag", oneLine(tag))}
+			detail: fmt.Sprintf("targetRevision %q is not a valid OCI tag", errtext.OneLine(tag))}
 	}
 	ref := repo.Tag(tag)
 	layer, desc, err := s.manifestLayer(ref, opts, func(m *v1.Manifest) (v1.Descriptor, error) {
@@ -114,7 +116,7 @@ func (s *session) ociArtifact(ctx context.Context, src Source) (*Chart, error) {
 	rel, ok := appPath(src.Path)
 	if !ok {
 		return nil, &Error{Kind: InvalidSource, Op: "source", URL: ociSchemePrefix + repo.Name(),
-			detail: fmt.Sprintf("spec.source.path %q is absolute or leaves the artifact root", oneLine(src.Path))}
+			detail: fmt.Sprintf("spec.source.path %q is absolute or leaves the artifact root", errtext.OneLine(src.Path))}
 	}
 	rev := src.TargetRevision
 	if rev == "" {
@@ -155,11 +157,11 @@ func (s *session) ociArtifact(ctx context.Context, src Source) (*Chart, error) {
 	}
 	if !direct || (err != nil && isConstraint(rev)) {
 		if !isConstraint(rev) {
-			detail := fmt.Sprintf("targetRevision %q is neither a tag, a digest nor a semver constraint", oneLine(rev))
+			detail := fmt.Sprintf("targetRevision %q is neither a tag, a digest nor a semver constraint", errtext.OneLine(rev))
 			if strings.Contains(rev, "+") {
 				// Argo CD resolves an oci:// revision as a tag as it is,
 				// and tags cannot hold "+".
-				detail += fmt.Sprintf(" (OCI tags hold \"_\" for \"+\": use %q)", oneLine(ociTag(rev)))
+				detail += fmt.Sprintf(" (OCI tags hold \"_\" for \"+\": use %q)", errtext.OneLine(ociTag(rev)))
 			}
 			return nil, &Error{Kind: InvalidSource, Op: "source", URL: ociSchemePrefix + repo.Name(), detail: detail}
 		}
@@ -247,12 +249,12 @@ func (s *session) manifestLayer(ref name.Reference, opts []remote.Option, pick f
 	}
 	m, err := v1.ParseManifest(bytes.NewReader(desc.Manifest))
 	if err != nil {
-		e.Kind, e.Err, e.detail = BadChart, err, oneLine("the manifest does not parse: "+err.Error())
+		e.Kind, e.Err, e.detail = BadChart, err, errtext.OneLine("the manifest does not parse: "+err.Error())
 		return v1.Descriptor{}, nil, e
 	}
 	l, err := pick(m)
 	if err != nil {
-		e.Kind, e.Err, e.detail = BadChart, err, oneLine(err.Error())
+		e.Kind, e.Err, e.detail = BadChart, err, errtext.OneLine(err.Error())
 		return v1.Descriptor{}, nil, e
 	}
 	if l.Size > s.c.maxBytes {
@@ -298,7 +300,7 @@ func listVersions(repo name.Repository, opts []remote.Option) ([]string, error) 
 
 func versionNotFound(repo name.Repository, rev string, versions []string, err error) *Error {
 	e := &Error{Kind: VersionNotFound, Op: "tags", URL: ociSchemePrefix + repo.Name(), Host: repo.RegistryStr(), Version: rev, Err: err,
-		detail: fmt.Sprintf("no tag of %s matches %q", repo.RepositoryStr(), oneLine(rev))}
+		detail: fmt.Sprintf("no tag of %s matches %q", repo.RepositoryStr(), errtext.OneLine(rev))}
 	e.Versions, e.MoreVersions = newestFirst(versions, maxListedVersions)
 	return e
 }

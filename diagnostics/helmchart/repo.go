@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // helmRepo reads a chart from a classic repository the way the repo-server
@@ -32,7 +34,7 @@ func (s *session) helmRepo(ctx context.Context, src Source) (*Chart, error) {
 	}
 	idx, err := parseIndex(body)
 	if err != nil {
-		ie.Kind, ie.Err, ie.detail = NotAHelmRepo, err, oneLine(err.Error())
+		ie.Kind, ie.Err, ie.detail = NotAHelmRepo, err, errtext.OneLine(err.Error())
 		return nil, ie
 	}
 	entry, found, err := idx.resolve(src.Chart, src.TargetRevision)
@@ -149,7 +151,7 @@ func (s *session) get(ctx context.Context, u *url.URL, creds bool, what string) 
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, &statusError{status: resp.StatusCode, body: oneLine(string(b))}
+		return nil, &statusError{status: resp.StatusCode, body: errtext.OneLine(string(b))}
 	}
 	limit := s.c.maxBytes
 	if resp.ContentLength > limit {

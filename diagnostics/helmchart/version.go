@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // errNoMatch: no version satisfies the revision.
@@ -116,7 +118,7 @@ func newestFirst(versions []string, max int) ([]string, int) {
 	n := min(len(items), max)
 	out := make([]string, n)
 	for i := range n {
-		out[i] = oneLine(items[i].s)
+		out[i] = errtext.OneLine(items[i].s)
 	}
 	return out, len(items) - n
 }

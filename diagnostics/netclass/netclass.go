@@ -95,3 +95,21 @@ func ProxyConnect(err error) *net.OpError {
 	}
 	return nil
 }
+
+// RemoteTLSAlert returns the *net.OpError that crypto/tls reports an alert
+// from the server with (Op "remote error"), e.g. certificate_required when
+// a client certificate is missing, or nil. Classify does not cover it:
+// the alert's own type is unexported.
+func RemoteTLSAlert(err error) *net.OpError {
+	for err != nil {
+		var op *net.OpError
+		if !errors.As(err, &op) {
+			return nil
+		}
+		if op.Op == "remote error" {
+			return op
+		}
+		err = op.Err
+	}
+	return nil
+}

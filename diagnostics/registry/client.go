@@ -23,6 +23,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"golang.org/x/time/rate"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
+	"github.com/imgupd/imgupd/diagnostics/internal/flight"
 )
 
 // Target is one repository on one registry, with how to reach it.
@@ -98,13 +101,16 @@ type Client struct {
 	sessions map[string]*session
 	hosts    map[string]*rate.Limiter // per registry host, from Target.Limit
 
-	images  flight[imageInfo]  // manifest digest → platform, config digest
-	configs flight[configInfo] // config digest → platform, created
+	images  flight.Group[imageInfo]  // manifest digest → platform, config digest
+	configs flight.Group[configInfo] // config digest → platform, created
 }
 
 // New returns a Client.
 func New(opts ...Option) *Client {
 	c := &Client{concurrency: 8, sessions: map[string]*session{}, hosts: map[string]*rate.Limiter{}}
+	// A failed metadata read is tried again by the next caller: one
+	// timeout must not cost every later report its metadata.
+	c.images.ForgetErrors, c.configs.ForgetErrors = true, true
 	for _, o := range opts {
 		o(c)
 	}
@@ -133,7 +139,7 @@ type session struct {
 }
 
 func (c *Client) session(t Target) (*session, error) {
-	key := targetKey(t)
+	key := t.Key()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.sessions[key]; ok {
@@ -147,8 +153,10 @@ func (c *Client) session(t Target) (*session, error) {
 	return s, nil
 }
 
-// targetKey identifies a target without keeping its secrets readable.
-func targetKey(t Target) string {
+// Key identifies a target, credentials, trust and proxy included, without
+// keeping its secrets readable: two targets with equal keys get the same
+// answers from the registry.
+func (t Target) Key() string {
 	h := sha256.New()
 	proxy := ""
 	if t.Proxy != nil {
@@ -354,7 +362,7 @@ func redactURL(s string) string {
 
 // badTarget is the error for a Target that cannot be parsed.
 func badTarget(op string, err error) *Error {
-	return &Error{Kind: Other, Op: op, Err: err, detail: oneLine(err.Error())}
+	return &Error{Kind: Other, Op: op, Err: err, detail: errtext.OneLine(err.Error())}
 }
 
 // repoSession is session for operations on a repository.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
@@ -122,7 +123,7 @@ func (e *Error) Error() string {
 	}
 	d := e.detail
 	if d == "" && e.Err != nil {
-		d = oneLine(e.Err.Error())
+		d = errtext.OneLine(e.Err.Error())
 	}
 	if d != "" {
 		b.WriteString(": " + d)
@@ -181,7 +182,7 @@ func Classify(op string, err error) *Error {
 		classifyHTTP(e, tErr)
 		return e
 	}
-	e.detail = oneLine(detail.Error())
+	e.detail = errtext.OneLine(detail.Error())
 	return e
 }
 
@@ -202,7 +203,7 @@ func classifyHTTP(e *Error, te *transport.Error) {
 			msgs = append(msgs, d.Message)
 		}
 	}
-	e.detail = oneLine(strings.Join(msgs, "; "))
+	e.detail = errtext.OneLine(strings.Join(msgs, "; "))
 	if e.detail == "" {
 		e.detail = http.StatusText(te.StatusCode)
 	}
@@ -237,28 +238,6 @@ func classifyHTTP(e *Error, te *transport.Error) {
 	}
 }
 
-// maxDetail bounds the detail text: registries sometimes answer errors
-// with whole HTML pages.
-const maxDetail = 300
-
-// oneLine collapses whitespace and control characters and truncates.
-func oneLine(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
-	}), " ")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	return s
-}
-
 // scrub removes each secret (3 characters or more) from the detail text,
-// in case a registry or proxy echoed one back.
-func (e *Error) scrub(secrets ...string) {
-	for _, s := range secrets {
-		if len(s) >= 3 {
-			e.detail = strings.ReplaceAll(e.detail, s, "[redacted]")
-		}
-	}
-}
+// in case a server or proxy echoed one back.
+func (e *Error) scrub(secrets ...string) { e.detail = errtext.Scrub(e.detail, secrets...) }

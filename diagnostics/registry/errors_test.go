@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -114,10 +115,10 @@ func TestErrorText(t *testing.T) {
 	if !strings.Contains(gh.Hint(), "read:packages") {
 		t.Errorf("GHCR hint = %q", gh.Hint())
 	}
-	if got := oneLine("a\nb\r\n\tc  d\x00e"); got != "a b c d e" {
+	if got := errtext.OneLine("a\nb\r\n\tc  d\x00e"); got != "a b c d e" {
 		t.Errorf("oneLine = %q", got)
 	}
-	if got := []rune(oneLine(strings.Repeat("x", 1000))); len(got) != maxDetail+1 {
+	if got := []rune(errtext.OneLine(strings.Repeat("x", 1000))); len(got) != errtext.MaxDetail+1 {
 		t.Errorf("oneLine did not truncate: %d runes", len(got))
 	}
 }

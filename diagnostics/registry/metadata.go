@@ -157,7 +157,7 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 				mm.Platform = updater.Platform{OS: child.Platform.OS, Arch: child.Platform.Architecture, Variant: child.Platform.Variant}
 			}
 			if want(mm.Platform) && child.MediaType.IsImage() {
-				info, err := c.images.do(ctx, child.Digest.String(), func() (imageInfo, error) {
+				info, err := c.images.Do(ctx, child.Digest.String(), func() (imageInfo, error) {
 					return c.childImage(ctx, s, puller, child.Digest)
 				})
 				if err != nil {
@@ -171,7 +171,7 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 			tm.Manifests = append(tm.Manifests, mm)
 		}
 	case desc.MediaType.IsImage():
-		info, err := c.images.do(ctx, desc.Digest.String(), func() (imageInfo, error) {
+		info, err := c.images.Do(ctx, desc.Digest.String(), func() (imageInfo, error) {
 			return c.imageConfig(ctx, desc)
 		})
 		mm := updater.ManifestMeta{Digest: desc.Digest.String()}
@@ -214,7 +214,7 @@ func (c *Client) imageConfig(ctx context.Context, desc *remote.Descriptor) (imag
 	if err != nil {
 		return imageInfo{}, err
 	}
-	return c.configs.do(ctx, cfgName.String(), func() (configInfo, error) {
+	return c.configs.Do(ctx, cfgName.String(), func() (configInfo, error) {
 		cf, err := img.ConfigFile()
 		if err != nil {
 			return configInfo{}, &opError{op: "config", err: err}

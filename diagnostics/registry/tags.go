@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
 // pageSize is the n asked for per tag-list page; ECR refuses more than
@@ -99,7 +101,7 @@ func nextPage(cur *url.URL, link string) (*url.URL, error) {
 		target, params, ok := strings.Cut(part, ";")
 		target = strings.TrimSpace(target)
 		if !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
-			return nil, fmt.Errorf("malformed Link header %q", oneLine(link))
+			return nil, fmt.Errorf("malformed Link header %q", errtext.OneLine(link))
 		}
 		if ok && !strings.Contains(strings.ReplaceAll(params, " ", ""), `rel="next"`) &&
 			!strings.Contains(strings.ReplaceAll(params, " ", ""), "rel=next") {
