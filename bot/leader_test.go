@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/imgupd/imgupd/bot"
@@ -32,34 +33,11 @@ func TestOnlyTheLeaderConnects(t *testing.T) {
 		Channels: []slacklab.Channel{{ID: deploys, Name: "deploys", IsMember: true}}})
 	defer srv.Close()
 	kube := kubefake.NewClientset()
-	type replica struct {
-		b      *bot.Bot
-		cancel context.CancelFunc
-		done   chan error
-		id     string
-	}
 	startReplica := func(id string) *replica {
-		r := &replica{id: id, done: make(chan error, 1)}
-		r.b = bot.New(bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
+		return startLeaderReplica(kube, id, bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
 			Service: &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}}})
-		ctx, cancel := context.WithCancel(context.Background())
-		r.cancel = cancel
-		go func() {
-			r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
-				LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond})
-		}()
-		return r
 	}
-	wait := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting until %s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { t.Helper(); waitUntil(t, what, cond) }
 	a := startReplica("replica-a")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -92,5 +70,37 @@ func TestOnlyTheLeaderConnects(t *testing.T) {
 	b.cancel()
 	if err := <-b.done; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("b: %v", err)
+	}
+}
+
+// replica is one imgupd replica of a leader-election test.
+type replica struct {
+	b      *bot.Bot
+	cancel context.CancelFunc
+	done   chan error // RunAsLeader's result
+}
+
+// startLeaderReplica runs a bot made from cfg as a leader candidate on the
+// Lease imgupd/imgupd, with short Lease timings.
+func startLeaderReplica(kube kubernetes.Interface, id string, cfg bot.Config) *replica {
+	r := &replica{b: bot.New(cfg), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
+			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond})
+	}()
+	return r
+}
+
+// waitUntil polls cond until it holds, failing the test after 20 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

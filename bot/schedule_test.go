@@ -360,36 +360,14 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 	defer srv.Close()
 	kube := kubefake.NewClientset()
 	clock := testingclock.NewFakeClock(t0)
-	type replica struct {
-		b      *bot.Bot
-		cancel context.CancelFunc
-		done   chan error
-	}
 	startReplica := func(id string) *replica {
-		r := &replica{done: make(chan error, 1)}
-		r.b = bot.New(bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
+		return startLeaderReplica(kube, id, bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
 			Service: &commands.Service{Apps: eng.Cluster, Engine: eng, Fleet: &fleet.Scanner{Engine: eng},
 				Policy: &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}},
 			Schedules: []bot.Schedule{{Name: "fleet", Cron: "*/10 * * * *", Channel: deploys}},
 			State:     &bot.ConfigMapStore{Client: kube.CoreV1(), Namespace: "imgupd", Name: bot.DefaultStateConfigMap}, Clock: clock})
-		ctx, cancel := context.WithCancel(context.Background())
-		r.cancel = cancel
-		go func() {
-			r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
-				LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond})
-		}()
-		return r
 	}
-	wait := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting until %s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { t.Helper(); waitUntil(t, what, cond) }
 	total := func(r *replica) int {
 		n := 0
 		for _, res := range []string{"posted", "updated", "unchanged", "digest", "error"} {
