@@ -95,6 +95,17 @@ func (c *client) create(ctx context.Context, u *unstructured.Unstructured) (*uns
 			return nil, err
 		}
 	}
+	created, err := c.createOne(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return created, nil
+}
+
+// createOne is create without the namespace: the object, then its status
+// through the status subresource where the resource has one. On a failed
+// status write it returns the created object with the error.
+func (c *client) createOne(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	ri, err := c.resource(u)
 	if err != nil {
 		return nil, err
@@ -111,7 +122,7 @@ func (c *client) create(ctx context.Context, u *unstructured.Unstructured) (*uns
 			if updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err == nil {
 				created = updated
 			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
-				return nil, fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+				return created, fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 			}
 		}
 	}

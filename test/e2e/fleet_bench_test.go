@@ -433,29 +433,6 @@ func (c *client) createAll(ctx context.Context, objs []*unstructured.Unstructure
 	return created, firstErr
 }
 
-// createOne is create without the namespace.
-func (c *client) createOne(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	ri, err := c.resource(u)
-	if err != nil {
-		return nil, err
-	}
-	created, err := ri.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
-	if err != nil {
-		return nil, fmt.Errorf("creating %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	if status, ok := u.Object["status"]; ok {
-		if _, has := created.Object["status"]; !has || !equalJSON(created.Object["status"], status) {
-			created.Object["status"] = status
-			if updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err == nil {
-				created = updated
-			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
-				return created, fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-			}
-		}
-	}
-	return created, nil
-}
-
 func (c *client) deleteAll(ctx context.Context, objs []*unstructured.Unstructured, workers int) {
 	work := make(chan *unstructured.Unstructured)
 	var wg sync.WaitGroup
