@@ -112,6 +112,29 @@ type SharedLog struct {
 	Err error
 }
 
+// ReadSharedLog reads Image Updater's log once, as a diagnosis would (the
+// running pod of inst, LogWindow and LogLimit), and indexes it for the
+// apps of a fleet scan under version v. It is nil without an installation
+// or a pod.
+func (e *Engine) ReadSharedLog(ctx context.Context, inst *cluster.UpdaterInstall, v updater.Version) *SharedLog {
+	if inst == nil {
+		return nil
+	}
+	pod := updaterPod(inst)
+	if pod == nil {
+		return nil
+	}
+	o := e.Options.withDefaults()
+	text, err := e.Cluster.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, o.LogWindow, o.LogLimit)
+	if err != nil {
+		return &SharedLog{Pod: pod.Name, Err: err}
+	}
+	return &SharedLog{Index: updaterlog.NewIndex(updaterlog.ParseString(text), v), Window: logWindow(o, pod.Name), Pod: pod.Name}
+}
+
+// logWindow says where the log lines came from.
+func logWindow(o Options, pod string) string { return fmt.Sprintf("last %s of %s", o.LogWindow, pod) }
+
 // run is one diagnosis in progress: what the stages have learnt so far.
 type run struct {
 	e    *Engine

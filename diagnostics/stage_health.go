@@ -113,7 +113,7 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 
 func (r *run) checkLogs(ctx context.Context) []Finding {
 	inst := r.install
-	pod := UpdaterPod(inst)
+	pod := updaterPod(inst)
 	if r.req.UpdaterLog != nil {
 		return r.analyzeLogs(*r.req.UpdaterLog, "the log given with --updater-log")
 	}
@@ -130,7 +130,7 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 	if err != nil {
 		return []Finding{r.logReadFailure(pod.Name, err)}
 	}
-	return r.analyzeLogs(text, fmt.Sprintf("last %s of %s", r.opts.LogWindow, pod.Name))
+	return r.analyzeLogs(text, logWindow(r.opts, pod.Name))
 }
 
 // logReadFailure: the pod's log could not be read.
@@ -145,9 +145,9 @@ func (r *run) logReadFailure(pod string, err error) Finding {
 	return f
 }
 
-// UpdaterPod is the Image Updater pod whose log a diagnosis reads (a ready
+// updaterPod is the Image Updater pod whose log a diagnosis reads (a ready
 // one, else any): the fleet scan reads it once for all apps.
-func UpdaterPod(inst *cluster.UpdaterInstall) *cluster.Pod {
+func updaterPod(inst *cluster.UpdaterInstall) *cluster.Pod {
 	var pod *cluster.Pod
 	for i := range inst.Pods {
 		if inst.Pods[i].Ready || pod == nil {

@@ -13,9 +13,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
 // Defaults of a scan.
@@ -200,7 +198,10 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 		}
 		return managed[i].Name < managed[j].Name
 	})
-	shared := s.sharedLog(ctx, cc, inst, instErr, version)
+	var shared *diagnostics.SharedLog
+	if instErr == nil {
+		shared = eng.ReadSharedLog(ctx, inst, version) // through cc: read once
+	}
 
 	res.Apps = make([]AppResult, len(managed))
 	for i, a := range managed {
@@ -251,31 +252,6 @@ feed:
 		res.Stats.RegistryRequests = s.Engine.Registry.Stats().Total() - regBefore
 	}
 	return res, nil
-}
-
-// sharedLog reads Image Updater's log once for every app.
-func (s *Scanner) sharedLog(ctx context.Context, cc *clusterCache, inst *cluster.UpdaterInstall, instErr error, v updater.Version) *diagnostics.SharedLog {
-	if instErr != nil || inst == nil {
-		return nil
-	}
-	pod := diagnostics.UpdaterPod(inst)
-	if pod == nil {
-		return nil
-	}
-	o := s.Engine.Options
-	window, limit := o.LogWindow, o.LogLimit
-	if window <= 0 {
-		window = 30 * time.Minute
-	}
-	if limit <= 0 {
-		limit = 4 << 20
-	}
-	text, err := cc.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, window, limit)
-	if err != nil {
-		return &diagnostics.SharedLog{Pod: pod.Name, Err: err}
-	}
-	return &diagnostics.SharedLog{Index: updaterlog.NewIndex(updaterlog.ParseString(text), v),
-		Window: fmt.Sprintf("last %s of %s", window, pod.Name), Pod: pod.Name}
 }
 
 // ResultOf is one app's answer from its report (proj is its Argo CD

@@ -103,3 +103,34 @@ func TestScanDeadline(t *testing.T) {
 		t.Error("the apps of the slow repository should be unknown")
 	}
 }
+
+// TestScanGivesEachAppItsLog: a scan reads Image Updater's log once and gives
+// each app the lines about it: on a setup where only the log shows the
+// refused push, the scan's answer is the log's, as a diagnosis's is.
+func TestScanGivesEachAppItsLog(t *testing.T) {
+	sc, ok := lab.Builtin("article-4-protected-branch")
+	if !ok {
+		t.Fatal("no scenario article-4-protected-branch")
+	}
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	eng := env.Engine()
+	single := eng.Diagnose(context.Background(), diagnostics.Request{App: sc.App.Name, Namespace: sc.App.Namespace})
+	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), fleet.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Apps) != 1 {
+		t.Fatalf("%d apps, want 1", len(res.Apps))
+	}
+	got := res.Apps[0]
+	if single.RootCause == nil || got.Code != single.RootCause.Code || got.State != single.State {
+		t.Fatalf("scan: %s %s; diagnosis: %s %v", got.State, got.Code, single.State, single.RootCause)
+	}
+	if got.Code != diagnostics.CodeWriteBackCommitFailed {
+		t.Errorf("root cause %s, want the log's %s", got.Code, diagnostics.CodeWriteBackCommitFailed)
+	}
+}
