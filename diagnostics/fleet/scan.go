@@ -269,19 +269,19 @@ func ResultOf(rep *diagnostics.Report, proj string) AppResult {
 // whose update is due, or the oldest of the newer tags held back.
 func waiting(rep *diagnostics.Report) *time.Time {
 	var best *time.Time
+	heldBack := rep.State == diagnostics.StateHeldBack
 	for _, c := range rep.Candidates {
 		d := c.Decision
-		running, _ := semver.NewVersion(d.RunningTag)
+		var running *semver.Version
+		if heldBack {
+			running, _ = semver.NewVersion(d.RunningTag)
+		}
 		for _, t := range d.Tags {
 			if t.Created == nil {
 				continue
 			}
 			pick := d.Selected != nil && t.Tag == d.Selected.Tag && t.Tag != d.RunningTag
-			newer := false
-			if v, err := semver.NewVersion(t.Tag); err == nil && running != nil {
-				newer = v.GreaterThan(running)
-			}
-			if pick || rep.State == diagnostics.StateHeldBack && !t.Kept && newer {
+			if pick || heldBack && !t.Kept && newerThan(t.Tag, running) {
 				if best == nil || t.Created.Before(*best) {
 					tt := *t.Created
 					best = &tt
@@ -290,6 +290,15 @@ func waiting(rep *diagnostics.Report) *time.Time {
 		}
 	}
 	return best
+}
+
+// newerThan: tag is a version above running (false when either is not one).
+func newerThan(tag string, running *semver.Version) bool {
+	if running == nil {
+		return false
+	}
+	v, err := semver.NewVersion(tag)
+	return err == nil && v.GreaterThan(running)
 }
 
 func project(a *argo.Application) string {
