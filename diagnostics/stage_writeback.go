@@ -299,6 +299,9 @@ func gitFailure(repo string, err error) Finding {
 	if !errors.As(err, &ge) {
 		return find(CodeWriteBackGitUnreachable, Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
 	}
+	if ge.Kind == gitsource.TooLarge {
+		return writeBackTooLarge(repo, ge)
+	}
 	code := CodeWriteBackGitUnreachable
 	switch ge.Kind {
 	case gitsource.AuthRequired, gitsource.AuthFailed:
