@@ -2,12 +2,14 @@ package diagnostics_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/lab"
@@ -168,5 +170,42 @@ func TestEndlessHelmIndex(t *testing.T) {
 	}
 	if r.HasCode(diagnostics.CodeHelmParamNotInValues) {
 		t.Error("the values were not read: no mapping verdict")
+	}
+}
+
+func TestEndlessForgeAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"name":"`))
+		buf := []byte(strings.Repeat("a", 32<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	env := start(t, "protected-branch-github-api", nil)
+	u, err := url.Parse(env.Git.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := forge.New(forge.WithEndpoints(forge.Endpoint{Host: u.Host, Kind: forge.GitHub, APIURL: srv.URL + "/api/v3"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Engine().Forge = fc
+	var r *diagnostics.Report
+	grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+	t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
+	if grew.Peak > 32<<20 {
+		t.Errorf("the heap grew by %.0f MiB against a forge whose answers are cut at 1 MiB", grew.MiB())
+	}
+	f := finding(r, diagnostics.CodeWriteBackPushUnverified)
+	if f == nil || !strings.Contains(f.Title, "larger than the response limit") || f.Decides {
+		t.Fatalf("finding %+v", f)
+	}
+	if r.HasCode(diagnostics.CodeWriteBackProtected) || r.HasCode(diagnostics.CodeWriteBackOK) {
+		t.Error("an answer cut at the bound is neither protected nor accepting")
 	}
 }

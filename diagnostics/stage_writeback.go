@@ -435,6 +435,10 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		if errors.As(err, &fe) && fe.Hint() != "" {
 			msg += " (" + fe.Hint() + ")"
 		}
+		if fe != nil && fe.Kind == forge.BadResponse {
+			// An answer past the response limit, or not the documented JSON.
+			return notVerified("the forge's API answered with what imgupd cannot use: " + msg)
+		}
 		return notVerified("the forge's API did not answer: " + msg)
 	}
 	calls := make([]string, 0, len(p.Calls))
