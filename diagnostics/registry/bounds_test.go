@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
@@ -155,5 +156,37 @@ func TestSizeText(t *testing.T) {
 		if got := sizeText(n); got != want {
 			t.Errorf("sizeText(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestHugeConfigRefused: an image whose manifest declares a config of 10
+// GiB is refused by that size, before any of it is read: the tag's
+// metadata says so, and the registry is not asked for the blob.
+func TestHugeConfigRefused(t *testing.T) {
+	t.Parallel()
+	const manifest = `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",` +
+		`"config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":10737418240,` +
+		`"digest":"sha256:0000000000000000000000000000000000000000000000000000000000000000"},"layers":[]}`
+	var blobAsked atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.Contains(r.URL.Path, "/manifests/"):
+			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+			_, _ = w.Write([]byte(manifest))
+		case strings.Contains(r.URL.Path, "/blobs/"):
+			blobAsked.Store(true)
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	meta, err := New().Metadata(testCtx(t), Target{APIURL: srv.URL, Repository: "team/web"}, []string{"1.0.0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := meta["1.0.0"]; !strings.Contains(m.Err, "declares 10 GiB, more than the 8 MiB imgupd reads") || !strings.Contains(m.Err, "past imgupd's read bound") {
+		t.Fatalf("metadata %+v", m)
+	}
+	if blobAsked.Load() {
+		t.Error("the config was asked for")
 	}
 }
