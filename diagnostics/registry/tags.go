@@ -235,8 +235,8 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 
 // decodeTags streams {"name": ..., "tags": [...]} from r, calling add for
 // each tag, without holding the page: a page is only as large as the tags
-// it adds. Members other than "tags" are skipped token by token; "tags":
-// null is no tags.
+// it adds. Members other than "tags" (any case, as encoding/json matches
+// it) are skipped token by token; "tags": null is no tags, a null tag "".
 func decodeTags(r io.Reader, add func(string) error) error {
 	dec := json.NewDecoder(r)
 	bad := func(err error) error {
@@ -257,7 +257,7 @@ func decodeTags(r io.Reader, add func(string) error) error {
 		if err != nil {
 			return bad(err)
 		}
-		if key != "tags" {
+		if k, _ := key.(string); !strings.EqualFold(k, "tags") { // as json.Unmarshal matches it
 			if err := skipValue(dec); err != nil {
 				return bad(err)
 			}
@@ -279,7 +279,7 @@ func decodeTags(r io.Reader, add func(string) error) error {
 				return bad(err)
 			}
 			tag, ok := tok.(string)
-			if !ok {
+			if !ok && tok != nil { // null is "", as json.Unmarshal (and Image Updater) read it
 				return bad(fmt.Errorf("a tag is %v, want a string", tok))
 			}
 			if err := add(tag); err != nil {
