@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
+	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -189,4 +190,42 @@ func TestHugeConfigRefused(t *testing.T) {
 	if blobAsked.Load() {
 		t.Error("the config was asked for")
 	}
+}
+
+// TestEndlessManifestRefused: a manifest that never ends is cut at 4 MiB
+// (go-containerregistry alone reads 100 MiB, for eight tags at a time).
+func TestEndlessManifestRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/manifests/") {
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+		buf := []byte(strings.Repeat(" ", 32<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	var (
+		meta map[string]updater.TagMeta
+		err  error
+	)
+	tags := tagNames("1.0.", 8)
+	grew := heapwatch.Measure(func() {
+		meta, err = New().Metadata(testCtx(t), Target{APIURL: srv.URL, Repository: "team/web"}, tags, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range tags {
+		if m := meta[tag]; !strings.Contains(m.Err, "is larger than the 4 MiB imgupd reads") {
+			t.Fatalf("%s: %+v", tag, m)
+		}
+	}
+	if grew.Peak > 8*4*maxManifestBytes {
+		t.Errorf("eight endless manifests grew the heap by %.0f MiB", grew.MiB())
+	}
+	t.Logf("heap +%.1f MiB: %s", grew.MiB(), meta[tags[0]].Err)
 }

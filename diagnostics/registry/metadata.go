@@ -243,14 +243,18 @@ func nameOpts(s *session) []name.Option {
 // history some hundred KiB.
 const maxConfigBytes = 8 << 20
 
-// BlobLimit is a blob larger than imgupd reads, by what its manifest
-// declares; Classify makes it TooLarge.
+// BlobLimit is a manifest, or a blob by the size its manifest declares,
+// larger than imgupd reads; Classify makes it TooLarge.
 type BlobLimit struct {
-	What      string
+	What string
+	// Size is the size declared, 0 when the answer was cut at Max.
 	Size, Max int64
 }
 
 func (b *BlobLimit) Error() string {
+	if b.Size == 0 {
+		return fmt.Sprintf("%s is larger than the %s imgupd reads", b.What, sizeText(b.Max))
+	}
 	return fmt.Sprintf("%s declares %s, more than the %s imgupd reads", b.What, sizeText(b.Size), sizeText(b.Max))
 }
 
