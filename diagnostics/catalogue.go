@@ -87,6 +87,7 @@ const (
 	CodeSourceMappingChecked    Code = "SOURCE_MAPPING_MATCHES"
 	CodeSourceChartFromHelmRepo Code = "SOURCE_CHART_NOT_IN_GIT"
 	CodeSourceImageElsewhere    Code = "SOURCE_IMAGE_IN_ANOTHER_SOURCE"
+	CodeSourceTooLarge          Code = "SOURCE_TOO_LARGE"
 )
 
 // Live image.
@@ -121,6 +122,7 @@ const (
 	CodeRegistryNoProxyMissing    Code = "REGISTRY_UPDATER_NO_PROXY_MISSING"
 	CodeRegistryOK                Code = "REGISTRY_REACHABLE"
 	CodeRegistryECRNoCredentials  Code = "REGISTRY_ECR_WITHOUT_CREDENTIALS"
+	CodeRegistryTagListTooLarge   Code = "REGISTRY_TAG_LIST_TOO_LARGE"
 )
 
 // Candidates.
@@ -136,6 +138,7 @@ const (
 	CodeCandidatesAlreadyInSpec Code = "CANDIDATES_ALREADY_IN_SPEC"
 	CodeCandidatesTie           Code = "CANDIDATES_NEWEST_BUILD_TIE"
 	CodeCandidatesPlatform      Code = "CANDIDATES_PLATFORM_MISMATCH"
+	CodeCandidatesPartialList   Code = "CANDIDATES_FROM_PARTIAL_TAG_LIST"
 )
 
 // Write-back.
@@ -161,6 +164,7 @@ const (
 	CodeWriteBackSecretNS       Code = "WRITEBACK_GIT_SECRET_OTHER_NAMESPACE"
 	CodeWriteBackSecretRef      Code = "WRITEBACK_GIT_SECRET_REF_INVALID"
 	CodeWriteBackTargetRejected Code = "WRITEBACK_TARGET_REJECTED"
+	CodeWriteBackGitTooLarge    Code = "WRITEBACK_GIT_TOO_LARGE"
 )
 
 // Sync.
@@ -278,6 +282,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeSourceNotReadable, StageSource, Unknown, "the source repository could not be read",
 			"The mapping checks need the app's source as Argo CD reads it (its repository Secret, argocd-tls-certs-cm, argocd-ssh-known-hosts-cm); they were not made. The state does not depend on them.",
 			"Let imgupd read what Argo CD reads: get on configmaps argocd-tls-certs-cm and argocd-ssh-known-hosts-cm and list on secrets in Argo CD's namespace (deploy/rbac.yaml), and network access from imgupd to the git or Helm host."),
+		e(CodeSourceTooLarge, StageSource, Unknown, "the source answered past imgupd's read bound",
+			"The git server (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB) or the Helm repository (index.yaml or a chart over 64 MiB, a chart's index entries over 4 MiB) sent more than imgupd reads, so the mapping checks were not made. Argo CD clones git to disk and reads Helm indexes up to 1G: it may read the source, slowly, or fail on its timeouts. The state does not depend on it.",
+			"Keep the manifests Argo CD deploys in a repository of ordinary size (or prune old chart versions from the Helm repository), and check that the app renders: argocd app manifests <app>."),
 		e(CodeSourceMappingChecked, StageSource, Pass, "the manifest mapping matches the source", "", ""),
 		e(CodeSourceChartFromHelmRepo, StageSource, Info, "the chart comes from a Helm repository",
 			"The chart's values.yaml was read from its Helm or OCI repository, as Argo CD fetches it.", ""),
@@ -345,6 +352,10 @@ var catalogue = func() map[Code]Entry {
 			"Amazon ECR never serves anonymous pulls: Image Updater needs a token, usually from an IAM role for its ServiceAccount (IRSA) exchanged by an ext: credentials script.",
 			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, and set credentials: ext:/scripts/ecr-login.sh on the registries.conf entry."),
 
+		e(CodeRegistryTagListTooLarge, StageRegistry, Warn, "the tag list is past imgupd's read bound",
+			"The registry lists more than imgupd reads (100,000 tags, 32 MiB or 10,000 pages), or its list never ends. Image Updater has no bound: every cycle it reads every page into memory, so a list this long costs its pod memory (OOMKilled restarts) and cycle time. imgupd stopped at the bound and chose from the tags it read (see CANDIDATES_FROM_PARTIAL_TAG_LIST).",
+			"Delete old tags with the registry's retention policy (Harbor tag retention, GitLab cleanup policies, ECR lifecycle rules), or push the images Image Updater follows to a repository with fewer tags; kubectl -n argocd get pods shows whether Image Updater restarts (OOMKilled)."),
+
 		e(CodeCandidatesUpdate, StageCandidates, Info, "an update is due", "Image Updater would pick a different tag than the one running; the following stages say whether it is written and deployed.", ""),
 		e(CodeCandidatesUpToDate, StageCandidates, Pass, "the image is up to date", "The running tag is the one Image Updater picks.", ""),
 		e(CodeCandidatesNewerDropped, StageCandidates, Fail, "newer tags are not candidates",
@@ -372,6 +383,10 @@ var catalogue = func() map[Code]Entry {
 		e(CodeCandidatesPlatform, StageCandidates, Warn, "tags were dropped for their platform",
 			"newest-build and digest keep only images for the configured platforms, or the controller's own (linux/amd64) when none is set; linux/arm64/v8 does not match linux/arm64.",
 			"Set platforms on the image to what you build (platforms: [\"linux/arm64\"]), or build the images for the controller's platform too (docker buildx build --platform linux/amd64,linux/arm64)."),
+
+		e(CodeCandidatesPartialList, StageCandidates, Unknown, "the pick was made from part of the tag list",
+			"The tag list stopped at imgupd's read bound, so the candidate table holds the tags read and the pick is the best of them; findings that depend on the tags not listed are warnings. It decides the state only when the tags past the bound could change it: an update due among the tags read (the running tag a candidate below the pick) stays due, since a later tag can only be picked instead; up to date, no candidate or a downgrade could change.",
+			"Prune the repository below 100,000 tags (the registry's retention policy) so imgupd reads all of it, or read the pick in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Setting new image'."),
 
 		e(CodeWriteBackMethod, StageWriteBack, Info, "write-back method", "How Image Updater records the update: argocd (the Application spec) or git (a commit).", ""),
 		e(CodeWriteBackParentReverts, StageWriteBack, Fail, "a parent will revert the argocd write-back",
@@ -425,6 +440,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeWriteBackCommitFailed, StageWriteBack, Fail, "Image Updater's last write-back failed",
 			"The controller logged 'Could not update application spec' for this app (a protected branch, a rejected push, a conflict).",
 			"For a protected branch (GH006, pre-receive hook declined): gitConfig.branch: main:image-updater or gitConfig.pullRequest; for authentication errors: renew the write-back token; a conflict clears on the next cycle."),
+		e(CodeWriteBackGitTooLarge, StageWriteBack, Unknown, "the write-back repository answered past imgupd's read bound",
+			"The git server sent more than imgupd reads (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB), so the write-back checks (branch, target file, push) were not made. Image Updater clones the repository with git to disk for each commit, without such a bound.",
+			"Write back to a repository of ordinary size (gitConfig.repository), and read whether Image Updater's commits go through in its log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Could not update application spec'."),
 		e(CodeWriteBackOK, StageWriteBack, Pass, "write-back can succeed", "", ""),
 
 		e(CodeSyncManual, StageSync, Fail, "automated sync is off",

@@ -179,6 +179,9 @@ type imageRegistry struct {
 	target   registry.Target
 	tags     []string
 	err      error
+	// partial, when the tag list stopped at imgupd's read bound, says
+	// where: tags then holds the tags read before it.
+	partial *registry.ListLimit
 }
 
 // stage is one step of the pipeline.

@@ -42,10 +42,14 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 			continue
 		}
 		r.decision[im.Alias] = d
-		out = append(out, r.candidateFindings(im, d)...)
+		fs := r.candidateFindings(im, d)
 		if f, ok := r.defaultedStrategyPick(ctx, ir, in, im, d); ok {
-			out = append(out, f)
+			fs = append(fs, f)
 		}
+		if ir.partial != nil {
+			fs = partialPick(im, d, ir.partial, fs)
+		}
+		out = append(out, fs...)
 	}
 	return out
 }

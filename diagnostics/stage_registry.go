@@ -107,6 +107,13 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	}
 	tags, err := r.e.Registry.ListTags(ctx, target)
 	ir.target = target
+	if over := tooLarge(err); over != nil {
+		// Past imgupd's read bound: the tags read stand in for the list,
+		// and the candidates stage says what that leaves unverified.
+		ir.tags, ir.partial = tags, over.List
+		out = append(out, r.proxyFindings(im, ep, true)...)
+		return append(out, r.tagListTooLarge(im, ep, repo, over))
+	}
 	if err != nil && ctx.Err() != nil {
 		// imgupd's own deadline, not the registry's answer.
 		ir.err = err
@@ -260,7 +267,7 @@ var registryCodes = map[registry.Kind]Code{
 	registry.NotFound: CodeRegistryNotFound, registry.RateLimited: CodeRegistryRateLimited,
 	registry.DNS: CodeRegistryDNS, registry.Connect: CodeRegistryConnect, registry.TLS: CodeRegistryTLS,
 	registry.Timeout: CodeRegistryTimeout, registry.Proxy: CodeRegistryProxy, registry.NotRegistry: CodeRegistryNotRegistry,
-	registry.Canceled: CodeCheckTimeout,
+	registry.Canceled: CodeCheckTimeout, registry.TooLarge: CodeRegistryTagListTooLarge,
 }
 
 func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) Finding {

@@ -148,6 +148,9 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 			PlainHTTP: view.repo.Bool("insecureOCIForceHttp"), ClientCert: view.repo.Data["tlsClientCertData"], ClientKey: updater.Secret(view.repo.Get("tlsClientCertKey")),
 			CAData: view.auth.CAData}
 		ch, err := r.e.Charts.Values(ctx, hs, ha)
+		if f, ok := sourceTooLarge("chart "+src.Chart+" from "+src.RepoURL, err); ok {
+			return fail(f)
+		}
 		if err != nil {
 			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
 			var he *helmchart.Error
@@ -175,6 +178,9 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 	var snap *gitsource.Snapshot
 	if err == nil {
 		snap, err = r.e.Git.Snapshot(ctx, view.repo.URL, branch, view.auth)
+	}
+	if f, ok := sourceTooLarge(gitsource.NormalizeURL(src.RepoURL), err); ok {
+		return fail(f)
 	}
 	if err != nil {
 		return fail(sourceReadFailure(gitsource.NormalizeURL(src.RepoURL), err, view))

@@ -299,6 +299,9 @@ func gitFailure(repo string, err error) Finding {
 	if !errors.As(err, &ge) {
 		return find(CodeWriteBackGitUnreachable, Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
 	}
+	if ge.Kind == gitsource.TooLarge {
+		return writeBackTooLarge(repo, ge)
+	}
 	code := CodeWriteBackGitUnreachable
 	switch ge.Kind {
 	case gitsource.AuthRequired, gitsource.AuthFailed:
@@ -431,6 +434,10 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		msg := oneLine(err.Error())
 		if errors.As(err, &fe) && fe.Hint() != "" {
 			msg += " (" + fe.Hint() + ")"
+		}
+		if fe != nil && fe.Kind == forge.BadResponse {
+			// An answer past the response limit, or not the documented JSON.
+			return notVerified("the forge's API answered with what imgupd cannot use: " + msg)
 		}
 		return notVerified("the forge's API did not answer: " + msg)
 	}

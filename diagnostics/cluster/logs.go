@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +15,9 @@ import (
 type LogOptions struct {
 	// Since limits the log to the last Since (0 = all of it).
 	Since time.Duration
-	// LimitBytes caps the bytes returned (0 = no cap).
+	// LimitBytes caps the bytes returned (0 or more than MaxLogBytes:
+	// MaxLogBytes). The API server counts it from the start of the
+	// window: a window with more gives its oldest LimitBytes.
 	LimitBytes int64
 	// Previous reads the previous (terminated) instance of the container.
 	Previous bool
@@ -25,6 +28,11 @@ type LogOptions struct {
 type LogSource interface {
 	Logs(ctx context.Context, ns, pod, container string, opts LogOptions) (string, error)
 }
+
+// MaxLogBytes is the most of a log KubeLogs reads, whatever LimitBytes
+// says: the API server honours limitBytes, but the stream is read bounded
+// here too, so an answer that never ends cannot take the memory.
+const MaxLogBytes = 16 << 20
 
 // KubeLogs reads logs through the API server (pods/log), which asks the
 // node's kubelet.
@@ -39,28 +47,27 @@ func (k KubeLogs) Logs(ctx context.Context, ns, pod, container string, opts LogO
 		secs := int64((opts.Since + time.Second - 1) / time.Second)
 		po.SinceSeconds = &secs
 	}
-	if opts.LimitBytes > 0 {
-		lb := opts.LimitBytes
-		po.LimitBytes = &lb
+	lb := opts.LimitBytes
+	if lb <= 0 || lb > MaxLogBytes {
+		lb = MaxLogBytes
 	}
+	po.LimitBytes = &lb
 	rc, err := k.Kube.CoreV1().Pods(ns).GetLogs(pod, po).Stream(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
-	var rd io.Reader = rc
-	if opts.LimitBytes > 0 {
-		rd = io.LimitReader(rc, opts.LimitBytes)
+	// A Builder hands its bytes over as the string, without ReadAll's
+	// copy.
+	var b strings.Builder
+	if _, err := io.Copy(&b, io.LimitReader(rc, lb)); err != nil {
+		return b.String(), fmt.Errorf("reading the log of %s/%s: %w", ns, pod, err)
 	}
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return string(b), fmt.Errorf("reading the log of %s/%s: %w", ns, pod, err)
-	}
-	return string(b), nil
+	return b.String(), nil
 }
 
 // PodLogs returns the last since of the container's log, at most limitBytes
-// (0 = no cap), from r.Logs (KubeLogs when nil). Errors are *AccessError for
+// (0: MaxLogBytes), from r.Logs (KubeLogs when nil). Errors are *AccessError for
 // get pods/log.
 func (r *Reader) PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limitBytes int64) (string, error) {
 	src := r.Logs

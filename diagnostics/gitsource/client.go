@@ -203,7 +203,7 @@ func (c *Client) httpClient(a Auth) (*http.Client, error) {
 		rt = tr
 	}
 	return &http.Client{
-		Transport:     countingTransport{next: rt, n: &c.stats.http},
+		Transport:     countingTransport{next: boundedTransport{next: rt}, n: &c.stats.http},
 		Jar:           c.base.Jar,
 		CheckRedirect: c.base.CheckRedirect,
 	}, nil

@@ -65,13 +65,17 @@ const (
 	// (HTTP 403 or 407 to CONNECT, a SOCKS5 refusal), or is not usable
 	// for the URL (an http:// proxy for SSH). Error.Proxy names it.
 	Proxy
+	// TooLarge: the server's answer passed imgupd's bounds (a ref
+	// advertisement, a pack, or the objects it inflates to; see
+	// MaxPackBytes); Error.Limit says which.
+	TooLarge
 )
 
 var kindNames = [...]string{
 	Other: "Other", AuthRequired: "AuthRequired", AuthFailed: "AuthFailed", RepoNotFound: "RepoNotFound",
 	BranchNotFound: "BranchNotFound", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout",
 	UnsupportedURL: "UnsupportedURL", Canceled: "Canceled", HostKeyUnknown: "HostKeyUnknown", HostKeyMismatch: "HostKeyMismatch",
-	Proxy: "Proxy",
+	Proxy: "Proxy", TooLarge: "TooLarge",
 }
 
 // String is the kind's stable name, e.g. "AuthFailed".
@@ -91,6 +95,7 @@ var kindPhrases = [...]string{
 	Connect: "connection refused or host unreachable", TLS: "server identity not verified",
 	Timeout: "timed out", UnsupportedURL: "unsupported URL", Canceled: "canceled",
 	HostKeyUnknown: "SSH host key unknown", HostKeyMismatch: "SSH host key mismatch", Proxy: "proxy failed",
+	TooLarge: "past imgupd's read bound",
 }
 
 var errNeedsSecureURL = errors.New("git:secret credentials need an https:// or SSH (user@host) URL; Image Updater fails with \"unknown repository type\"")
@@ -113,6 +118,8 @@ type Error struct {
 	// ("http://proxy.corp:3128"), when Kind is Proxy and Auth.Proxy was
 	// set; "" otherwise (an environment proxy is named in the message).
 	Proxy string `json:",omitempty"`
+	// Limit, for TooLarge, is the bound the answer passed.
+	Limit *SizeLimit `json:",omitempty"`
 	// Err is the underlying error, for errors.Is/As. Print Error(), never
 	// Err: its text was not scrubbed.
 	Err error `json:"-"`
@@ -208,12 +215,15 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 		httpErr   *githttp.Err
 		refErr    git.NoMatchingRefSpecError
 		statusErr *proxyStatusError
+		sizeErr   *SizeLimit
 	)
 	detail := err
 	creds := a.hasCredentials() || urlHasPassword(rawURL)
 	netClass, netDetail := netclass.Classify(all)
 	socksErr := socksFailure(all)
 	switch {
+	case errors.As(all, &sizeErr):
+		e.Kind, e.Limit, detail = TooLarge, sizeErr, sizeErr
 	case errors.Is(all, errUnsupportedScheme):
 		e.Kind = UnsupportedURL
 	case errors.Is(all, errBadProxy), errors.Is(all, errSSHNotSOCKS):

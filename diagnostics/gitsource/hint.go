@@ -90,6 +90,11 @@ func (e *Error) Hint() string {
 			"source repoURL; otherwise it fails with \"could not get creds for repo: unknown repository type\".", repo)
 	case Canceled:
 		return "The diagnosis was canceled before the git server answered; run it again."
+	case TooLarge:
+		return fmt.Sprintf("%s answered with more than imgupd reads (%s). Argo CD and Image Updater clone with git to disk and would "+
+			"keep reading: a server that never ends its answer holds them until their timeouts. If the repository is really this large, "+
+			"keep the manifests Argo CD deploys (and Image Updater writes) in a smaller repository; otherwise check what the server at %s "+
+			"sends.", repo, e.Limit, repo)
 	}
 	if errors.Is(e.Err, errBadKnownHosts) {
 		return "The ssh_known_hosts data of argocd-ssh-known-hosts-cm does not parse (the message names the line): Argo CD's " +

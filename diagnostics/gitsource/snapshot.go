@@ -288,7 +288,18 @@ func (c *Client) fetch(ctx context.Context, url, branch string, auth Auth) (*Sna
 			return fail(err)
 		}
 	}
-	if err := packfile.UpdateObjectStorage(st, sidebandReader(req.Capabilities, resp)); err != nil {
+	// The pack is read whole (bounded), its declared sizes checked, and
+	// only then inflated: an endless or inflating answer stops at the
+	// bounds instead of taking the memory.
+	raw := &boundedReader{r: resp, left: MaxPackBytes + negotiationSlack, over: &SizeLimit{What: "pack", Max: MaxPackBytes}}
+	pack, err := readPack(sidebandReader(req.Capabilities, raw))
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkPack(pack.reader()); err != nil {
+		return fail(err)
+	}
+	if err := packfile.UpdateObjectStorage(st, pack.reader()); err != nil {
 		return fail(err)
 	}
 	if err := st.SetReference(plumbing.NewHashReference(refName, want)); err != nil {

@@ -66,10 +66,13 @@
 // which the module already has. Linked into cmd/imgupd, this whole package
 // adds about 260 KB and no module.
 //
-// Decoding index.yaml the way Helm does is not cheap: a 15 MB index took
-// about 3 s and 380 MB of allocations here. Keep one Client per diagnosis
-// run (it caches what it read) and lower WithMaxBytes where memory is
-// tight.
+// Decoding index.yaml the way Helm does is not cheap: YAML takes some
+// eighteen times the text in memory (a 30 MiB index, 550 MiB of heap). An
+// index over 4 MiB is therefore decoded only for the chart asked for: its
+// entries are cut out of the block YAML `helm repo index` writes, and an
+// index in another form, or a chart with more than 4 MiB of entries, is
+// TooLarge (index.go, parseIndexFor). Downloads are read in chunks joined
+// once, so an endless answer holds no more than the limit.
 //
 // # Mapping an Application
 //

@@ -2,6 +2,7 @@ package helmchart
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,6 +95,41 @@ func FuzzScanArchive(f *testing.F) {
 			if v, err := artifactValues(a, helm, rel); err == nil && int64(len(v)) > limit {
 				t.Fatal("values over the limit")
 			}
+		}
+	})
+}
+
+// FuzzIndexPart: cutting a chart's entries out of any index text never
+// panics and never answers wrong: when the cut succeeds and the whole
+// index decodes, the part decodes to the same entries for the chart.
+func FuzzIndexPart(f *testing.F) {
+	f.Add([]byte("apiVersion: v1\nentries:\n  app:\n  - name: app\n    version: 1.2.3\n    urls: [charts/app-1.2.3.tgz]\n  other:\n  - name: other\n    version: 1.0.0\n"), "app")
+	f.Add([]byte("apiVersion: v1\nentries:\n  \"app\": # c\n    - name: app\n      version: 1.0.0\n  'b':\n  - version: 2\ngenerated: x\n"), "app")
+	f.Add([]byte("apiVersion: v1\r\nentries:\r\n  app:\r\n  - version: |\r\n      1.0.0\r\n"), "app")
+	f.Add([]byte("---\napiVersion: v1\nentries: {app: [{version: 1.0.0}]}\n"), "app")
+	f.Add([]byte("apiVersion: v1\nentries:\n    app:\n    - version: 1\n  x: 1\n"), "app")
+	f.Add([]byte("apiVersion: v1\nentries:\n  app: &a\n  - version: 1\n  b: *a\n"), "b")
+	f.Fuzz(func(t *testing.T, data []byte, chart string) {
+		if len(data) > 1<<16 {
+			return
+		}
+		part, err := indexPart(data, chart)
+		if err != nil {
+			return
+		}
+		if len(part) > len(data)+len("entries:\n") {
+			t.Fatalf("part of %d bytes from %d", len(part), len(data))
+		}
+		whole, err := parseIndex(data)
+		if err != nil {
+			return
+		}
+		cut, err := parseIndex(part)
+		if err != nil {
+			return // refused, not answered wrong (Values reports it)
+		}
+		if a, b := fmt.Sprint(entryList(whole, chart)), fmt.Sprint(entryList(cut, chart)); a != b {
+			t.Fatalf("chart %q: whole %s, part %s\npart:\n%s", chart, a, b, part)
 		}
 	})
 }

@@ -50,7 +50,10 @@ func (e *Error) Hint() string {
 	case BadChart:
 		return "The chart archive is not one Argo CD can render (" + e.detail + "): republish it with `helm package`/`helm push`, or check spec.source.path for an oci:// artifact."
 	case TooLarge:
-		return fmt.Sprintf("The document is larger than imgupd's %d-byte limit, not necessarily Argo CD's (its index limit is the repo-server's --helm-registry-max-index-size, default 1G): raise the limit of the diagnosis.", e.Limit)
+		if e.Op == "index" {
+			return fmt.Sprintf("%s is larger than imgupd's read limit (%d bytes; it decodes only the chart's own entries of a large index). Argo CD's repo-server reads an index up to --helm-registry-max-index-size (default 1G) and decodes it whole, at many times its size in memory, on every refresh of a chart from it: prune old versions from the repository or split it, and check that what the server sends is an index at all.", e.URL, e.Limit)
+		}
+		return fmt.Sprintf("The chart is larger than imgupd's read limit (%d bytes, as downloaded or unpacked); Argo CD's repo-server unpacks charts up to --helm-manifest-max-extracted-size (default 1G), and its index limit is --helm-registry-max-index-size. A chart this large is rare: check what %s serves.", e.Limit, host)
 	case InvalidSource:
 		return "Fix the Application source or repository Secret: " + e.detail + "."
 	case DNS:

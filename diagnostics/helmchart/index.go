@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -102,4 +103,126 @@ func (idx *repoIndex) resolve(chart, revision string) (e *indexEntry, ok bool, e
 		return nil, true, err
 	}
 	return idx.entry(chart, v), true, nil
+}
+
+// maxParseBytes is the most YAML of index.yaml decoded at once: decoding
+// YAML takes some eighteen times the text in memory (a 30 MiB index took
+// 550 MiB of heap, more than imgupd's pod may use).
+const maxParseBytes = 4 << 20
+
+// parseIndexFor decodes what resolving chart needs from index.yaml: the
+// whole index when it is small or JSON (decoded into the fields above
+// only), else apiVersion and the chart's own entries, cut out of the text
+// first. `helm repo index` writes block YAML, top-level keys at column 0
+// and one key per chart under entries, which is what the cut reads; an
+// index in another form, or a chart whose entries are themselves over
+// maxParseBytes, is a *tooLargeError. (Argo CD and Helm decode the whole
+// index: a malformed entry of another chart fails them and not this.)
+func parseIndexFor(b []byte, chart string) (*repoIndex, error) {
+	if len(b) <= maxParseBytes || json.Valid(b) {
+		return parseIndex(b)
+	}
+	part, err := indexPart(b, chart)
+	if err != nil {
+		return nil, err
+	}
+	return parseIndex(part)
+}
+
+// indexPart is the apiVersion line and the entries of chart, from a block
+// YAML index.
+func indexPart(b []byte, chart string) ([]byte, error) {
+	notBlock := &tooLargeError{what: fmt.Sprintf("index.yaml (%d bytes, not in the block form imgupd reads in part)", len(b)), limit: maxParseBytes}
+	var out bytes.Buffer
+	top, inChart, childIndent := "", false, -1
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		trimmed := bytes.TrimLeft(line, " ")
+		indent := len(line) - len(trimmed)
+		switch {
+		case len(trimmed) == 0 || trimmed[0] == '#':
+			if inChart {
+				out.Write(line)
+				out.WriteByte('\n')
+			}
+			continue
+		case indent == 0:
+			inChart = false
+			if string(trimmed) == "---" {
+				continue
+			}
+			key, value, ok := yamlKey(trimmed)
+			if !ok {
+				return nil, notBlock
+			}
+			top = key
+			switch key {
+			case "apiVersion":
+				out.Write(line)
+				out.WriteByte('\n')
+			case "entries":
+				if value != "" {
+					return nil, notBlock // {...} on one line
+				}
+				out.WriteString("entries:\n")
+			}
+			continue
+		case top != "entries":
+			continue
+		}
+		if childIndent < 0 {
+			childIndent = indent
+		}
+		if indent < childIndent {
+			return nil, notBlock
+		}
+		if indent == childIndent && trimmed[0] != '-' {
+			key, _, ok := yamlKey(trimmed)
+			if !ok {
+				return nil, notBlock
+			}
+			inChart = key == chart
+		}
+		if inChart {
+			out.Write(line)
+			out.WriteByte('\n')
+			if out.Len() > maxParseBytes {
+				return nil, &tooLargeError{what: "the entries of " + chart + " in index.yaml", limit: maxParseBytes}
+			}
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// yamlKey splits a block mapping line "key: value" (the key plain or
+// quoted); ok is false for anything else (a flow collection, a list item,
+// a scalar).
+func yamlKey(line []byte) (key, value string, ok bool) {
+	s := string(line)
+	switch {
+	case s == "" || strings.ContainsRune("{[-&*!|>%@`", rune(s[0])):
+		return "", "", false
+	case s[0] == '"' || s[0] == '\'':
+		end := strings.IndexByte(s[1:], s[0])
+		if end < 0 || !strings.HasPrefix(s[end+2:], ":") {
+			return "", "", false
+		}
+		key, s = s[1:end+1], s[end+3:]
+	default:
+		i := strings.Index(s, ": ")
+		if i < 0 {
+			if !strings.HasSuffix(s, ":") {
+				return "", "", false
+			}
+			i = len(s) - 1
+		}
+		key, s = s[:i], s[min(i+1, len(s)):]
+	}
+	value = strings.TrimSpace(s)
+	if strings.HasPrefix(value, "#") {
+		value = ""
+	}
+	return key, value, true
 }

@@ -3,6 +3,7 @@ package helmchart
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +33,11 @@ func (s *session) helmRepo(ctx context.Context, src Source) (*Chart, error) {
 	if err != nil {
 		return nil, classify(ie, err, NotAHelmRepo)
 	}
-	idx, err := parseIndex(body)
+	idx, err := parseIndexFor(body, src.Chart)
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return nil, classify(ie, err, NotAHelmRepo)
+	}
 	if err != nil {
 		ie.Kind, ie.Err, ie.detail = NotAHelmRepo, err, errtext.OneLine(err.Error())
 		return nil, ie
@@ -157,12 +162,30 @@ func (s *session) get(ctx context.Context, u *url.URL, creds bool, what string) 
 	if resp.ContentLength > limit {
 		return nil, &tooLargeError{what: fmt.Sprintf("%s (%d bytes)", what, resp.ContentLength), limit: limit}
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, err
+	return readBounded(resp.Body, limit, what)
+}
+
+// readBounded reads r whole, at most limit bytes, in chunks joined once at
+// the end: io.ReadAll's growing buffer held some 2.5 times the limit while
+// an endless answer filled it.
+func readBounded(r io.Reader, limit int64, what string) ([]byte, error) {
+	const chunk = 1 << 20
+	var (
+		chunks [][]byte
+		n      int64
+	)
+	for {
+		c := make([]byte, min(chunk, limit+1-n))
+		m, err := io.ReadFull(r, c)
+		chunks = append(chunks, c[:m])
+		n += int64(m)
+		switch {
+		case n > limit:
+			return nil, &tooLargeError{what: what, limit: limit}
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return bytes.Join(chunks, nil), nil
+		case err != nil:
+			return nil, err
+		}
 	}
-	if int64(len(b)) > limit {
-		return nil, &tooLargeError{what: what, limit: limit}
-	}
-	return b, nil
 }

@@ -92,6 +92,9 @@ type Client struct {
 	concurrency int
 	rps         float64
 	userAgent   string
+	// maxTags and maxTagBytes bound one tag list (WithTagListLimits).
+	maxTags     int
+	maxTagBytes int64
 
 	sem     chan struct{}
 	limiter *rate.Limiter
@@ -107,7 +110,8 @@ type Client struct {
 
 // New returns a Client.
 func New(opts ...Option) *Client {
-	c := &Client{concurrency: 8, sessions: map[string]*session{}, hosts: map[string]*rate.Limiter{}}
+	c := &Client{concurrency: 8, maxTags: DefaultMaxTags, maxTagBytes: DefaultMaxTagListBytes,
+		sessions: map[string]*session{}, hosts: map[string]*rate.Limiter{}}
 	// A failed metadata read is tried again by the next caller: one
 	// timeout must not cost every later report its metadata.
 	c.images.ForgetErrors, c.configs.ForgetErrors = true, true

@@ -45,12 +45,17 @@ const (
 	NotRegistry
 	// Canceled: the caller canceled the context.
 	Canceled
+	// TooLarge: an answer passed the Client's bounds: a tag list
+	// (WithTagListLimits: tags, bytes or pages; Error.List says which and
+	// what was read, and ListTags returns the tags read before the bound
+	// with it), or an image config larger than imgupd reads (BlobLimit).
+	TooLarge
 )
 
 var kindNames = [...]string{
 	Other: "Other", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout", Proxy: "Proxy",
 	Unauthorized: "Unauthorized", Forbidden: "Forbidden", NotFound: "NotFound",
-	RateLimited: "RateLimited", NotRegistry: "NotRegistry", Canceled: "Canceled",
+	RateLimited: "RateLimited", NotRegistry: "NotRegistry", Canceled: "Canceled", TooLarge: "TooLarge",
 }
 
 // String is the kind's stable name, e.g. "RateLimited".
@@ -69,6 +74,7 @@ var kindPhrases = [...]string{
 	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed",
 	Unauthorized: "unauthorized", Forbidden: "access denied", NotFound: "not found",
 	RateLimited: "rate limited", NotRegistry: "not a Docker registry v2 API", Canceled: "canceled",
+	TooLarge: "past imgupd's read bound",
 }
 
 // Error is one classified registry failure. Its message is one line and
@@ -87,6 +93,9 @@ type Error struct {
 	Codes []string
 	// RetryAfter is the 429 answer's Retry-After, 0 if none was given.
 	RetryAfter time.Duration
+	// List, for TooLarge, is the bound the tag list reached and what was
+	// read before it.
+	List *ListLimit `json:",omitempty"`
 	// Err is the underlying error. It may hold the failed *http.Request,
 	// Authorization header included: print Error(), never dump Err.
 	Err error `json:"-"`
@@ -176,7 +185,13 @@ func Classify(op string, err error) *Error {
 	// it says what failed without the URL noise of the wrappers above it.
 	var detail error = err
 	var tErr *transport.Error
-	if c, d := netclass.Classify(err); c != netclass.None {
+	var limit *ListLimit
+	var blob *BlobLimit
+	if errors.As(err, &limit) {
+		e.Kind, e.List, detail = TooLarge, limit, limit
+	} else if errors.As(err, &blob) {
+		e.Kind, detail = TooLarge, blob
+	} else if c, d := netclass.Classify(err); c != netclass.None {
 		e.Kind, detail = netKinds[c], d
 	} else if errors.As(err, &tErr) {
 		classifyHTTP(e, tErr)

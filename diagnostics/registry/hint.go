@@ -72,6 +72,13 @@ func (e *Error) Hint() string {
 			"\"endpoint ... does not seem to be a valid v2 Docker Registry API\".", host, e.Status)
 	case Canceled:
 		return "The diagnosis was canceled before the registry answered; run it again."
+	case TooLarge:
+		if e.List == nil {
+			return fmt.Sprintf("%s serves an image config larger than any real one; check what was pushed to %s.", host, e.where())
+		}
+		return fmt.Sprintf("The tag list of %s is %s. Image Updater has no such bound: every cycle it reads every page into memory, "+
+			"so a list this long costs its pod memory (look for OOMKilled restarts) and cycle time. Delete old tags with a retention "+
+			"policy on the registry, or push the images Image Updater follows to a repository with fewer tags.", e.where(), e.List.Over())
 	}
 	return fmt.Sprintf("Unexpected failure talking to %s; compare with `argocd-image-updater test <image>` run from the controller pod.", host)
 }

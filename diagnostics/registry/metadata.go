@@ -210,9 +210,15 @@ func (c *Client) imageConfig(ctx context.Context, desc *remote.Descriptor) (imag
 	if err != nil {
 		return imageInfo{}, err
 	}
-	cfgName, err := img.ConfigName()
+	m, err := img.Manifest()
 	if err != nil {
 		return imageInfo{}, err
+	}
+	cfgName := m.Config.Digest
+	if m.Config.Size > maxConfigBytes {
+		// go-containerregistry reads a config up to the size the manifest
+		// declares, whatever it is.
+		return imageInfo{}, &opError{op: "config", err: &BlobLimit{What: "image config " + cfgName.String(), Size: m.Config.Size, Max: maxConfigBytes}}
 	}
 	return c.configs.Do(ctx, cfgName.String(), func() (configInfo, error) {
 		cf, err := img.ConfigFile()
@@ -231,6 +237,25 @@ func nameOpts(s *session) []name.Option {
 		return []name.Option{name.Insecure}
 	}
 	return nil
+}
+
+// maxConfigBytes bounds an image config: real ones are a few KiB, a large
+// history some hundred KiB.
+const maxConfigBytes = 8 << 20
+
+// BlobLimit is a manifest, or a blob by the size its manifest declares,
+// larger than imgupd reads; Classify makes it TooLarge.
+type BlobLimit struct {
+	What string
+	// Size is the size declared, 0 when the answer was cut at Max.
+	Size, Max int64
+}
+
+func (b *BlobLimit) Error() string {
+	if b.Size == 0 {
+		return fmt.Sprintf("%s is larger than the %s imgupd reads", b.What, sizeText(b.Max))
+	}
+	return fmt.Sprintf("%s declares %s, more than the %s imgupd reads", b.What, sizeText(b.Size), sizeText(b.Max))
 }
 
 // opError marks which operation an error came from when it crosses a

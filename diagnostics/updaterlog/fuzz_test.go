@@ -1,6 +1,7 @@
 package updaterlog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -60,6 +61,68 @@ func FuzzRedact(f *testing.F) {
 		once := Redact(s)
 		if twice := Redact(once); twice != once {
 			t.Fatalf("not idempotent:\n in %q\n 1x %q\n 2x %q", s, once, twice)
+		}
+	})
+}
+
+// canaryForms are the ways a secret appears in log text; %[1]s is the
+// canary, %[2]s a filler word.
+var canaryForms = []string{
+	`password=%[1]s`,
+	`password: %[1]s`,
+	`password: %[2]s %[1]s`,
+	`msg="password: %[2]s %[1]s" user=bot`,
+	`"password":"%[1]s"`,
+	`{"auths":{"ghcr.io":{"password":"%[1]s"}}}`,
+	`secret=%[1]s`,
+	`secret: %[2]s %[1]s`,
+	`pw=%[1]s`,
+	`pass=%[1]s`,
+	`token=%[1]s`,
+	`docker login -u %[2]s -p %[1]s`,
+	`--password %[1]s`,
+	`--token=%[1]s`,
+	`Authorization: Bearer %[1]s`,
+	`Authorization: Basic %[1]s`,
+	`https://%[2]s:%[1]s@git.acme.io/x.git`,
+	`https://u:p@%[1]s@host/x`,
+	`https://u:%[2]s/%[1]s@host/x`,
+	`ssh://%[1]s@git.acme.io/x.git`,
+	"-----BEGIN RSA PRIVATE KEY-----\n%[1]s\n-----END RSA PRIVATE KEY-----",
+	`Invalid credential reference specified: %[2]s:%[1]s`,
+}
+
+// FuzzRedactCanary: a canary in any of the forms a secret takes never
+// survives Redact, whatever text surrounds it (separated by a space), and
+// Redact stays idempotent on it.
+func FuzzRedactCanary(f *testing.F) {
+	for i := range canaryForms {
+		f.Add(uint8(i), "", "", "word")
+		f.Add(uint8(i), `time="2026-11-29T10:00:00Z" level=error msg="`, `" application=argocd/web`, "a-b.c")
+	}
+	f.Add(uint8(2), `password="`, ``, "x")
+	f.Add(uint8(16), `a://`, `@x`, "bot")
+	f.Fuzz(func(t *testing.T, form uint8, prefix, suffix, filler string) {
+		const canary = "Cnry4Rdct9Zq"
+		if strings.Contains(prefix+suffix, canary[:4]) || len(prefix)+len(suffix) > 4096 {
+			return
+		}
+		filler = strings.Map(func(r rune) rune {
+			if r < 128 && (r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				return r
+			}
+			return -1
+		}, filler)
+		if filler == "" || filler[0] == '-' || len(filler) > 32 {
+			filler = "word"
+		}
+		in := prefix + " " + fmt.Sprintf(canaryForms[int(form)%len(canaryForms)], canary, filler) + " " + suffix
+		out := Redact(in)
+		if strings.Contains(out, canary) {
+			t.Fatalf("the canary survived:\n in %q\nout %q", in, out)
+		}
+		if Redact(out) != out {
+			t.Fatalf("not idempotent on %q", out)
 		}
 	})
 }

@@ -10,11 +10,13 @@ const Mask = "***"
 
 // secretKey matches the names of keys whose values are secrets, or their
 // tail: the characters before the keyword are left as they are anyway.
-const secretKey = `(?:password|passwd|passphrase|secret_?key|client_?secret|access_?key|private_?key|privatekey|api_?key|apikey|token)[\w.-]*|\bpwd|\bauth`
+// A bare secret, pw or pass is a key only as a whole word (secretName,
+// bypass and pwm are not).
+const secretKey = `(?:password|passwd|passphrase|secret_?key|client_?secret|access_?key|private_?key|privatekey|api_?key|apikey|token)[\w.-]*|secret\b|\bpwd|\bpw\b|\bpass\b|\bauth`
 
 // secretKeywords are the lower-case literals one of which a secret key
 // contains; they gate the key=value pattern cheaply.
-var secretKeywords = []string{"pass", "secret", "key", "token", "pwd", "auth"}
+var secretKeywords = []string{"pass", "secret", "key", "token", "pwd", "pw", "auth"}
 
 var (
 	privateKeyRE = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
@@ -22,21 +24,39 @@ var (
 	authHeaderRE = regexp.MustCompile(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
 	bearerRE     = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, key: value, "key":"value", \"key\":\"value\" (JSON inside a quoted msg).
-	keyValueRE  = regexp.MustCompile(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	keyValueRE = regexp.MustCompile(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	// key: value as prose or YAML writes it (a space after the colon, the
+	// value unquoted): the value may hold spaces, so it runs to the end of
+	// the line or a quote ("password: a b" leaked the b).
+	keyColonRE = regexp.MustCompile(`(?i)(` + secretKey + `)([ \t]*:[ \t]+)([^\s"'\\][^\r\n"'\\]*)`)
+	// A credential reference written key:namespace/name (pullsecret:,
+	// secret:, git:secret:) names a Secret; it is no secret itself.
+	secretRefRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(#[\w.-]+)?$`)
+	// Command-line flags that take a secret: docker login -p S3cret,
+	// --password S3cret, --token=S3cret.
+	flagRE      = regexp.MustCompile(`(^|[\s"'])(-p|--password|--passwd|--pass|--token|--secret|--client-secret|--api-key)([ \t]+|=)([^\s"'\\-][^\s"'\\]*)`)
 	secretKeyRE = regexp.MustCompile(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
 	// Well-known token shapes: GitHub, GitLab, Slack, AWS access keys, JWTs.
 	tokenShapeRE = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
 	// A credential reference that is not of a known form may be a raw user:password.
 	credRefRE   = regexp.MustCompile(`(` + credRefPrefix + `)([^\s"\\]+)`)
 	knownCredRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
+	// credRefValueRE is a whole credential reference, as a field's value
+	// (pull_secret=pullsecret:argocd/regcred): kept under a secret-like key.
+	credRefValueRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:(?:git:)?(?:pullsecret|secret):[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*(?:#[\w.-]+)?|env:[A-Za-z_][A-Za-z0-9_]*|ext:/[^\s]*)$`)
 )
 
 // Redact masks secrets that may appear in log text: the userinfo of URLs
-// (https://user:pass@host), Authorization headers and bearer tokens, values
-// of password/token/secret-like keys (key=value, key: value, JSON members,
-// also escaped inside a quoted logrus msg), private key blocks, well-known
-// token shapes (GitHub, GitLab, Slack, AWS, JWT) and credential references
-// that are not of a known form. Everything else is left as it is.
+// (https://user:pass@host, up to the last @ of the host part, so a
+// password holding an @ or a / goes too), Authorization headers and bearer
+// tokens, values of password/token/secret/pw/pass-like keys (key=value,
+// JSON members, also escaped inside a quoted logrus msg; key: value to the
+// end of the line or quote, so every word of it), secret-taking flags (-p
+// S3cret, --password S3cret, --token=S3cret), private key blocks,
+// well-known token shapes (GitHub, GitLab, Slack, AWS, JWT) and credential
+// references that are not of a known form. Credential references
+// (pullsecret:ns/name, git:secret:ns/name, secret:ns/name#field) name a
+// Secret and stay, as does everything else.
 //
 // Redact is idempotent: Redact(Redact(s)) == Redact(s). It errs on the side
 // of masking: a masked non-secret costs a little evidence, a leaked secret
@@ -76,10 +96,23 @@ func redactOnce(s string) string {
 		s = bearerRE.ReplaceAllString(s, "${1} "+Mask)
 	}
 	if strings.ContainsAny(s, "=:") && containsAny(lower, secretKeywords) {
+		s = keyColonRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := keyColonRE.FindStringSubmatch(m)
+			if first, _, _ := strings.Cut(sub[3], " "); credRefValueRE.MatchString(first) {
+				return m // pullSecret: pullsecret:argocd/regcred
+			}
+			return sub[1] + sub[2] + Mask
+		})
 		s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
 			sub := keyValueRE.FindStringSubmatch(m)
+			if (sub[2] == ":" && secretRefRE.MatchString(sub[3])) || credRefValueRE.MatchString(sub[3]) {
+				return m // pullsecret:argocd/regcred, pull_secret=secret:argocd/creds#token
+			}
 			return sub[1] + sub[2] + maskValue(sub[3])
 		})
+	}
+	if strings.Contains(s, "-p") {
+		s = flagRE.ReplaceAllString(s, "${1}${2}${3}"+Mask)
 	}
 	if containsAny(s, tokenPrefixes) {
 		s = tokenShapeRE.ReplaceAllString(s, Mask)
@@ -110,8 +143,12 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// maskUserinfo masks the userinfo of every scheme://userinfo@host in s;
-// userinfo cannot hold an unescaped / ? # or @, so it ends at the first @.
+// maskUserinfo masks the userinfo of every scheme://userinfo@host in s.
+// Userinfo should not hold an unescaped / ? # or @, but passwords in logs
+// do (https://u:p@ss@host, a base64 token with a /): it runs to the last @
+// before the URL ends (a space, a quote, a backslash), when what comes
+// before that @ has a colon (user:password) or no / (a user or a token).
+// An @ further along a path (https://host/v2/@scope) is left alone.
 func maskUserinfo(s string) string {
 	var b strings.Builder
 	rest := s
@@ -122,16 +159,18 @@ func maskUserinfo(s string) string {
 		}
 		start := i + len("://")
 		end := start
-		for end < len(rest) && !strings.ContainsRune("/?#@ \t\r\n\"'\\", rune(rest[end])) {
+		for end < len(rest) && !strings.ContainsRune(" \t\r\n\"'\\", rune(rest[end])) {
 			end++
 		}
 		b.WriteString(rest[:start])
-		if end < len(rest) && rest[end] == '@' && end > start {
-			b.WriteString(Mask)
-		} else {
-			b.WriteString(rest[start:end])
+		at := strings.LastIndexByte(rest[start:end], '@')
+		if at > 0 {
+			if info := rest[start : start+at]; strings.Contains(info, ":") || !strings.Contains(info, "/") {
+				b.WriteString(Mask)
+				start += at
+			}
 		}
-		rest = rest[end:]
+		rest = rest[start:]
 	}
 	if b.Len() == 0 {
 		return s
@@ -162,7 +201,7 @@ func (l Line) Redacted() Line {
 	if l.Fields != nil {
 		out.Fields = make(map[string]string, len(l.Fields))
 		for k, v := range l.Fields {
-			if v != "" && secretKeyRE.MatchString(k) {
+			if v != "" && secretKeyRE.MatchString(k) && !credRefValueRE.MatchString(v) {
 				out.Fields[k] = Mask
 				continue
 			}

@@ -116,3 +116,57 @@ func TestLineRedacted(t *testing.T) {
 		t.Errorf("reference capture leak: %q", e.Captures["reference"])
 	}
 }
+
+// TestRedactGaps: secret=, pw=, -p S3cret, the second word of
+// "password: a b" and a password with an @ in a URL are masked.
+func TestRedactGaps(t *testing.T) {
+	tests := map[string]string{
+		`secret=` + canary:                                `secret=***`,
+		`webhook secret: ` + canary:                       `webhook secret: ***`,
+		`pw=` + canary + ` user=bot`:                      `pw=*** user=bot`,
+		`user=bot pass=` + canary:                         `user=bot pass=***`,
+		`docker login -u bot -p ` + canary + ` ghcr.io`:   `docker login -u bot -p *** ghcr.io`,
+		`git-credential --password ` + canary:             `git-credential --password ***`,
+		`cli --token=` + canary + ` --verbose`:            `cli --token=*** --verbose`,
+		`password: a ` + canary:                           `password: ***`,
+		`msg="password: a ` + canary + `" user=bot`:       `msg="password: ***" user=bot`,
+		"password: a " + canary + "\nnext line":           "password: ***\nnext line",
+		`https://u:p@` + canary + `@git.acme.io/x.git`:    `https://***@git.acme.io/x.git`,
+		`https://bot:ab/` + canary + `@git.acme.io/x.git`: `https://***@git.acme.io/x.git`,
+		`clone "https://bot:` + canary + `@h/x" failed`:   `clone "https://***@h/x" failed`,
+		`a://b@c://d:` + canary + `@f/g`:                  `a://***@f/g`,
+		`{"password": "a ` + canary + `", "user": "bot"}`: `{"password": "***", "user": "bot"}`,
+		`pull_secret=secret:argocd/creds#token x=1`:       `pull_secret=secret:argocd/creds#token x=1`,
+	}
+	for in, want := range tests {
+		got := Redact(in)
+		if got != want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactKeepsHarmlessText: tags, image names, digests, credential
+// references and words that only contain a secret keyword stay.
+func TestRedactKeepsHarmlessText(t *testing.T) {
+	for _, s := range []string{
+		`Setting new image to ghcr.io/acme/web:v1.2.3-p1`,
+		`time="2026-11-29T10:00:00Z" level=info msg="Successfully updated image 'ghcr.io/acme/web:1.2.3' to 'ghcr.io/acme/web:1.2.4'" image_digest=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef`,
+		`image ghcr.io/acme/web@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef is live`,
+		`GET https://ghcr.io/v2/acme/web/manifests/sha256:0123456789abcdef: 404`,
+		`https://registry.npmjs.org/@scope/pkg`,
+		`method: git:secret:argocd/git-creds`,
+		`pullSecret: pullsecret:argocd/regcred`,
+		`commonUpdateSettings.pullSecret namespace 'team' differs from app namespace 'argocd'`,
+		`secretName: regcred bypass=1 pwm=2 passthrough: yes`,
+		`kubectl -n argocd get pods -o wide`,
+		`pull_secret=pullsecret:argocd/regcred`,
+	} {
+		if got := Redact(s); got != s {
+			t.Errorf("Redact changed harmless text:\n in %q\nout %q", s, got)
+		}
+		if l := ParseString(`level=info msg=x pull_secret=pullsecret:argocd/regcred`)[0].Redacted(); l.Fields["pull_secret"] != "pullsecret:argocd/regcred" {
+			t.Errorf("a credential reference under a secret-like key was masked: %q", l.Fields["pull_secret"])
+		}
+	}
+}

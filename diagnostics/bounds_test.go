@@ -1,0 +1,211 @@
+package diagnostics_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/forge"
+	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/lab"
+	labgit "github.com/imgupd/imgupd/lab/git"
+	"github.com/imgupd/imgupd/lab/helmrepo"
+	labregistry "github.com/imgupd/imgupd/lab/registry"
+)
+
+// The diagnoses below run against loopback servers that answer without
+// end: a registry whose tag list never ends, a git host whose pack never
+// ends, a Helm repository whose index.yaml never ends. Each is read up to
+// imgupd's bound, the heap stays within a few times that bound, and the
+// report says where it stopped and what that leaves open. Not parallel:
+// the heap is the process's.
+
+// replaceAll swaps old for new in the scenario's objects and git files.
+func replaceAll(sc *lab.Scenario, old, new string) {
+	sc.Objects = strings.ReplaceAll(sc.Objects, old, new)
+	for _, repo := range sc.Git.Repositories {
+		for _, br := range repo.Branches {
+			for p, f := range br.Files {
+				br.Files[p] = strings.ReplaceAll(f, old, new)
+			}
+		}
+	}
+}
+
+func finding(r *diagnostics.Report, c diagnostics.Code) *diagnostics.Finding {
+	for _, f := range r.Findings() {
+		if f.Code == c {
+			return &f
+		}
+	}
+	return nil
+}
+
+func TestEndlessTagList(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		endless labregistry.Endless
+		state   diagnostics.State
+		decides bool
+	}{
+		// 1.0.0 runs; 1.0.1… follow: an update is due whatever the tags
+		// past the bound say.
+		{"update due among the tags read", labregistry.Endless{}, diagnostics.StateOnItsWay, false},
+		{"update due, endless Link pages", labregistry.Endless{Links: true}, diagnostics.StateOnItsWay, false},
+		// No 1.0.x among the tags read: a candidate may follow them.
+		{"no candidate among the tags read", labregistry.Endless{Tag: "0.9.%d"}, diagnostics.StateUnknown, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.endless)
+			t.Cleanup(srv.Close)
+			host := strings.TrimPrefix(srv.URL, "http://")
+			env := start(t, healthy, func(sc *lab.Scenario) { replaceAll(sc, "${REGISTRY}", host) })
+			var r *diagnostics.Report
+			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+			if grew.Peak > 4*registry.DefaultMaxTagListBytes {
+				t.Errorf("the heap grew by %.0f MiB, more than 4× the %d MiB bound", grew.MiB(), registry.DefaultMaxTagListBytes>>20)
+			}
+			t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
+
+			big := finding(r, diagnostics.CodeRegistryTagListTooLarge)
+			if big == nil || big.Severity != diagnostics.Warn || !strings.Contains(big.Title, "more than 100000 tags") ||
+				big.Fix == nil || !strings.Contains(big.Fix.Summary, "reads every page into memory") {
+				t.Fatalf("registry finding %+v", big)
+			}
+			if r.HasCode(diagnostics.CodeRegistryOK) {
+				t.Error("a list cut at the bound is not REGISTRY_REACHABLE with its count")
+			}
+			part := finding(r, diagnostics.CodeCandidatesPartialList)
+			if part == nil || part.Severity != diagnostics.Unknown || part.Decides != tc.decides || part.Verify == "" {
+				t.Fatalf("partial-list finding %+v", part)
+			}
+			if r.State != tc.state {
+				t.Errorf("state %s, want %s", r.State, tc.state)
+			}
+			nv := false
+			for _, n := range r.NotVerified {
+				nv = nv || (n.Code == diagnostics.CodeCandidatesPartialList && n.Decides == tc.decides)
+			}
+			if !nv {
+				t.Errorf("not verified %+v lacks the partial pick", r.NotVerified)
+			}
+			if tc.decides {
+				if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesPartialList {
+					t.Errorf("root cause %+v", r.RootCause)
+				}
+				// What the tags read say is a warning, never the answer.
+				if f := finding(r, diagnostics.CodeCandidatesNone); f == nil || f.Severity != diagnostics.Warn || !strings.Contains(f.Title, "among the first 100000 tags") {
+					t.Errorf("no-candidate finding %+v", f)
+				}
+			} else if f := finding(r, diagnostics.CodeCandidatesUpdate); f == nil || !strings.Contains(f.Title, "a tag past them may be picked instead") {
+				t.Errorf("update finding %+v", f)
+			}
+		})
+	}
+}
+
+func TestEndlessGit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		scenario string
+		mode     labgit.EndlessMode
+		codes    []diagnostics.Code
+	}{
+		{"endless pack, source", healthy, labgit.EndlessPack, []diagnostics.Code{diagnostics.CodeSourceTooLarge}},
+		{"endless refs, source and write-back", "healthy-git-writeback", labgit.EndlessRefs,
+			[]diagnostics.Code{diagnostics.CodeSourceTooLarge, diagnostics.CodeWriteBackGitTooLarge}},
+		{"pack bomb, source and write-back", "healthy-git-writeback", labgit.PackBomb,
+			[]diagnostics.Code{diagnostics.CodeSourceTooLarge, diagnostics.CodeWriteBackGitTooLarge}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(labgit.Endless{Mode: tc.mode})
+			t.Cleanup(srv.Close)
+			env := start(t, tc.scenario, func(sc *lab.Scenario) { replaceAll(sc, "${GIT}/config.git", srv.URL+"/config.git") })
+			var r *diagnostics.Report
+			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+			t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
+			if grew.Peak > 4*(64<<20) {
+				t.Errorf("the heap grew by %.0f MiB, more than 4× the 64 MiB pack bound", grew.MiB())
+			}
+			for _, c := range tc.codes {
+				f := finding(r, c)
+				if f == nil || f.Severity != diagnostics.Unknown || f.Decides || !strings.Contains(f.Title, "imgupd stopped reading") || !strings.Contains(f.Title, "imgupd reads") || f.Verify == "" {
+					t.Errorf("%s: %+v", c, f)
+				}
+			}
+			// A source or write-back repository imgupd could not read
+			// decides nothing: the update is still on its way.
+			if r.State != diagnostics.StateOnItsWay {
+				t.Errorf("state %s, want %s", r.State, diagnostics.StateOnItsWay)
+			}
+		})
+	}
+}
+
+func TestEndlessHelmIndex(t *testing.T) {
+	env := start(t, "helm-chart-from-oci-repo", func(sc *lab.Scenario) {
+		sc.HelmRepo = &lab.HelmRepoSpec{Charts: []lab.Chart{{Name: "web", Version: "2.3.0", Values: "image:\n  repository: x\n"}}}
+		sc.Objects = strings.ReplaceAll(sc.Objects, `enableOCI: "true", insecureOCIForceHttp: "true"`, `enableOCI: "false"`)
+		sc.Objects = strings.ReplaceAll(sc.Objects, "${REGISTRY}/charts", "${HELM_REPO}")
+	})
+	u, err := url.Parse(env.HelmRepo.RepoURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.HelmRepo.Handle(strings.TrimSuffix(u.Path, "/")+"/index.yaml", helmrepo.EndlessIndex{})
+	var r *diagnostics.Report
+	grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+	t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
+	if grew.Peak > 4*(64<<20) {
+		t.Errorf("the heap grew by %.0f MiB, more than 4× the 64 MiB bound", grew.MiB())
+	}
+	f := finding(r, diagnostics.CodeSourceTooLarge)
+	if f == nil || !strings.Contains(f.Title, "index.yaml") || f.Decides || f.Fix == nil || !strings.Contains(f.Fix.Summary, "helm-registry-max-index-size") {
+		t.Fatalf("finding %+v", f)
+	}
+	if r.HasCode(diagnostics.CodeHelmParamNotInValues) {
+		t.Error("the values were not read: no mapping verdict")
+	}
+}
+
+func TestEndlessForgeAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"name":"`))
+		buf := []byte(strings.Repeat("a", 32<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	env := start(t, "protected-branch-github-api", nil)
+	u, err := url.Parse(env.Git.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := forge.New(forge.WithEndpoints(forge.Endpoint{Host: u.Host, Kind: forge.GitHub, APIURL: srv.URL + "/api/v3"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Engine().Forge = fc
+	var r *diagnostics.Report
+	grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+	t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
+	if grew.Peak > 32<<20 {
+		t.Errorf("the heap grew by %.0f MiB against a forge whose answers are cut at 1 MiB", grew.MiB())
+	}
+	f := finding(r, diagnostics.CodeWriteBackPushUnverified)
+	if f == nil || !strings.Contains(f.Title, "larger than the response limit") || f.Decides {
+		t.Fatalf("finding %+v", f)
+	}
+	if r.HasCode(diagnostics.CodeWriteBackProtected) || r.HasCode(diagnostics.CodeWriteBackOK) {
+		t.Error("an answer cut at the bound is neither protected nor accepting")
+	}
+}
