@@ -23,7 +23,7 @@ const (
 	configMapName = "imgupd-config"
 	// summariesConfigMapName is the scheduled summaries' ConfigMap of release imgupd.
 	summariesConfigMapName = "imgupd-summaries"
-	configKey     = "imgupd.yaml"
+	configKey              = "imgupd.yaml"
 )
 
 func chartDir(root string) string { return filepath.Join(root, "deploy", "helm", "imgupd") }
