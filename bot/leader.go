@@ -51,10 +51,16 @@ func (b *Bot) RunAsLeader(ctx context.Context, c LeaderConfig) error {
 	// client-go's elector only logs its errors and retries forever: check
 	// the Lease can be read at all, so a missing Role is a clear start-up
 	// error instead of a standby that waits for ever.
-	if _, err := c.Client.Leases(c.Namespace).Get(ctx, c.Name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	_, err := c.Client.Leases(c.Namespace).Get(ctx, c.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// client-go creates it, which needs create on leases: the chart and deploy/rbac.yaml
+		// create the Lease instead and grant no create.
+		c.Log.Warn("the leader Lease does not exist: imgupd creates it (create on leases is needed; the Helm chart and deploy/rbac.yaml create it instead)", "lease", c.Namespace+"/"+c.Name)
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsForbidden(err) {
-			return &SetupError{What: "leader election", Msg: fmt.Sprintf("imgupd may not read its Lease %s/%s: grant get, create and update on leases (coordination.k8s.io) in %s, as deploy/rbac.yaml does",
-				c.Namespace, c.Name, c.Namespace), Err: err}
+			return &SetupError{What: "leader election", Msg: fmt.Sprintf("imgupd may not read its Lease %s/%s: grant get and update on leases (coordination.k8s.io) named %s in %s, as deploy/rbac.yaml does (it creates the Lease too)",
+				c.Namespace, c.Name, c.Name, c.Namespace), Err: err}
 		}
 		return &SetupError{What: "leader election", Msg: fmt.Sprintf("cannot read the Lease %s/%s", c.Namespace, c.Name), Err: err}
 	}

@@ -176,7 +176,7 @@ func stateOf(t testing.TB, kube *kubefake.Clientset, schedule string) bot.Schedu
 // a channel the rules do not grant the app is not followed.
 func TestScheduledSummary(t *testing.T) {
 	clock := testingclock.NewFakeClock(t0)
-	kube := kubefake.NewClientset()
+	kube := kubefake.NewClientset(stateConfigMap())
 	sc := fleetScenario(lab.FleetSpec{Apps: 8, Repos: 2, Broken: 8}, map[int]map[string]string{
 		1: {bot.AlertChannelAnnotation: alertsCh}, 2: {bot.AlertChannelAnnotation: "#random"}})
 	h := startScenario(t, sc, schedules(clock, kube))
@@ -294,7 +294,7 @@ func findTS(msgs []slacklab.Message, ts string) slacklab.Message {
 // then updates the same message.
 func TestScheduledSummarySurvivesRestart(t *testing.T) {
 	clock := testingclock.NewFakeClock(t0)
-	kube := kubefake.NewClientset()
+	kube := kubefake.NewClientset(stateConfigMap())
 	sc := fleetScenario(lab.FleetSpec{Apps: 6, Repos: 2, Broken: 6}, nil)
 	h := startScenario(t, sc, schedules(clock, kube))
 	h.tick(clock, 30*time.Second) // 09:00: posted
@@ -358,7 +358,7 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 	srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken,
 		Channels: []slacklab.Channel{{ID: deploys, Name: "deploys", IsMember: true}}})
 	defer srv.Close()
-	kube := kubefake.NewClientset()
+	kube := kubefake.NewClientset(stateConfigMap())
 	clock := testingclock.NewFakeClock(t0)
 	startReplica := func(id string) *replica {
 		return startLeaderReplica(kube, id, bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
@@ -423,15 +423,24 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 	}
 }
 
-// TestSchedulesWithoutTheRoleFailAtStart: a ServiceAccount that may not write the state's
-// ConfigMap gets a start-up error naming what to grant, before it waits for the Lease.
+// TestSchedulesWithoutTheRoleFailAtStart: a ServiceAccount that may not read or write the
+// state's ConfigMap, or a ConfigMap that is not there (imgupd creates none), gets a start-up
+// error naming what to grant or create, before it waits for the Lease.
 func TestSchedulesWithoutTheRoleFailAtStart(t *testing.T) {
-	for _, verb := range []string{"get", "create"} {
-		t.Run(verb, func(t *testing.T) {
-			kube := kubefake.NewClientset()
-			kube.PrependReactor(verb, "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, bot.DefaultStateConfigMap, errors.New("RBAC"))
-			})
+	for _, c := range []struct{ verb, want string }{
+		{"get", "may not read its ConfigMap imgupd/imgupd-summaries, where the schedules keep their messages and states: grant get and update on configmaps named imgupd-summaries in imgupd"},
+		{"update", "may not update its ConfigMap imgupd/imgupd-summaries, where the schedules keep their messages and states: grant get and update on configmaps named imgupd-summaries in imgupd"},
+		{"missing", "the ConfigMap imgupd/imgupd-summaries, where the schedules keep their messages and states, does not exist: the Helm chart and deploy/rbac.yaml create it (imgupd creates none); without them: kubectl -n imgupd create configmap imgupd-summaries"},
+	} {
+		t.Run(c.verb, func(t *testing.T) {
+			kube := kubefake.NewClientset(stateConfigMap())
+			if c.verb == "missing" {
+				kube = kubefake.NewClientset()
+			} else {
+				kube.PrependReactor(c.verb, "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, bot.DefaultStateConfigMap, errors.New("RBAC"))
+				})
+			}
 			b := bot.New(bot.Config{BotToken: "xoxb-x", AppToken: "xapp-x", APIURL: "http://127.0.0.1:1/",
 				Service:   &commands.Service{Policy: &commands.Policy{}, Fleet: &fleet.Scanner{}},
 				Schedules: []bot.Schedule{{Name: "fleet", Cron: "@daily", Channel: deploys}},
@@ -440,15 +449,24 @@ func TestSchedulesWithoutTheRoleFailAtStart(t *testing.T) {
 			defer cancel()
 			err := b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: "x"})
 			var se *bot.SetupError
-			if !errors.As(err, &se) || !strings.Contains(err.Error(), "may not "+map[string]string{"get": "read", "create": "create"}[verb]+" its ConfigMap imgupd/imgupd-summaries") ||
-				!strings.Contains(err.Error(), "grant get and update on configmaps named imgupd-summaries, and create on configmaps, in imgupd") {
-				t.Fatalf("want a setup error naming the Role, got %v", err)
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want a setup error: %s\ngot %v", c.want, err)
 			}
 			if _, err := kube.CoordinationV1().Leases("imgupd").Get(context.Background(), "imgupd", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("the replica took the Lease before failing: %v", err)
 			}
+			for _, a := range kube.Actions() {
+				if a.GetVerb() == "create" {
+					t.Errorf("imgupd created %s: it creates nothing", a.GetResource().Resource)
+				}
+			}
 		})
 	}
+}
+
+// stateConfigMap is the summaries' ConfigMap as the chart creates it: empty.
+func stateConfigMap() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: bot.DefaultStateConfigMap, Namespace: "imgupd"}}
 }
 
 func TestConfigMapStoreRetriesConflicts(t *testing.T) {
@@ -533,7 +551,7 @@ func TestValidateSchedules(t *testing.T) {
 // are emptied in place; a message deleted in Slack is posted again.
 func TestScheduledDigestAndPages(t *testing.T) {
 	clock := testingclock.NewFakeClock(t0)
-	kube := kubefake.NewClientset()
+	kube := kubefake.NewClientset(stateConfigMap())
 	h := startScenario(t, fleetScenario(lab.FleetSpec{Apps: 300, Repos: 4, Broken: 2}, nil),
 		schedules(clock, kube, bot.Schedule{Name: "fleet", Cron: "*/10 * * * *", Channel: deploys, Digest: bot.DigestDaily}))
 	h.tick(clock, 30*time.Second) // day 1, 09:00

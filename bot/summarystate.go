@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -92,9 +91,10 @@ func (s *MemoryStore) Save(_ context.Context, name string, st ScheduleState) err
 const DefaultStateConfigMap = "imgupd-summaries"
 
 // ConfigMapStore keeps the states in one ConfigMap in imgupd's own namespace (the Lease's),
-// one data key per schedule ("NAME.json", the ScheduleState as JSON). It needs get and update
-// on that ConfigMap and create on configmaps in the namespace (Kubernetes cannot restrict a
-// create to one name); it reads and writes nothing else.
+// one data key per schedule ("NAME.json", the ScheduleState as JSON). The ConfigMap must exist
+// (the Helm chart and deploy/rbac.yaml create it, empty): the store never creates one, because
+// Kubernetes cannot restrict a create to one name. It needs get and update on that ConfigMap,
+// by name, and reads and writes nothing else.
 type ConfigMapStore struct {
 	Client    corev1client.ConfigMapsGetter
 	Namespace string
@@ -108,23 +108,17 @@ func (s *ConfigMapStore) where() string { return s.Namespace + "/" + s.Name }
 
 // rbacHint names the Role the store needs.
 func (s *ConfigMapStore) rbacHint() string {
-	return fmt.Sprintf("grant get and update on configmaps named %s, and create on configmaps, in %s, as deploy/rbac.yaml does", s.Name, s.Namespace)
+	return fmt.Sprintf("grant get and update on configmaps named %s in %s, as deploy/rbac.yaml does", s.Name, s.Namespace)
 }
 
-// Load reads every schedule's state; a missing ConfigMap is created (empty), so that a
-// missing create or update permission stops the start rather than the first run.
+// Load reads every schedule's state. A missing ConfigMap, or a missing get or update
+// permission, is a setup error that stops the start rather than the first run.
 func (s *ConfigMapStore) Load(ctx context.Context) (map[string]ScheduleState, error) {
 	cms := s.Client.ConfigMaps(s.Namespace)
 	cm, err := cms.Get(ctx, s.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		cm, err = cms.Create(ctx, s.newConfigMap(), metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			cm, err = cms.Get(ctx, s.Name, metav1.GetOptions{})
-		}
-		if err != nil {
-			return nil, s.setupError("create", err)
-		}
+		return nil, s.missingError(err)
 	case err != nil:
 		return nil, s.setupError("read", err)
 	default:
@@ -156,28 +150,24 @@ func (s *ConfigMapStore) setupError(verb string, err error) error {
 	return &SetupError{What: "scheduled summaries", Msg: fmt.Sprintf("cannot %s the ConfigMap %s", verb, s.where()), Err: err}
 }
 
-func (s *ConfigMapStore) newConfigMap() *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
-		Labels:      map[string]string{"app.kubernetes.io/part-of": "imgupd", "app.kubernetes.io/component": "summaries"},
-		Annotations: map[string]string{"imgupd.io/description": "imgupd serve's scheduled summaries: per schedule, its Slack message, the states it shows and since when (written by the leader)"}},
-		Data: map[string]string{}}
+// missingError: the ConfigMap does not exist, and imgupd does not create it.
+func (s *ConfigMapStore) missingError(err error) error {
+	return &SetupError{What: "scheduled summaries", Msg: fmt.Sprintf("the ConfigMap %s, where the schedules keep their messages and states, does not exist: the Helm chart and deploy/rbac.yaml create it (imgupd creates none); without them: kubectl -n %s create configmap %s",
+		s.where(), s.Namespace, s.Name), Err: err}
 }
 
-// Save writes one schedule's state, creating the ConfigMap if it is missing, and retrying on
-// a conflict with a fresh read.
+// Save writes one schedule's state, retrying on a conflict with a fresh read. A missing
+// ConfigMap is an error (the setup error of Load), never created.
 func (s *ConfigMapStore) Save(ctx context.Context, name string, st ScheduleState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
 	cms := s.Client.ConfigMaps(s.Namespace)
-	err = retry.OnError(retry.DefaultRetry, func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }, func() error {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cm, err := cms.Get(ctx, s.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			cm = s.newConfigMap()
-			cm.Data[stateKey(name)] = string(data)
-			_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
-			return err
+			return s.missingError(err)
 		}
 		if err != nil {
 			return err

@@ -50,6 +50,12 @@ func Catalogue() []Entry {
 const (
 	CodeReadForbidden Code = "READ_FORBIDDEN"
 	CodeCheckTimeout  Code = "CHECK_TIMEOUT"
+	// CodeSecretAccessNotVerified: imgupd could not ask whether the
+	// component that uses a Secret may read it, so it read nothing.
+	CodeSecretAccessNotVerified Code = "SECRET_ACCESS_NOT_VERIFIED"
+	// CodeRepoCredsOtherHost: a repo-creds template's URL prefix matches a
+	// repository on another host; Argo CD sends it there, imgupd does not.
+	CodeRepoCredsOtherHost Code = "REPO_CREDS_TEMPLATE_MATCHES_OTHER_HOST"
 )
 
 // Health.
@@ -88,6 +94,7 @@ const (
 	CodeSourceChartFromHelmRepo Code = "SOURCE_CHART_NOT_IN_GIT"
 	CodeSourceImageElsewhere    Code = "SOURCE_IMAGE_IN_ANOTHER_SOURCE"
 	CodeSourceTooLarge          Code = "SOURCE_TOO_LARGE"
+	CodeSourceRepoSecretsDenied Code = "SOURCE_REPO_SECRETS_FORBIDDEN_FOR_ARGOCD"
 )
 
 // Live image.
@@ -106,6 +113,7 @@ const (
 	CodeRegistryPullSecretMissing Code = "REGISTRY_PULL_SECRET_MISSING"
 	CodeRegistryPullSecretKey     Code = "REGISTRY_PULL_SECRET_KEY_MISMATCH"
 	CodeRegistrySecretNamespace   Code = "REGISTRY_PULL_SECRET_OTHER_NAMESPACE"
+	CodeRegistryPullSecretDenied  Code = "REGISTRY_PULL_SECRET_FORBIDDEN_FOR_UPDATER"
 	CodeRegistryCredsUnchecked    Code = "REGISTRY_CREDENTIALS_NOT_CHECKED"
 	CodeRegistryUnauthorized      Code = "REGISTRY_UNAUTHORIZED"
 	CodeRegistryForbidden         Code = "REGISTRY_FORBIDDEN"
@@ -165,6 +173,8 @@ const (
 	CodeWriteBackSecretRef      Code = "WRITEBACK_GIT_SECRET_REF_INVALID"
 	CodeWriteBackTargetRejected Code = "WRITEBACK_TARGET_REJECTED"
 	CodeWriteBackGitTooLarge    Code = "WRITEBACK_GIT_TOO_LARGE"
+	CodeWriteBackSecretDenied   Code = "WRITEBACK_SECRET_FORBIDDEN_FOR_UPDATER"
+	CodeWriteBackRepoDenied     Code = "WRITEBACK_REPO_SECRETS_FORBIDDEN_FOR_UPDATER"
 )
 
 // Sync.
@@ -213,6 +223,12 @@ var catalogue = func() map[Code]Entry {
 		e(CodeReadForbidden, StageHealth, Unknown, "a read was forbidden by RBAC",
 			"imgupd's ServiceAccount (or your kubeconfig user) may not read an object the check needs; the check is reported as not verified, never as passed. It decides the state only when the read is one the pick depends on (the Application, Image Updater, its CRs, a pull secret).",
 			"Add the rule the finding names to imgupd's ClusterRole in deploy/rbac.yaml (for example - apiGroups: [\"\"] resources: [\"pods/log\"] verbs: [\"get\"]), then kubectl apply -f deploy/rbac.yaml."),
+		e(CodeSecretAccessNotVerified, StageHealth, Unknown, "a credential check was not verified: imgupd could not ask who may read the Secret",
+			"Before imgupd reads a Secret for a check it asks the API server (a SubjectAccessReview, which writes nothing) whether the component that uses it (Image Updater's ServiceAccount, or Argo CD's for its repository Secrets) may read it. It could not ask (no create on subjectaccessreviews, no answer, or no Image Updater Deployment to learn the ServiceAccount from), so it read no Secret and the credential check is not verified, never passed.",
+			"Grant imgupd - apiGroups: [\"authorization.k8s.io\"] resources: [\"subjectaccessreviews\"] verbs: [\"create\"] in its ClusterRole (the chart has it), or point it at Image Updater's namespace with --updater-namespace."),
+		e(CodeRepoCredsOtherHost, StageSource, Warn, "a repo-creds template matches a repository on another host",
+			"Argo CD (and Image Updater's git:repocreds) match credential templates by plain string prefix: a template for https://github.com also matches https://github.com.evil.example/..., so whoever can point an Application there receives the template's credentials. imgupd does not send them there; it reads the repository anonymously.",
+			"End the repo-creds url with a slash (url: https://github.com/ or https://github.com/org/), so the prefix stops at the host (and organisation); check that no Application uses a repoURL on the other host."),
 		e(CodeCheckTimeout, StageHealth, Unknown, "a check ran out of time",
 			"A check did not finish within its deadline (or the diagnosis's); what it could not check is listed as not verified.",
 			"Re-run with a longer deadline (imgupd diagnose APP --timeout 60s); if a registry or git server is slow from where imgupd runs, run imgupd in the cluster next to Image Updater (imgupd serve, or a kubectl run pod)."),
@@ -285,6 +301,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeSourceTooLarge, StageSource, Unknown, "the source answered past imgupd's read bound",
 			"The git server (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB) or the Helm repository (index.yaml or a chart over 64 MiB, a chart's index entries over 4 MiB) sent more than imgupd reads, so the mapping checks were not made. Argo CD clones git to disk and reads Helm indexes up to 1G: it may read the source, slowly, or fail on its timeouts. The state does not depend on it.",
 			"Keep the manifests Argo CD deploys in a repository of ordinary size (or prune old chart versions from the Helm repository), and check that the app renders: argocd app manifests <app>."),
+		e(CodeSourceRepoSecretsDenied, StageSource, Warn, "Argo CD's ServiceAccount may not read its repository Secrets",
+			"The API server says the ServiceAccount imgupd takes for Argo CD (--argocd-service-account, default argocd-application-controller, in Argo CD's namespace) may not list and watch Secrets there, so Argo CD would read no repository credentials. imgupd did not read them either and read the source anonymously. Usually the ServiceAccount name is not the one your Argo CD runs as.",
+			"Tell imgupd the ServiceAccount Argo CD's application controller runs as (--argocd-service-account, config serve.argocd-service-account, chart value argocd.serviceAccount), or give it get, list and watch on secrets in Argo CD's namespace."),
 		e(CodeSourceMappingChecked, StageSource, Pass, "the manifest mapping matches the source", "", ""),
 		e(CodeSourceChartFromHelmRepo, StageSource, Info, "the chart comes from a Helm repository",
 			"The chart's values.yaml was read from its Helm or OCI repository, as Argo CD fetches it.", ""),
@@ -313,6 +332,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeRegistrySecretNamespace, StageRegistry, Fail, "the pull secret is in another namespace",
 			"Since v1.3.0 an image-level pullsecret:/secret: must be in the Application's namespace.",
 			"Copy the secret to the Application's namespace and set pullSecret: pullsecret:<app namespace>/<secret>, or move the credentials to credentials: of the registries.conf entry."),
+		e(CodeRegistryPullSecretDenied, StageRegistry, Fail, "Image Updater may not read the pull secret",
+			"The image's credentials name a Secret (pullsecret: or secret:, at image or registries.conf level) that Image Updater's ServiceAccount may not get: the API server says so. Image Updater fails to fetch the credentials every cycle (could not fetch secret ... forbidden) and lists no tags. imgupd did not read the Secret either, and sent nothing to the registry.",
+			"Add a Role and RoleBinding (rules: resources: [secrets], resourceNames: [<name>], verbs: [get]) that let Image Updater's ServiceAccount get that Secret in its namespace, or move the Secret where Image Updater reads Secrets (its own namespace; for an image's pullSecret on v1.3+, the Application's namespace) and point pullsecret:<namespace>/<name> there."),
 		e(CodeRegistryCredsUnchecked, StageRegistry, Unknown, "the credentials could not be checked from here",
 			"ext: scripts run inside the Image Updater pod; imgupd cannot run them.",
 			"Run the script where Image Updater runs it: kubectl -n argocd exec deploy/argocd-image-updater-controller -- <script path> must print user:pass."),
@@ -410,6 +432,12 @@ var catalogue = func() map[Code]Entry {
 		e(CodeWriteBackTargetRejected, StageWriteBack, Fail, "the write-back target is rejected",
 			"The target path parses but Image Updater refuses it when committing (an empty path, a bare kustomization file since v1.3.0).",
 			"Write writeBackTarget as kustomization:<directory> (to edit a kustomization's images) or helmvalues:<values file>."),
+		e(CodeWriteBackSecretDenied, StageWriteBack, Fail, "Image Updater may not read the git:secret Secret",
+			"The write-back method names a Secret (git:secret:<namespace>/<name>) that Image Updater's ServiceAccount may not get: every commit fails before it starts (could not get creds for repo ... forbidden). imgupd did not read the Secret either, and sent nothing to the git server.",
+			"Add a Role and RoleBinding (rules: resources: [secrets], resourceNames: [<name>], verbs: [get]) that let Image Updater's ServiceAccount get that Secret, or move the Secret where Image Updater reads Secrets and write git:secret:<namespace>/<name> (on v1.3+ the Application's namespace)."),
+		e(CodeWriteBackRepoDenied, StageWriteBack, Fail, "Image Updater may not read Argo CD's repository Secrets",
+			"git write-back with git:repocreds (method git) reads Argo CD's repository Secrets in --argocd-namespace (ARGOCD_NAMESPACE, default its own) with Image Updater's own ServiceAccount, through an informer (list and watch). The API server says it may not, so every commit fails. imgupd did not read them for this check.",
+			"Add a Role and RoleBinding in Argo CD's namespace that let Image Updater's ServiceAccount get, list and watch secrets, or use git:secret:<name> with a Secret Image Updater may read."),
 		e(CodeWriteBackAuthFailed, StageWriteBack, Fail, "git rejects the write-back credentials", "",
 			"Renew the token or key the write-back uses (the repository Secret's password or sshPrivateKey, or the git:secret Secret); it needs write access (GitHub: Contents read and write)."),
 		e(CodeWriteBackRepoNotFound, StageWriteBack, Fail, "the write-back repository does not exist", "",

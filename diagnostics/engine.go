@@ -40,6 +40,12 @@ type Options struct {
 	// OwnProxy says which proxy imgupd itself uses for a URL (default
 	// http.ProxyFromEnvironment); it is compared with Image Updater's.
 	OwnProxy func(*http.Request) (*url.URL, error)
+	// ArgoCDServiceAccount is the ServiceAccount, in Argo CD's namespace,
+	// that reads Argo CD's repository Secrets (default
+	// argocd-application-controller, as Argo CD's own install names it).
+	// Before imgupd reads them for the source stage it asks the API server
+	// whether this ServiceAccount may list them.
+	ArgoCDServiceAccount string
 }
 
 func (o Options) withDefaults() Options {
@@ -66,6 +72,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.OwnProxy == nil {
 		o.OwnProxy = http.ProxyFromEnvironment
+	}
+	if o.ArgoCDServiceAccount == "" {
+		o.ArgoCDServiceAccount = DefaultArgoCDServiceAccount
 	}
 	return o
 }
@@ -171,6 +180,9 @@ type run struct {
 	iuCommit      string            // last commit by Image Updater on the write-back branch
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
+	// access holds the API server's answers about who may read which
+	// Secret, asked once per diagnosis (secretaccess.go).
+	access map[string]accessResult
 }
 
 // imageRegistry is what the registry stage learnt about one image.
@@ -278,7 +290,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		StartedAt:      start,
 	}
 	r := &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
-		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}}
+		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}, access: map[string]accessResult{}}
 	var before registry.Stats
 	if e.Registry != nil {
 		before = e.Registry.Stats()

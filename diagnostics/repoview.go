@@ -42,6 +42,10 @@ type repoView struct {
 	// although the Secret holds some (Image Updater ignores bearer tokens,
 	// and a GitHub App without installation ID): a failure, not a limit.
 	none string
+	// notes are findings about how that party reaches the repository that
+	// do not stop imgupd from reading it (Argo CD may not read its own
+	// repository Secrets, a credential template for another host).
+	notes []Finding
 }
 
 // credLimit says why credentials cannot be used as given: limit (imgupd
@@ -112,13 +116,33 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 		v.forbiddenRule = append(v.forbiddenRule, ae.Rule())
 		return true
 	}
-	creds, err := r.repoCreds(ctx)
+	creds, err := r.repoCredsFor(ctx, r.argoUser())
+	var sf *secretForbidden
+	var su *secretUnverified
+	switch {
+	case errors.As(err, &sf):
+		// Argo CD could not read them either: go on without them, as it
+		// would, and say so.
+		f, _ := r.secretGateFinding(CodeSourceRepoSecretsDenied, "its repository Secrets, for "+repoURL, false, err)
+		v.notes = append(v.notes, f)
+		creds, err = nil, nil
+	case errors.As(err, &su) && su.err != nil && refused("Argo CD's repository Secrets in "+ns+" (imgupd could not ask whether "+su.user.subject.String()+" may read them)", su.err):
+		creds, err = nil, nil
+	case errors.As(err, &su):
+		f := readFailure(StageSource, "whether Argo CD may read its repository Secrets in "+ns, su.err)
+		f.Decides = false
+		return repoView{}, &f
+	}
 	if err != nil && !refused("Argo CD's repository Secrets in "+ns, err) {
 		f := readFailure(StageSource, "Argo CD's repository Secrets in "+ns, err)
 		f.Decides = false
 		return repoView{}, &f
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
+	if repo.TemplateOtherHost != "" {
+		v.notes = append(v.notes, templateOtherHost(repo, "Argo CD").with(ev("imgupd", "read "+repoURL+" without them")))
+		repo = repo.WithoutCredentials()
+	}
 	v.repo = repo
 	if repo.Err != nil {
 		v.limit = repo.Err.Error()
@@ -182,7 +206,16 @@ func refusedFailure(f Finding, v repoView) Finding {
 // ignores the Secret's proxy) and the host keys mounted in its pod.
 func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Finding) {
 	ns := r.argoNamespace()
-	creds, err := r.repoCreds(ctx)
+	var creds []cluster.RepoCred
+	u, ok := r.updaterUser()
+	err := error(&secretUnverified{namespace: ns, verbs: []string{"list", "watch"},
+		reason: "imgupd found no Image Updater Deployment, so it does not know the ServiceAccount that would read them"})
+	if ok {
+		creds, err = r.repoCredsFor(ctx, u)
+	}
+	if f, gated := r.secretGateFinding(CodeWriteBackRepoDenied, "Argo CD's repository Secrets, which git:repocreds reads for "+repoURL, false, err); gated {
+		return repoView{}, &f
+	}
 	if err != nil {
 		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
 		f.Verify = "grant imgupd list on secrets in " + ns + " (only Argo CD's repository Secrets are read)"
@@ -191,6 +224,13 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
 	v := repoView{repo: repo}
+	if repo.TemplateOtherHost != "" {
+		f := templateOtherHost(repo, "Image Updater")
+		f.Severity, f.Decides = Unknown, true
+		f.Title += "; whether that push succeeds was not verified"
+		f.Verify = "imgupd does not send credentials to a host they are not for; fix the template, then re-run"
+		return v, &f
+	}
 	if !repo.HasCredentials() {
 		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repoURL)).
 			with(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
@@ -230,6 +270,16 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 		v.trust = append(v.trust, ev("trust", fmt.Sprintf("SSH host keys from %s/%s mounted at /app/config/ssh", r.install.Namespace, name)))
 	}
 	return v, nil
+}
+
+// templateOtherHost: repo's credentials come from a repo-creds template for
+// another host, and party (Argo CD, Image Updater) sends them there.
+func templateOtherHost(repo cluster.Repository, party string) Finding {
+	return find(CodeRepoCredsOtherHost, Warn, fmt.Sprintf("%s sends the credentials of repo-creds %s (for host %s) to %s: the template's url prefix crosses the host boundary",
+		party, repo.Template, repo.TemplateOtherHost, cluster.OriginOf(repo.RepoURL))).
+		with(ev("credentials", repo.Why)).
+		fix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
+			"Secret "+repo.Template+", key url", "stringData:\n  url: "+strings.TrimSuffix(repo.TemplateURL, "/")+"/   # the trailing slash keeps the prefix on "+repo.TemplateOtherHost, "yaml")
 }
 
 // credsAuth turns the resolved repository into credentials: password (or

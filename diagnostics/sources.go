@@ -30,6 +30,11 @@ type Cluster interface {
 	RepoCredentials(ctx context.Context, argocdNS string) ([]cluster.RepoCred, error)
 	ConfigMap(ctx context.Context, ns, name string) (map[string]string, error)
 	ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error)
+	// ReviewAccess asks the API server whether another identity (Image
+	// Updater's or Argo CD's ServiceAccount) may read an object: a
+	// SubjectAccessReview, which writes nothing. The engine asks before
+	// every Secret read (secretaccess.go).
+	ReviewAccess(ctx context.Context, q cluster.AccessQuery) (cluster.AccessAnswer, error)
 }
 
 // Registry is what the engine reads from container registries.

@@ -92,6 +92,10 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).image(im.Alias))
 		case err != nil:
 			ir.err = err
+			stay := level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace()
+			if f, ok := r.secretGateFinding(CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), stay, err); ok {
+				return append(out, f.image(im.Alias).with(ev("reference", refStr)))
+			}
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
 		default:
 			target.Username, target.Password = creds.Username, creds.Password.Reveal()
@@ -197,7 +201,9 @@ var errExtUnchecked = errors.New("ext: credentials run inside Image Updater's po
 
 // clusterCreds performs credential I/O as Image Updater's pod would see it:
 // env vars from the updater's pod spec (secretKeyRef values read from the
-// cluster), secrets through the cluster reader, no scripts.
+// cluster: the kubelet resolves them whatever the ServiceAccount may read),
+// Secrets through the cluster reader only when Image Updater's
+// ServiceAccount may get them (updaterSecret), no scripts.
 type clusterCreds struct {
 	ctx context.Context
 	r   *run
@@ -225,7 +231,7 @@ func (c *clusterCreds) Env(name string) (string, bool) {
 }
 
 func (c *clusterCreds) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
-	return c.r.e.Cluster.Secret(ctx, ns, name)
+	return c.r.updaterSecret(ctx, ns, name)
 }
 
 func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {

@@ -44,6 +44,7 @@ func checkSource(ctx context.Context, r *run) []Finding {
 		return out
 	}
 	sc := r.readSource(ctx, src)
+	out = append(out, sc.notes...)
 	if sc.notReadable != nil {
 		return append(out, *sc.notReadable)
 	}
@@ -96,6 +97,8 @@ type sourceContent struct {
 	// refused and refusedRule are the reads imgupd was refused while it
 	// still read the source (a public repository).
 	refused, refusedRule []string
+	// notes are findings about how Argo CD reaches the source (repoView.notes).
+	notes []Finding
 }
 
 func (c sourceContent) where() string {
@@ -129,6 +132,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 		return c
 	}
 	view, f := r.argoView(ctx, src.RepoURL)
+	c.notes = view.notes
 	if f != nil {
 		return fail(*f)
 	}

@@ -189,8 +189,11 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		if ns == "" {
 			ns = r.req.Namespace
 		}
-		data, err := r.e.Cluster.Secret(ctx, ns, wb.SecretName)
+		data, err := r.updaterSecret(ctx, ns, wb.SecretName)
 		if err != nil {
+			if f, ok := r.secretGateFinding(CodeWriteBackSecretDenied, "the credentials of git:secret:"+ns+"/"+wb.SecretName, r.version.SecretsMustShareAppNamespace(), err); ok {
+				return gitsource.Auth{}, &f
+			}
 			if cluster.IsNotFound(err) {
 				f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s does not exist", ns, wb.SecretName))
 				return gitsource.Auth{}, &f

@@ -340,7 +340,9 @@ func (s staticLogs) Logs(ctx context.Context, ns, pod, container string, o clust
 }
 
 // Objects returns the scenario's Kubernetes objects with the placeholders
-// expanded, Secrets' stringData folded into data as the API server does.
+// expanded, Secrets' stringData folded into data as the API server does,
+// and, when the scenario brings no RBAC objects, the usual RBAC of Image
+// Updater and Argo CD (defaultRBAC).
 func (e *Env) Objects() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for i, doc := range splitDocs(e.expand(e.Scenario.Objects)) {
@@ -367,11 +369,12 @@ func (e *Env) Objects() ([]*unstructured.Unstructured, error) {
 		}
 		out = append(out, u)
 	}
-	return out, nil
+	return append(out, defaultRBAC(out)...), nil
 }
 
 // fakeCluster puts the objects into client-go fakes: Argo CD and Image
-// Updater kinds into the dynamic client, everything else typed.
+// Updater kinds into the dynamic client, everything else typed; the typed
+// fake answers SubjectAccessReviews from its RBAC objects (rbacAuthorizer).
 func (e *Env) fakeCluster() (*cluster.Reader, error) {
 	objs, err := e.Objects()
 	if err != nil {
@@ -395,6 +398,7 @@ func (e *Env) fakeCluster() (*cluster.Reader, error) {
 		typed = append(typed, obj)
 	}
 	kube := fake.NewClientset(typed...)
+	kube.PrependReactor("create", "subjectaccessreviews", rbacAuthorizer{tracker: kube.Tracker()}.react)
 	d, err := newDynamic(dyn)
 	if err != nil {
 		return nil, &ScenarioError{File: e.Scenario.Name, Field: "objects", Reason: "Argo CD or Image Updater objects conflict", Err: err}

@@ -16,7 +16,7 @@ import (
 // election (leaderElection.*), the schedules' ConfigMap (its RBAC names it), the namespaces its RBAC is written for (argocd.namespace,
 // imageUpdater.namespace), and what has no meaning in a pod.
 var chartSetsServe = []string{"listen", "leader-elect", "leader-election-name", "leader-election-namespace",
-	"namespace", "updater-namespace", "kubeconfig", "context", "lab", "summaries-configmap"}
+	"namespace", "updater-namespace", "kubeconfig", "context", "lab", "summaries-configmap", "argocd-service-account"}
 
 // TestChartSchemaKnowsEveryServeFlag: a flag added to serve is either a config.serve value of the
 // chart (values.schema.json) or one the chart sets; the schema names no flag serve lacks.

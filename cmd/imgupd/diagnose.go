@@ -32,6 +32,7 @@ type diagnoseOptions struct {
 	verbose          bool
 	updaterLog       string
 	forges           []string
+	argoCDSA         string
 }
 
 func newDiagnoseCmd(io streams) *cobra.Command {
@@ -73,8 +74,12 @@ Exit status, by state:
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
 	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
 	return cmd
 }
+
+// argoCDSAHelp is the help of --argocd-service-account (diagnose, summary, serve).
+const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them"
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	switch o.output {
@@ -98,6 +103,7 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
+	eng.Options.ArgoCDServiceAccount = o.argoCDSA
 	if o.namespace == "" {
 		o.namespace = contextNamespace(o.kube)
 	}

@@ -45,6 +45,7 @@ type serveOptions struct {
 	leaseName        string
 	stateConfigMap   string
 	forges           []string
+	argoCDSA         string
 }
 
 func newServeCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
@@ -91,6 +92,7 @@ state in the ConfigMap --summaries-configmap in imgupd's namespace.`,
 	f.StringVar(&o.leaseName, "leader-election-name", "imgupd", "name of the Lease")
 	f.StringVar(&o.stateConfigMap, "summaries-configmap", bot.DefaultStateConfigMap, "ConfigMap (in the Lease's namespace) where the scheduled summaries keep their messages and states")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
 	return cmd
 }
 
@@ -279,6 +281,7 @@ func serveEngine(ctx context.Context, o *serveOptions) (*diagnostics.Engine, fun
 	if err != nil {
 		return nil, nil, err
 	}
+	eng.Options.ArgoCDServiceAccount = o.argoCDSA
 	return eng, func() {}, nil
 }
 

@@ -31,6 +31,7 @@ type summaryOptions struct {
 	updaterNamespace string
 	kube             cluster.ConfigOptions
 	forges           []string
+	argoCDSA         string
 }
 
 // summaryEngine builds the engine a summary scans with: the cluster's
@@ -40,7 +41,12 @@ var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return clusterEngine(o.kube, 0, "", forges)
+	eng, err := clusterEngine(o.kube, 0, "", forges)
+	if err != nil {
+		return nil, err
+	}
+	eng.Options.ArgoCDServiceAccount = o.argoCDSA
+	return eng, nil
 }
 
 func newSummaryCmd(io streams) *cobra.Command {
@@ -88,6 +94,7 @@ Exit status, by the worst state of any app:
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
 	return cmd
 }
 

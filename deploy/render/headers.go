@@ -10,7 +10,9 @@ const generated = `# GENERATED from the Helm chart deploy/helm/imgupd (its defau
 const rbacHeader = generated + `#
 # imgupd's ServiceAccount and its read-only RBAC (docs/install.md, "What imgupd
 # may read"): no wildcards, no watch, no Secret list outside Argo CD's namespace,
-# no write but its own leader Lease and its scheduled summaries' ConfigMap.
+# named Secrets only in Argo CD's and Image Updater's namespace, no write but its
+# own leader Lease and its scheduled summaries' ConfigMap, by name (both created
+# here, so imgupd creates nothing).
 # test/e2e proves it is enough by impersonating the ServiceAccount against a real
 # API server. Argo CD and Image Updater are taken to run in namespace argocd: for
 # another, install with Helm (argocd.namespace, imageUpdater.namespace) or change

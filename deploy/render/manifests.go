@@ -21,7 +21,9 @@ const (
 	// configMapName is the chart's ConfigMap name for release imgupd; the Kustomize base generates
 	// a ConfigMap of that name (with a content hash) instead of the chart's.
 	configMapName = "imgupd-config"
-	configKey     = "imgupd.yaml"
+	// summariesConfigMapName is the scheduled summaries' ConfigMap of release imgupd.
+	summariesConfigMapName = "imgupd-summaries"
+	configKey              = "imgupd.yaml"
 )
 
 func chartDir(root string) string { return filepath.Join(root, "deploy", "helm", "imgupd") }
@@ -96,10 +98,16 @@ func plain(text string) string {
 	return strings.Join(kept, "\n")
 }
 
+// isRBAC: the ServiceAccount, its RBAC, and the two objects that RBAC names because imgupd
+// may write only them and create neither: the leader Lease and the summaries' ConfigMap. They
+// go with the RBAC (deploy/rbac.yaml), so that the objects the Roles name exist wherever the
+// Roles do.
 func isRBAC(d Doc) bool {
 	switch d.Kind {
-	case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+	case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Lease":
 		return true
+	case "ConfigMap":
+		return d.Name == summariesConfigMapName
 	}
 	return false
 }

@@ -30,6 +30,15 @@ type Repository struct {
 	// Err is a field Argo CD cannot parse (a boolean that is not one): Argo
 	// CD then fails to read the repository at all.
 	Err error
+	// TemplateOtherHost is set when the credentials came from a repo-creds
+	// template whose url prefix matches across a host boundary (the
+	// template for https://github.com matching
+	// https://github.com.evil.example/...): the template's host[:port],
+	// which is not the repository's. Argo CD sends the credentials to the
+	// repository's host anyway; imgupd must not.
+	TemplateOtherHost string
+	// TemplateURL is that template's url (credentials in it redacted).
+	TemplateURL string
 }
 
 // Format prints the repository with Data values masked.
@@ -40,6 +49,26 @@ func (r Repository) Format(f fmt.State, verb rune) {
 	}
 	sort.Strings(keys)
 	fmt.Fprintf(f, "Repository{URL:%s Secret:%s Template:%s Project:%s Data:%s}", redactURL(r.URL), r.Secret, r.Template, r.Project, strings.Join(keys, ","))
+}
+
+// credentialKeys are the fields that hold or select credentials.
+var credentialKeys = []string{"username", "password", "bearerToken", "sshPrivateKey", "tlsClientCertData", "tlsClientCertKey",
+	"githubAppPrivateKey", "githubAppID", "githubAppInstallationID", "githubAppEnterpriseBaseUrl", "gcpServiceAccountKey",
+	"useAzureWorkloadIdentity", "azureServicePrincipalClientId", "azureServicePrincipalClientID", "azureServicePrincipalClientSecret",
+	"azureServicePrincipalTenantId", "azureServicePrincipalTenantID", "azureActiveDirectoryEndpoint"}
+
+// WithoutCredentials is the repository with every credential field
+// removed (anonymous access, the rest of the configuration kept).
+func (r Repository) WithoutCredentials() Repository {
+	d := make(map[string][]byte, len(r.Data))
+	for k, v := range r.Data {
+		d[k] = v
+	}
+	for _, k := range credentialKeys {
+		delete(d, k)
+	}
+	r.Data = d
+	return r
 }
 
 // Get returns a merged field ("" when unset).
@@ -155,6 +184,10 @@ func ResolveRepository(creds []RepoCred, repoURL, project string) Repository {
 				out.Data[k] = best.Data[k]
 			}
 			why = append(why, fmt.Sprintf("credentials from repo-creds %s (longest url prefix %s)", best.SecretName, redactURL(best.URL)))
+			if th, rh := OriginOf(best.URL), OriginOf(repoURL); th != rh {
+				out.TemplateOtherHost, out.TemplateURL = th, redactURL(best.URL)
+				why = append(why, fmt.Sprintf("the template is for host %s, the repository is on %s", th, rh))
+			}
 		} else if out.Secret == "" || !hasCredentials(out.Data) {
 			why = append(why, "no repo-creds url is a prefix of it: anonymous access")
 		}
@@ -219,6 +252,24 @@ func ArgoNormalizeURL(raw string) string {
 		}
 	}
 	return strings.TrimPrefix(u.String(), "ssh://")
+}
+
+// OriginOf is the host and port a repository URL is fetched from, lower
+// case, as far as credentials go (scp and ssh:// URLs and scheme-less OCI
+// repositories included); "" when it does not parse.
+func OriginOf(raw string) string {
+	s := ArgoNormalizeURL(raw)
+	if s == "" {
+		return ""
+	}
+	if !strings.Contains(s, "://") {
+		s = "ssh://" + s // Argo CD's normal form drops ssh://; a scheme-less OCI path parses the same
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 // HostOf is the host name of a repository URL, without port, as Argo CD

@@ -42,6 +42,7 @@ type clusterCache struct {
 	repoCreds  flight.Group[[]cluster.RepoCred]
 	configMaps flight.Group[map[string]string]
 	saAnn      flight.Group[map[string]string]
+	reviews    flight.Group[cluster.AccessAnswer]
 }
 
 func newClusterCache(ctx context.Context, inner diagnostics.Cluster) *clusterCache {
@@ -171,6 +172,14 @@ func (c *clusterCache) ServiceAccountAnnotations(_ context.Context, ns, name str
 	return c.saAnn.Do(c.ctx, ns+"/"+name, func() (map[string]string, error) {
 		c.read()
 		return c.inner.ServiceAccountAnnotations(c.ctx, ns, name)
+	})
+}
+
+// ReviewAccess asks the API server each question once per scan.
+func (c *clusterCache) ReviewAccess(_ context.Context, q cluster.AccessQuery) (cluster.AccessAnswer, error) {
+	return c.reviews.Do(c.ctx, q.Key(), func() (cluster.AccessAnswer, error) {
+		c.read()
+		return c.inner.ReviewAccess(c.ctx, q)
 	})
 }
 

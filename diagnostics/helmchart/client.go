@@ -205,7 +205,7 @@ func (c *Client) newSession(kind string, auth Auth) (*session, error) {
 		tr.TLSClientConfig = tc
 		tr.ForceAttemptHTTP2 = true
 	}
-	return &session{c: c, auth: auth, tr: tr, hc: &http.Client{Transport: tr}}, nil
+	return &session{c: c, auth: auth, tr: tr, hc: &http.Client{Transport: tr, CheckRedirect: credentialsStayOnHost}}, nil
 }
 
 func (s *session) close() { s.tr.CloseIdleConnections() }

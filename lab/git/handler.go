@@ -15,6 +15,7 @@ const anonymousUser = "anonymous"
 // read-only users, then git-http-backend.
 func (s *Server) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.counter.sawAuthorization(r)
 		if api := s.cfg.api; api != nil && (strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/2.0/")) {
 			api.ServeHTTP(w, r)
 			return

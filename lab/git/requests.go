@@ -46,11 +46,42 @@ func (s *Server) ResetRequests() {
 	s.counter.mu.Lock()
 	defer s.counter.mu.Unlock()
 	s.counter.counts = RequestCounts{}
+	s.counter.auths = nil
 }
 
 type requestCounter struct {
 	mu     sync.Mutex
 	counts RequestCounts
+	// auths are the distinct Authorization header values seen.
+	auths map[string]bool
+}
+
+// Authorizations returns every distinct Authorization header value that
+// reached the server (git and forge API paths alike) since Start or the
+// last ResetRequests: a test proves with it which credentials a client
+// sent here.
+func (s *Server) Authorizations() []string {
+	s.counter.mu.Lock()
+	defer s.counter.mu.Unlock()
+	out := make([]string, 0, len(s.counter.auths))
+	for a := range s.counter.auths {
+		out = append(out, a)
+	}
+	return out
+}
+
+// sawAuthorization records the request's Authorization header.
+func (rc *requestCounter) sawAuthorization(r *http.Request) {
+	a := r.Header.Get("Authorization")
+	if a == "" {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.auths == nil {
+		rc.auths = map[string]bool{}
+	}
+	rc.auths[a] = true
 }
 
 // count records one request; status is the server's own refusal (401,

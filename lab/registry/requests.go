@@ -55,12 +55,28 @@ func (s *Server) ResetRequests() {
 	s.counter.mu.Lock()
 	defer s.counter.mu.Unlock()
 	s.counter.counts = RequestCounts{MaxInFlight: s.counter.inFlight}
+	s.counter.auths = nil
 }
 
 type requestCounter struct {
 	mu       sync.Mutex
 	counts   RequestCounts
 	inFlight int
+	// auths are the distinct Authorization header values seen.
+	auths map[string]bool
+}
+
+// Authorizations returns every distinct Authorization header value that
+// reached the server (the token endpoint included) since Start or the last
+// ResetRequests: a test proves with it which credentials a client sent here.
+func (s *Server) Authorizations() []string {
+	s.counter.mu.Lock()
+	defer s.counter.mu.Unlock()
+	out := make([]string, 0, len(s.counter.auths))
+	for a := range s.counter.auths {
+		out = append(out, a)
+	}
+	return out
 }
 
 // begin counts r and marks it in flight until the returned func is called.
@@ -75,6 +91,12 @@ func (rc *requestCounter) begin(r *http.Request) (done func()) {
 		}
 	}
 	rc.mu.Lock()
+	if a := r.Header.Get("Authorization"); a != "" {
+		if rc.auths == nil {
+			rc.auths = map[string]bool{}
+		}
+		rc.auths[a] = true
+	}
 	switch k {
 	case kindPing:
 		rc.counts.Ping++

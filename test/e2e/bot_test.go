@@ -144,7 +144,8 @@ func TestLeaderElectionWithShippedRBAC(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd-e2e", Identity: id,
+			// The Lease deploy/rbac.yaml creates and names: imgupd may create no other.
+			done <- b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
 				LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond})
 		}()
 		return b, cancel, done

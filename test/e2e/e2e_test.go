@@ -249,6 +249,18 @@ func asServiceAccount(ns, name string) *rest.Config {
 // objects in the API server; the returned function removes them again.
 func loadScenario(t *testing.T, sc *lab.Scenario, edit func([]*unstructured.Unstructured)) (*lab.Env, func()) {
 	t.Helper()
+	return loadScenarioObjects(t, sc, func(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+		if edit != nil {
+			edit(objs)
+		}
+		return objs
+	})
+}
+
+// loadScenarioObjects is loadScenario with the objects replaced by what
+// objects returns (objects may add and drop some).
+func loadScenarioObjects(t *testing.T, sc *lab.Scenario, objects func([]*unstructured.Unstructured) []*unstructured.Unstructured) (*lab.Env, func()) {
+	t.Helper()
 	ctx := context.Background()
 	env, err := lab.StartServers(ctx, sc)
 	if err != nil {
@@ -259,9 +271,7 @@ func loadScenario(t *testing.T, sc *lab.Scenario, edit func([]*unstructured.Unst
 		env.Close()
 		t.Fatal(err)
 	}
-	if edit != nil {
-		edit(objs)
-	}
+	objs = objects(objs)
 	admin, err := newClient(srv.config)
 	if err != nil {
 		env.Close()

@@ -231,8 +231,10 @@ func grantedToEveryone(t *testing.T, ns string) []authorizationv1.ResourceRule {
 // TestChartRBACIsLeastPrivilege: asked as each ServiceAccount (the chart's variants and
 // deploy/rbac.yaml's), the API server grants in every namespace no wildcard, no Secret list or
 // watch outside Argo CD's namespace (and no Secret at all with rbac.secrets.read=false), named
-// Secrets only where the variant says, and no write but the Lease and the scheduled summaries'
-// ConfigMap (update by name, create by a rule of its own) in imgupd's own namespace.
+// Secrets only in Argo CD's and Image Updater's namespace (argocd) and those the variant lists,
+// never cluster-wide, and no write but the Lease and the scheduled summaries' ConfigMap (update,
+// by name; no create: the chart creates both) in imgupd's own namespace, and the creation of
+// SubjectAccessReviews (which writes nothing: it asks whether Image Updater may read a Secret).
 func TestChartRBACIsLeastPrivilege(t *testing.T) {
 	for _, r := range chartVariants {
 		installChart(t, r)
@@ -250,7 +252,7 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			cfg := asServiceAccount(a.ns, a.name)
 			for _, ns := range []string{a.ns, "argocd", "team", "kube-system", "default"} {
-				var leaseWrites, summaryWrites, summaryCreate bool
+				var leaseWrites, summaryWrites, reviews bool
 				everyone := grantedToEveryone(t, ns)
 				for _, rule := range rulesReview(t, cfg, ns) {
 					if slices.ContainsFunc(everyone, func(e authorizationv1.ResourceRule) bool { return reflect.DeepEqual(e, rule) }) {
@@ -269,23 +271,25 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 						if !slices.Contains(rule.Verbs, v) {
 							continue
 						}
-						if ns == a.ns && slices.Equal(rule.Resources, []string{"leases"}) && slices.Equal(rule.APIGroups, []string{"coordination.k8s.io"}) && v != "delete" && v != "patch" {
+						// The leader Lease and the summaries' ConfigMap: updated by name only, never
+						// created (a create cannot name its object in RBAC: the chart creates both).
+						if ns == a.ns && v == "update" && slices.Equal(rule.Resources, []string{"leases"}) && slices.Equal(rule.APIGroups, []string{"coordination.k8s.io"}) &&
+							slices.Equal(rule.ResourceNames, []string{"imgupd"}) {
 							leaseWrites = true
 							continue
 						}
-						// The scheduled summaries' ConfigMap: updated by name only; created (a create
-						// cannot name its object in RBAC) by a rule that grants nothing else.
-						if ns == a.ns && slices.Equal(rule.Resources, []string{"configmaps"}) && slices.Equal(rule.APIGroups, []string{""}) {
-							switch {
-							case v == "update" && slices.Equal(rule.ResourceNames, []string{a.name + "-summaries"}):
-								summaryWrites = true
-								continue
-							case v == "create" && len(rule.ResourceNames) == 0 && slices.Equal(rule.Verbs, []string{"create"}):
-								summaryCreate = true
-								continue
-							}
+						if ns == a.ns && v == "update" && slices.Equal(rule.Resources, []string{"configmaps"}) && slices.Equal(rule.APIGroups, []string{""}) &&
+							slices.Equal(rule.ResourceNames, []string{a.name + "-summaries"}) {
+							summaryWrites = true
+							continue
 						}
-						t.Errorf("write verb %s %s (names %v): imgupd writes only its Lease and its summaries' ConfigMap", v, what, rule.ResourceNames)
+						// Asking the API server who may read a Secret: a review is answered, never stored.
+						if v == "create" && slices.Equal(rule.Resources, []string{"subjectaccessreviews"}) && slices.Equal(rule.APIGroups, []string{"authorization.k8s.io"}) &&
+							slices.Equal(rule.Verbs, []string{"create"}) {
+							reviews = true
+							continue
+						}
+						t.Errorf("write verb %s %s (names %v): imgupd writes only its Lease and its summaries' ConfigMap, by name", v, what, rule.ResourceNames)
 					}
 					if !slices.Contains(rule.Resources, "secrets") {
 						continue
@@ -297,13 +301,18 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 						t.Errorf("Secret list %s: only Argo CD's repository Secrets, in its namespace, are listed", what)
 					case a.name == chartSecretNamespaces.name && !slices.Contains([]string{"argocd", "team"}, ns):
 						t.Errorf("named Secrets %s: rbac.secrets.namespaces lists team (and argocd is always there)", what)
+					case a.name != chartSecretNamespaces.name && ns != "argocd":
+						t.Errorf("named Secrets %s: only in Argo CD's and Image Updater's namespace (argocd) unless rbac.secrets.namespaces lists more", what)
 					}
 				}
 				if !leaseWrites && ns == a.ns {
 					t.Errorf("no Lease rule in %s: leader election cannot work", ns)
 				}
-				if ns == a.ns && (!summaryWrites || !summaryCreate) {
-					t.Errorf("in %s: update of ConfigMap %s-summaries %v, create of configmaps %v: the schedules cannot keep their state", ns, a.name, summaryWrites, summaryCreate)
+				if ns == a.ns && !summaryWrites {
+					t.Errorf("in %s: no update of ConfigMap %s-summaries: the schedules cannot keep their state", ns, a.name)
+				}
+				if !reviews {
+					t.Errorf("in %s: no create on subjectaccessreviews: imgupd cannot ask whether Image Updater may read a Secret, so it reads none", ns)
 				}
 			}
 		})

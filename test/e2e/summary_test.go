@@ -61,19 +61,26 @@ func summaryFleet(t *testing.T, spec lab.FleetSpec) (*lab.Env, *diagnostics.Engi
 	return env, env.Engine()
 }
 
-// freshStateConfigMap removes the schedules' ConfigMap (as the admin): each test starts without it.
+// freshStateConfigMap makes the schedules' ConfigMap empty again (as the admin), as the chart and
+// deploy/rbac.yaml create it: each test starts without state. imgupd creates none.
 func freshStateConfigMap(t *testing.T) *kubernetes.Clientset {
 	t.Helper()
 	admin, err := kubernetes.NewForConfig(srv.config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.CoreV1().ConfigMaps("imgupd").Delete(context.Background(), summaryCM, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	empty := func() error {
+		cms := admin.CoreV1().ConfigMaps("imgupd")
+		if err := cms.Delete(context.Background(), summaryCM, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		_, err := cms.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: summaryCM, Namespace: "imgupd"}}, metav1.CreateOptions{})
+		return err
+	}
+	if err := empty(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = admin.CoreV1().ConfigMaps("imgupd").Delete(context.Background(), summaryCM, metav1.DeleteOptions{})
-	})
+	t.Cleanup(func() { _ = empty() })
 	return admin
 }
 
@@ -126,7 +133,8 @@ func runSummaryBot(t *testing.T, srv *slacklab.Server, eng *diagnostics.Engine, 
 			r.done <- r.b.Run(ctx)
 			return
 		}
-		r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd-e2e-summaries", Identity: leader,
+		// The Lease deploy/rbac.yaml creates and names: imgupd may create no other.
+		r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: leader,
 			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond})
 	}()
 	return r
@@ -275,6 +283,11 @@ func TestScheduledSummaryStateOnRealAPIServer(t *testing.T) {
 	if _, err := sa.CoreV1().ConfigMaps("imgupd").Get(context.Background(), other.Name, metav1.GetOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("imgupd may read another ConfigMap of its namespace: %v", err)
 	}
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "imgupd-e2e-created", Namespace: "imgupd"}}
+	if _, err := sa.CoreV1().ConfigMaps("imgupd").Create(context.Background(), mine, metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("imgupd may create ConfigMaps: %v", err)
+		_ = admin.CoreV1().ConfigMaps("imgupd").Delete(context.Background(), mine.Name, metav1.DeleteOptions{})
+	}
 }
 
 // TestOnlyTheLeaderRunsSchedulesOnRealAPIServer: two replicas, as imgupd's ServiceAccount,
@@ -336,7 +349,7 @@ func TestSchedulesWithoutTheRoleFailClearly(t *testing.T) {
 	err = b.Run(ctx)
 	var se *bot.SetupError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "may not read its ConfigMap imgupd/imgupd-summaries") ||
-		!strings.Contains(err.Error(), "grant get and update on configmaps named imgupd-summaries, and create on configmaps, in imgupd") {
+		!strings.Contains(err.Error(), "grant get and update on configmaps named imgupd-summaries in imgupd") {
 		t.Fatalf("want a clear RBAC error, got %v", err)
 	}
 	if n := slack.Connections(); n != 0 {

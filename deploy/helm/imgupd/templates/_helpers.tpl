@@ -79,7 +79,7 @@ config.schedules when there are any. Tokens never
 go here: they come from the Secret, through the environment.
 */}}
 {{- define "imgupd.config" -}}
-{{- $serve := mustMergeOverwrite (dict "namespace" .Values.argocd.namespace "updater-namespace" .Values.imageUpdater.namespace) (deepCopy (.Values.config.serve | default dict)) }}
+{{- $serve := mustMergeOverwrite (dict "namespace" .Values.argocd.namespace "updater-namespace" .Values.imageUpdater.namespace "argocd-service-account" .Values.argocd.serviceAccount) (deepCopy (.Values.config.serve | default dict)) }}
 {{- range $k, $v := $serve }}
 {{- if empty $v }}{{ $_ := unset $serve $k }}{{ end }}
 {{- end }}
@@ -89,15 +89,15 @@ go here: they come from the Secret, through the environment.
 {{- end }}
 
 {{/*
-The namespaces where named Secrets may be read when rbac.secrets.namespaces
-lists some: those, Argo CD's and Image Updater's, sorted, once each.
+The namespaces where named Secrets may be read: Argo CD's, Image Updater's
+and those rbac.secrets.namespaces lists, sorted, once each.
 */}}
 {{- define "imgupd.secretNamespaces" -}}
 {{- $ns := concat (list .Values.argocd.namespace .Values.imageUpdater.namespace) .Values.rbac.secrets.namespaces | uniq | sortAlpha }}
 {{- toJson $ns }}
 {{- end }}
 
-{{/* The ConfigMap where the scheduled summaries keep their state (created by imgupd itself). */}}
+{{/* The ConfigMap where the scheduled summaries keep their state (created by the chart, written by imgupd). */}}
 {{- define "imgupd.summariesConfigMapName" -}}
 {{- printf "%s-summaries" (include "imgupd.fullname" .) }}
 {{- end }}
