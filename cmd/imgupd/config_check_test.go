@@ -79,6 +79,7 @@ func TestConfigCheckNamesTheKeyAtFault(t *testing.T) {
 		{"bad cluster name", serveConfig + "serve:\n  cluster: Prod_EU\n", okTokens, "serve.cluster", "use lower-case letters, digits, - and .", false},
 		{"bad log level", serveConfig + "serve:\n  log-level: loud\n", okTokens, "serve.log-level", "want debug, info, warn or error", false},
 		{"bad log format", serveConfig + "serve:\n  log-format: xml\n", okTokens, "serve.log-format", "want json, text or auto", false},
+		{"no turn per person", serveConfig + "serve:\n  max-concurrent-per-user: 0\n", okTokens, "serve.max-concurrent-per-user", "want at least 1", false},
 		{"bad listen address", serveConfig + "serve:\n  listen: '8080'\n", okTokens, "serve.listen", "want host:port or :port", false},
 		{"unknown lab scenario", serveConfig + "serve:\n  lab: no-such-scenario\n", okTokens, "serve.lab", "neither a built-in scenario", false},
 		{"bad forge", serveConfig + "serve:\n  forge: [github]\n", okTokens, "serve.forge", "want KIND:HOST[=API_URL]", false},
