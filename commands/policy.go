@@ -246,11 +246,6 @@ func (p *Policy) Decide(pr Principal, s Scope) Decision {
 		who(pr), where(pr), list(ns), list(projects))}
 }
 
-// Visible returns a filter for the Applications the principal may see.
-func (p *Policy) Visible(pr Principal) func(Scope) bool {
-	return func(s Scope) bool { return p.Decide(pr, s).Allowed }
-}
-
 // VisibleNamespaces are the only namespaces where the principal may see Applications, when
 // every rule that applies names literal namespaces only; nil when one grants any namespace or
 // a glob of them (then every namespace must be listed to know).

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 func TestPolicyDecide(t *testing.T) {
@@ -205,5 +207,18 @@ func TestVisibleNamespaces(t *testing.T) {
 		if (got == nil) != (c.want == nil) || !slices.Equal(got, c.want) {
 			t.Errorf("%s in %s: %#v, want %#v", c.pr.User, c.pr.Channel, got, c.want)
 		}
+		// A summary's scan gets the same namespaces, and the asker's filter.
+		sc := p.ScopeFor(c.pr, fleet.Scope{Names: []string{"web"}})
+		if !slices.Equal(sc.VisibleNamespaces, got) || (sc.VisibleNamespaces == nil) != (got == nil) || sc.Visible == nil || sc.Names[0] != "web" {
+			t.Errorf("%s in %s: ScopeFor %+v", c.pr.User, c.pr.Channel, sc)
+		}
+	}
+	alice := Principal{User: "U0ALICE001", Channel: "C0TEAMB001"}
+	sc := p.ScopeFor(alice, fleet.Scope{})
+	if !sc.Visible("team-b", "x") || sc.Visible("team-a", "x") {
+		t.Error("ScopeFor's filter is not the policy's")
+	}
+	if ch := p.ChannelScope("C0TEAMB001", fleet.Scope{}); !slices.Equal(ch.VisibleNamespaces, []string{"team-b", "shared"}) || !ch.Visible("shared", "x") || ch.Visible("team-a", "x") {
+		t.Errorf("ChannelScope: %+v", ch)
 	}
 }
