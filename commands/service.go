@@ -165,6 +165,13 @@ func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, 
 	}
 	ref := diagnostics.AppRef{Namespace: app.Namespace, Name: app.Name}
 	rep := s.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: s.updaterNamespace()})
+	if rep != nil && rep.RootCause != nil && rep.RootCause.Code == diagnostics.CodeAppNotFound {
+		// Deleted since it was found: the engine's answer lists the namespace's other
+		// Applications, which the asker may not all see. Answer as for any missing one.
+		if again, _, res := s.find(ctx, pr, cmd, name, ns); again == nil {
+			return res
+		}
+	}
 	out := Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
 	if d.Private {
 		out.Private = PrivateText(d.Rule, "`"+ref.String()+"`")

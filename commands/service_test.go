@@ -6,7 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -245,5 +249,39 @@ func TestServiceExplain(t *testing.T) {
 	res = s.Handle(context.Background(), alice, Explain{Code: "LIVE_IMAGE_NOT_LIV"})
 	if res.Kind != KindNotFound || !strings.Contains(res.Text, "did you mean `LIVE_IMAGE_NOT_LIVE`") {
 		t.Errorf("explain typo: %+v", res)
+	}
+}
+
+// deleting is the engine, except that the Application is deleted just before it is diagnosed
+// (a race between the look-up and the diagnosis).
+type deleting struct {
+	Diagnoser
+	reader *cluster.Reader
+}
+
+func (d deleting) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+	gvr := schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+	_ = d.reader.Dynamic.Resource(gvr).Namespace(req.Namespace).Delete(ctx, req.App, metav1.DeleteOptions{})
+	return d.Diagnoser.Diagnose(ctx, req)
+}
+
+// TestAppDeletedBeforeItsDiagnosis: the engine's "does not exist" lists the namespace's other
+// Applications; the asker gets the service's "not found" instead, which names only what they
+// may see.
+func TestAppDeletedBeforeItsDiagnosis(t *testing.T) {
+	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"#deploys"}, Namespaces: []string{"team-a"}, Projects: []string{"default"}}}}
+	s := newServiceWith(t, p, extraApps+`---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: vault-keeper, namespace: team-a}
+spec:
+  project: vault
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+`)
+	s.Engine = deleting{Diagnoser: s.Engine, reader: s.Apps.(*cluster.Reader)}
+	res := s.Handle(context.Background(), alice, Diagnose{App: "webshop", Namespace: "team-a"})
+	if res.Kind != KindNotFound || res.Report != nil || !strings.HasPrefix(res.Text, "no Application `webshop` in namespace `team-a`") || strings.Contains(res.Text, "vault-keeper") {
+		t.Errorf("an app deleted before its diagnosis: %+v", res)
 	}
 }
