@@ -169,7 +169,7 @@ func BenchmarkMemory50Concurrent(b *testing.B) {
 			srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken,
 				Channels: []slacklab.Channel{{ID: deploys, Name: "deploys", IsMember: true}}})
 			audit := &syncBuffer{}
-			bt := bot.New(bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), MaxConcurrent: n,
+			bt := bot.New(bot.Config{BotToken: botToken, AppToken: appToken, APIURL: srv.APIURL(), MaxConcurrent: n, MaxConcurrentPerUser: n, // one person's 50: what is measured is the diagnoses, not the per-person limit
 				ChannelRate: rate.Inf, ChannelBurst: 1, Audit: slog.New(slog.NewJSONHandler(audit, nil)),
 				Service: &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: &commands.Policy{Rules: []commands.Rule{{Name: "all", Channels: []string{"*"}}}}}})
 			ctx, cancel := context.WithCancel(context.Background())

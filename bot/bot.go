@@ -30,9 +30,10 @@ type Bot struct {
 	del    *delivery
 	seen   *dedup
 	sem    chan struct{}
+	users  *perUser
 
 	groups *ttlCache[[]string]
-	names  *ttlCache[string]
+	convs  *ttlCache[conversation]
 
 	inflight sync.WaitGroup
 	draining atomic.Bool
@@ -59,7 +60,8 @@ func New(c Config) *Bot {
 	return &Bot{
 		cfg: c, api: slack.New(c.BotToken.Reveal(), opts...), scopes: rec, health: newHealth(),
 		del: newDelivery(c), seen: newDedup(c.DedupTTL), sem: make(chan struct{}, c.MaxConcurrent),
-		groups: newTTLCache[[]string](c.CacheTTL), names: newTTLCache[string](c.CacheTTL),
+		users:  &perUser{max: min(c.MaxConcurrentPerUser, c.MaxConcurrent), held: map[string]int{}},
+		groups: newTTLCache[[]string](c.CacheTTL), convs: newTTLCache[conversation](c.CacheTTL),
 		work: work, cancelWork: cancel,
 	}
 }
@@ -231,7 +233,9 @@ func (b *Bot) ack(sm *socketmode.Client, req socketmode.Request, payload any) {
 }
 
 // spawn runs one command's work in the background, bounded by
-// MaxConcurrent, tracked for shutdown. A command that waits too long for
+// MaxConcurrent, tracked for shutdown. A command that reads the cluster
+// takes one of its asker's MaxConcurrentPerUser turns, running or waiting:
+// past them it is answered "busy" at once. A command that waits too long for
 // its turn, or panics, is still answered, counted and audited.
 func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 	b.inflight.Add(1)
@@ -239,6 +243,14 @@ func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 		defer b.inflight.Done()
 		ctx, cancel := context.WithTimeout(b.work, b.cfg.CommandTimeout)
 		defer cancel()
+		if readsCluster(inv.cmd) {
+			held, ok := b.users.take(inv.pr.User)
+			if !ok {
+				b.busy(ctx, inv, held)
+				return
+			}
+			defer b.users.release(inv.pr.User)
+		}
 		select {
 		case b.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -260,6 +272,56 @@ func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 		}()
 		f(ctx)
 	}()
+}
+
+// busy answers a command its asker has no turn left for, to them alone.
+func (b *Bot) busy(ctx context.Context, inv *invocation, held int) {
+	what := "1 command that reads the cluster"
+	if held != 1 {
+		what = fmt.Sprintf("%d commands that read the cluster", held)
+	}
+	b.reply(ctx, inv, commands.Result{Kind: commands.KindBusy, Command: inv.cmd,
+		Text: fmt.Sprintf(":hourglass: imgupd is busy for you: you already have %s running or waiting (at most %d at once per person, so that one person cannot take every turn). Run this again when one has answered.",
+			what, b.users.max)})
+}
+
+// readsCluster reports whether a command reads the cluster (a diagnosis or a scan), and so
+// takes one of its asker's turns; help, explain and input that is not a command do not.
+func readsCluster(cmd commands.Command) bool {
+	switch cmd.(type) {
+	case commands.Diagnose, commands.Tags, commands.Logs, commands.Summary:
+		return true
+	}
+	return false
+}
+
+// perUser counts each user's commands running or waiting for a turn.
+type perUser struct {
+	max  int
+	mu   sync.Mutex
+	held map[string]int
+}
+
+// take gives the user a turn, or reports false and how many they hold.
+func (p *perUser) take(user string) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.held[user]
+	if n >= p.max {
+		return n, false
+	}
+	p.held[user] = n + 1
+	return n + 1, true
+}
+
+func (p *perUser) release(user string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held[user] <= 1 {
+		delete(p.held, user)
+		return
+	}
+	p.held[user]--
 }
 
 // fail answers a command that could not be carried out.

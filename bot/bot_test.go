@@ -104,7 +104,7 @@ func startScenario(t testing.TB, sc *lab.Scenario, opts ...option) *harness {
 	t.Cleanup(env.Close)
 	scfg := slacklab.Config{
 		BotToken: botToken, AppToken: appToken,
-		Scopes: []string{"app_mentions:read", "chat:write", "commands", "reactions:write", "usergroups:read"},
+		Scopes: []string{"app_mentions:read", "channels:read", "chat:write", "commands", "groups:read", "mpim:read", "reactions:write", "usergroups:read"},
 		Channels: []slacklab.Channel{
 			{ID: deploys, Name: "deploys", IsMember: true},
 			{ID: random, Name: "random", IsMember: true},
@@ -412,15 +412,22 @@ func TestDeniedUserGetsEphemeralRefusalAndAudit(t *testing.T) {
 	if n := len(h.srv.CallsTo("chat.postMessage")); n != 0 {
 		t.Errorf("a denied command posted %d message(s)", n)
 	}
-	// A group member may, anywhere; in a mention, the refusal is ephemeral.
+	// A group member may, anywhere; what only the group's rule grants is hers alone; in a
+	// mention, the refusal is ephemeral.
 	h.send(slacklab.SlashCommand("env-group", slash(carol, random, "diagnose web", h.srv.ResponseURL("grp"))))
-	h.waitFor("carol (platform group) gets the report", func() bool { return len(h.messages(isReport("argocd/web"))) == 1 })
+	h.waitFor("carol (platform group) gets the report, privately", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Via == "response_url" && m.ResponseID == "grp" && strings.Contains(m.Text, "argocd/web") && strings.Contains(string(m.Blocks), "the access rule `platform` grants you `argocd/web`, not this channel")
+		})) == 1
+	})
 	const ts = "1718031500.000001"
 	h.srv.AddUserMessage(random, ts, "", "diagnose web")
 	h.send(slacklab.AppMention("env-deny-m", slacklab.Mention{User: eve, Channel: random, Text: "<@U0BOTUSER1> diagnose web", TS: ts}))
-	h.waitFor("the mention's refusal is ephemeral, in the thread", func() bool {
+	// A top-level mention has no thread yet, and Slack shows an ephemeral message in a thread
+	// only when it has replies: the refusal is at the top level.
+	h.waitFor("the mention's refusal is ephemeral, at the top level", func() bool {
 		return len(h.messages(func(m slacklab.Message) bool {
-			return m.Via == "chat.postEphemeral" && m.User == eve && m.ThreadTS == ts && strings.Contains(m.Text, "no access rule")
+			return m.Via == "chat.postEphemeral" && m.User == eve && m.ThreadTS == "" && strings.Contains(m.Text, "no access rule")
 		})) == 1
 	})
 	h.waitFor("the mention shows ⛔", func() bool {
@@ -505,7 +512,7 @@ func TestStartupNamesTheBadToken(t *testing.T) {
 		{"swapped", appToken, botToken, nil, "are swapped"},
 		{"missing", "", appToken, nil, "IMGUPD_SLACK_BOT_TOKEN is not set"},
 		{"user token", "xoxp-123", appToken, nil, "does not start with xoxb-"},
-		{"missing scope", botToken, appToken, []string{"chat:write", "commands"}, "lacks the scope(s) app_mentions:read, reactions:write"},
+		{"missing scope", botToken, appToken, []string{"chat:write", "commands"}, "lacks the scope(s) app_mentions:read, channels:read, groups:read, mpim:read, reactions:write"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -782,7 +789,7 @@ func TestDMsNeedImHistory(t *testing.T) {
 	if !slices.Contains(bot.RequiredScopes(cfg), "im:history") {
 		t.Fatalf("required scopes %v lack im:history", bot.RequiredScopes(cfg))
 	}
-	srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken, Scopes: []string{"app_mentions:read", "chat:write", "commands", "reactions:write"}})
+	srv := slacklab.Start(slacklab.Config{BotToken: botToken, AppToken: appToken, Scopes: []string{"app_mentions:read", "channels:read", "chat:write", "commands", "groups:read", "mpim:read", "reactions:write"}})
 	defer srv.Close()
 	cfg.BotToken, cfg.AppToken, cfg.APIURL = botToken, appToken, srv.APIURL()
 	cfg.Log = slog.New(slog.DiscardHandler)

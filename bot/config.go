@@ -26,6 +26,10 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil
 // Reveal is the token itself.
 func (s Secret) Reveal() string { return string(s) }
 
+// DefaultMaxConcurrentPerUser is how many commands that read the cluster one person may have
+// running or waiting at once, by default.
+const DefaultMaxConcurrentPerUser = 2
+
 // Config is what the bot needs. Tokens come from the environment or the
 // configuration file, never from the command line.
 type Config struct {
@@ -41,6 +45,10 @@ type Config struct {
 	// MaxConcurrent bounds the commands carried out at once; more wait
 	// (default 16).
 	MaxConcurrent int
+	// MaxConcurrentPerUser bounds the commands that read the cluster one
+	// person may have running or waiting at once; more are answered "busy"
+	// (default 2; at most MaxConcurrent).
+	MaxConcurrentPerUser int
 	// CommandTimeout bounds one command, delivery included (default 2 min).
 	CommandTimeout time.Duration
 	// ShutdownTimeout bounds the wait for in-flight commands on shutdown
@@ -80,6 +88,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 16
+	}
+	if c.MaxConcurrentPerUser <= 0 {
+		c.MaxConcurrentPerUser = DefaultMaxConcurrentPerUser
 	}
 	if c.CommandTimeout <= 0 {
 		c.CommandTimeout = 2 * time.Minute

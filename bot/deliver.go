@@ -25,7 +25,7 @@ func render(res commands.Result) (first blockkit.Message, rest []blockkit.Messag
 		return p.Message, p.Thread, true
 	case res.Kind == commands.KindSummary && res.Summary != nil:
 		p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
-		return withNote(p.Message, commands.HiddenText(res.Hidden)), p.Thread, true
+		return p.Message, p.Thread, true
 	case res.Kind == commands.KindTags && res.Report != nil:
 		msgs, public = blockkit.Tags(res.Report, res.Alias), true
 	case res.Kind == commands.KindLogs && res.Report != nil:
@@ -74,12 +74,17 @@ func Payloads(res commands.Result) []blockkit.Message {
 // deliver sends the answer where the command came from.
 func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result) error {
 	first, rest, public := render(res)
+	if inv.via != "dm" && (res.Private != "" || inv.fromEphemeral) {
+		// Only a rule naming the asker grants what it shows (or the click was on a message
+		// only they see): all of it goes to them alone, with why.
+		return b.privately(ctx, inv, append([]blockkit.Message{withNote(first, res.Private)}, rest...))
+	}
 	if inv.via == "slash" && !public {
 		return b.respond(ctx, inv, append([]blockkit.Message{first}, rest...)...)
 	}
-	// Refusals, and a button's errors, are for the asker only (in a direct
-	// message, a plain reply already is).
-	private := res.Kind == commands.KindDenied ||
+	// Refusals, "busy", and a button's errors, are for the asker only (in a
+	// direct message, a plain reply already is).
+	private := res.Kind == commands.KindDenied || res.Kind == commands.KindBusy ||
 		inv.via == "button" && (res.Kind == commands.KindInvalid || res.Kind == commands.KindError || res.Kind == commands.KindNotFound)
 	if inv.via != "slash" && inv.via != "dm" && private {
 		return b.ephemeral(ctx, inv, first)
@@ -126,6 +131,20 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	return errors.Join(errs...)
 }
 
+// privately shows every message to the asker alone: through the slash command's response_url,
+// else as ephemeral messages where the mention or the click was.
+func (b *Bot) privately(ctx context.Context, inv *invocation, msgs []blockkit.Message) error {
+	if inv.via == "slash" {
+		return b.respond(ctx, inv, msgs...)
+	}
+	for _, m := range msgs {
+		if err := b.ephemeral(ctx, inv, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // msgOptions are a message's text and blocks, in thread ("" = top level).
 func msgOptions(m blockkit.Message, thread string) []slack.MsgOption {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false)}
@@ -153,9 +172,15 @@ func (b *Bot) postMessage(ctx context.Context, channel, thread string, m blockki
 	return ts, nil
 }
 
-// ephemeral shows a message to the asker only, in the thread.
+// ephemeral shows a message to the asker only: in the thread when the command came from inside
+// one, else at the top level (Slack shows an ephemeral message in a thread only when the thread
+// already has replies).
 func (b *Bot) ephemeral(ctx context.Context, inv *invocation, m blockkit.Message) error {
-	opts := msgOptions(m, inv.thread)
+	thread := ""
+	if inv.inThread {
+		thread = inv.thread
+	}
+	opts := msgOptions(m, thread)
 	err := b.del.post(ctx, inv.channel, "chat.postEphemeral", func(ctx context.Context) error {
 		_, err := b.api.PostEphemeralContext(ctx, inv.channel, inv.pr.User, opts...)
 		return err

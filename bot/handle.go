@@ -26,6 +26,8 @@ const (
 	reactBroken  = "x"
 	reactUnknown = "grey_question"
 	reactDenied  = "no_entry"
+	reactPrivate = "lock"      // answered to the asker alone: the channel is not told how it went
+	reactBusy    = "hourglass" // the asker already has as many commands running as one person may
 )
 
 // invocation is one command being answered, wherever it came from.
@@ -38,8 +40,17 @@ type invocation struct {
 	thread   string // the thread to answer in ("" = top level)
 	respURL  string // slash commands and buttons: for ephemeral answers
 	mention  string // the mention's or direct message's ts, for reactions
-	start    time.Time
-	cmd      commands.Command // nil until parsed, or when the input is not a command
+	// inThread is true when the command came from inside an existing thread (a reply, or a
+	// message in one): only there does Slack show an ephemeral message in the thread.
+	inThread bool
+	// kindKnown is false when what Slack sent does not say what kind of conversation this is
+	// (a mention; a private channel named "privategroup"): the bot looks it up.
+	kindKnown bool
+	// fromEphemeral is true for a click on a message only the clicker sees: its answer is
+	// theirs alone too.
+	fromEphemeral bool
+	start         time.Time
+	cmd           commands.Command // nil until parsed, or when the input is not a command
 }
 
 // onSlash acks at once: a parse error or help in the ack itself, else a
@@ -51,11 +62,8 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 		return
 	}
 	inv := &invocation{via: "slash", envelope: req.EnvelopeID, text: sc.Text, channel: sc.ChannelID, respURL: sc.ResponseURL, start: time.Now(),
-		pr: commands.Principal{User: sc.UserID, UserName: sc.UserName, Channel: sc.ChannelID, ChannelName: sc.ChannelName,
-			DM: isDM(sc.ChannelID) || sc.ChannelName == "directmessage"}}
-	if inv.pr.ChannelName == "directmessage" || inv.pr.ChannelName == "privategroup" {
-		inv.pr.ChannelName = ""
-	}
+		pr: commands.Principal{User: sc.UserID, UserName: sc.UserName, Channel: sc.ChannelID}}
+	inv.kindKnown = classify(&inv.pr, sc.ChannelName)
 	cmd, err := commands.Parse(sc.Text)
 	inv.cmd = cmd
 	switch {
@@ -121,14 +129,16 @@ func (b *Bot) eventInvocation(envelope string, data any) *invocation {
 		if thread == "" {
 			thread = m.TimeStamp
 		}
-		return &invocation{via: "mention", envelope: envelope, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
-			pr: commands.Principal{User: m.User, Channel: m.Channel, DM: isDM(m.Channel)}}
+		inv := &invocation{via: "mention", envelope: envelope, text: m.Text, channel: m.Channel, thread: thread, mention: m.TimeStamp, start: time.Now(),
+			inThread: m.ThreadTimeStamp != "", pr: commands.Principal{User: m.User, Channel: m.Channel}}
+		inv.kindKnown = classify(&inv.pr, "")
+		return inv
 	case *slackevents.MessageEvent:
 		if m.ChannelType != "im" || m.SubType != "" || m.BotID != "" || m.User == "" || fromSelf(m.User) {
 			return nil
 		}
 		return &invocation{via: "dm", envelope: envelope, text: m.Text, channel: m.Channel, thread: m.ThreadTimeStamp, mention: m.TimeStamp, start: time.Now(),
-			pr: commands.Principal{User: m.User, Channel: m.Channel, DM: true}}
+			inThread: m.ThreadTimeStamp != "", kindKnown: true, pr: commands.Principal{User: m.User, Channel: m.Channel, DM: true}}
 	}
 	return nil
 }
@@ -170,17 +180,22 @@ func (b *Bot) onInteraction(sm *socketmode.Client, req socketmode.Request, cb sl
 	if thread == "" {
 		thread = cb.Container.MessageTs
 	}
-	b.answer(&invocation{via: "button", envelope: req.EnvelopeID, text: text, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
-		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel, ChannelName: cb.Channel.Name, DM: isDM(channel)}})
+	// Decided for the one who clicks, wherever the message came from.
+	inv := &invocation{via: "button", envelope: req.EnvelopeID, text: text, channel: channel, thread: thread, respURL: cb.ResponseURL, start: time.Now(),
+		inThread: cb.Message.ThreadTimestamp != "", fromEphemeral: cb.Container.IsEphemeral,
+		pr: commands.Principal{User: cb.User.ID, UserName: cb.User.Name, Channel: channel}}
+	inv.kindKnown = classify(&inv.pr, cb.Channel.Name)
+	b.answer(inv)
 }
 
 // answer parses and runs a mention's or a button's command in the
 // background (a slash command is parsed before its ack).
 func (b *Bot) answer(inv *invocation) {
+	// Parsed first (it reads nothing): spawn needs to know whether it takes one of the asker's turns.
+	cmd, err := commands.Parse(inv.text)
+	inv.cmd = cmd
 	b.spawn(inv, func(ctx context.Context) {
 		b.react(ctx, inv, reactWorking, true)
-		cmd, err := commands.Parse(inv.text)
-		inv.cmd = cmd
 		if err != nil {
 			b.reply(ctx, inv, invalid(err))
 			return
@@ -228,7 +243,7 @@ func appName(ns, app string) string {
 
 // run carries out the parsed command and delivers the answer.
 func (b *Bot) run(ctx context.Context, inv *invocation) {
-	pr, err := b.principal(ctx, inv.pr)
+	pr, err := b.principal(ctx, inv.pr, inv.kindKnown)
 	if err != nil {
 		b.cfg.Log.Warn("cannot resolve the asker's groups or channel; rules that need them do not apply", "user", inv.pr.User, "error", err)
 	}
@@ -262,6 +277,10 @@ func outcomeReaction(res commands.Result, deliverErr error) string {
 		return reactBroken
 	case res.Kind == commands.KindDenied:
 		return reactDenied
+	case res.Kind == commands.KindBusy:
+		return reactBusy
+	case res.Private != "":
+		return reactPrivate
 	case res.Report != nil && res.Kind == commands.KindReport:
 		switch res.Report.Verdict {
 		case diagnostics.VerdictHealthy:
@@ -291,6 +310,9 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	if res.Rule != "" {
 		attrs = append(attrs, "rule", res.Rule)
 	}
+	if res.Private != "" {
+		attrs = append(attrs, "private", true)
+	}
 	if res.Report != nil && res.Kind == commands.KindReport {
 		attrs = append(attrs, "state", string(res.Report.State))
 	}
@@ -301,7 +323,7 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 		attrs = append(attrs, "denied", clip(res.Text, 300))
 	}
 	if s := res.Summary; s != nil && res.Kind == commands.KindSummary {
-		attrs = append(attrs, "apps", s.Total, "hidden", res.Hidden, "worst", string(s.Worst), "need_attention", s.NeedAttention())
+		attrs = append(attrs, "apps", s.Total, "worst", string(s.Worst), "need_attention", s.NeedAttention())
 	}
 	if deliverErr != nil {
 		attrs = append(attrs, "delivery_error", deliverErr.Error())
@@ -309,8 +331,10 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	b.cfg.Audit.Info("command", attrs...)
 }
 
-// principal adds what the policy needs: the user's groups, the channel name.
-func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Principal, error) {
+// principal adds what the policy needs: the user's groups and, when what Slack sent does not
+// say it, what kind of conversation this is and its name (conversations.info, cached). A failed
+// lookup leaves the kind unknown: then only rules naming the channel by ID apply.
+func (b *Bot) principal(ctx context.Context, pr commands.Principal, kindKnown bool) (commands.Principal, error) {
 	pol := b.cfg.Service.Policy
 	if pol == nil {
 		return pr, nil
@@ -334,8 +358,8 @@ func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Pr
 			pr.Groups = append(pr.Groups, g)
 		}
 	}
-	if pr.ChannelName == "" && !pr.DM && pol.NeedsChannelNames() {
-		name, err := b.names.get(ctx, pr.Channel, func(ctx context.Context) (string, error) {
+	if !kindKnown {
+		conv, err := b.convs.get(ctx, pr.Channel, func(ctx context.Context) (conversation, error) {
 			var ch *slack.Channel
 			err := b.del.call(ctx, "conversations.info", func(ctx context.Context) error {
 				var err error
@@ -343,16 +367,48 @@ func (b *Bot) principal(ctx context.Context, pr commands.Principal) (commands.Pr
 				return err
 			})
 			if err != nil {
-				return "", err
+				return conversation{}, err
 			}
-			return ch.Name, nil
+			return conversation{name: ch.Name, im: ch.IsIM, mpim: ch.IsMpIM}, nil
 		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("channel %s: %w", pr.Channel, err))
+		switch {
+		case err != nil:
+			pr.KindUnknown = true
+			errs = append(errs, fmt.Errorf("conversation %s: %w", pr.Channel, err))
+		case conv.im:
+			pr.DM = true
+		case conv.mpim:
+			pr.GroupDM = true
+		default:
+			pr.ChannelName = conv.name
 		}
-		pr.ChannelName = name
 	}
 	return pr, errors.Join(errs...)
+}
+
+// conversation is what the bot needs to know of a conversation Slack did not describe.
+type conversation struct {
+	name     string
+	im, mpim bool
+}
+
+// classify reads the kind of a conversation from its ID and from the name Slack sent with a
+// slash command or a click ("" for a mention): a direct message (D…, or "directmessage"), a
+// group direct message ("mpdm-…"), else a channel of that name. It reports false when they do
+// not tell (no name; "privategroup"): the bot then looks the conversation up.
+func classify(pr *commands.Principal, name string) bool {
+	switch {
+	case isDM(pr.Channel) || name == "directmessage":
+		pr.DM = true
+		return true
+	case strings.HasPrefix(name, "mpdm-"):
+		pr.GroupDM = true
+		return true
+	case name == "" || name == "privategroup":
+		return false
+	}
+	pr.ChannelName = name
+	return true
 }
 
 // isDM reports whether a conversation ID is a direct message (D…).

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -170,7 +169,8 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 		}
 	}()
 
-	res, err := s.fleet.Scan(ctx, c.Scope)
+	// Posted for the whole channel: only what everyone there may see is read and counted.
+	res, err := s.fleet.Scan(ctx, b.cfg.Service.Policy.ChannelScope(c.Channel, c.Scope))
 	if b.work.Err() != nil {
 		result = "abandoned" // shutting down: the next leader makes this run
 		return
@@ -181,18 +181,14 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 		s.save(ctx, c, st, log)
 		return
 	}
-	pol := b.cfg.Service.Policy
-	shown, hidden := commands.FilterResult(res, pol.ChannelVisible(c.Channel), channelGrantsAll(pol, c.Channel))
-	if hidden > 0 {
-		log.Warn("scheduled summary: apps of the scope the channel's rules do not grant are left out", "hidden", hidden)
-	}
+	shown := res
 	transitions := st.Memory.Observe(shown, now)
 	sum := fleet.Summarize(shown, &st.Memory)
 	for _, sc := range sum.Counts {
 		b.cfg.Metrics.summaryApps.WithLabelValues(c.Name, string(sc.State)).Set(float64(sc.Count))
 	}
 	p := blockkit.Summary(sum, blockkit.SummaryOptions{Title: "Image Updater · " + c.Name, Buttons: true})
-	msg := withNote(p.Message, commands.HiddenText(hidden))
+	msg := p.Message
 
 	result, err = s.write(ctx, c, &st, sum.Hash, msg, p.Thread, now)
 	if err != nil {
@@ -206,12 +202,6 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 	s.save(ctx, c, st, log)
 	log.Info("scheduled summary", "result", result, "apps", sum.Total, "need_attention", sum.NeedAttention(), "worst", string(sum.Worst),
 		"partial", sum.Partial, "transitions", len(transitions), "duration_ms", time.Since(started).Milliseconds())
-}
-
-// channelGrantsAll reports whether a rule that admits everyone in the channel grants every
-// Application (then the count of unmanaged ones may be shown there).
-func channelGrantsAll(p *commands.Policy, ch string) bool {
-	return slices.ContainsFunc(p.ChannelRules(ch), func(r commands.Rule) bool { return len(r.Namespaces) == 0 && len(r.Projects) == 0 })
 }
 
 func (s *scheduler) save(ctx context.Context, c *compiledSchedule, st ScheduleState, log *slog.Logger) {

@@ -35,13 +35,15 @@ func (e *SetupError) Error() string {
 
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// baseScopes are the bot token scopes the bot always uses.
-var baseScopes = []string{"app_mentions:read", "chat:write", "commands", "reactions:write"}
+// baseScopes are the bot token scopes the bot always uses. channels:read,
+// groups:read and mpim:read let conversations.info say what a mention's
+// conversation is (a channel, private or not, or a group DM, where the bot
+// does not answer) and its name: a mention carries neither.
+var baseScopes = []string{"app_mentions:read", "channels:read", "chat:write", "commands", "groups:read", "mpim:read", "reactions:write"}
 
 // RequiredScopes lists the bot token scopes this configuration uses: user
-// groups in access rules need usergroups:read, channel names need
-// channels:read and groups:read, direct messages (access.allowDMs) need
-// im:history for the message.im events.
+// groups in access rules need usergroups:read, direct messages
+// (access.allowDMs) need im:history for the message.im events.
 func RequiredScopes(c Config) []string {
 	s := slices.Clone(baseScopes)
 	if c.Service != nil && c.Service.Policy != nil {
@@ -50,9 +52,6 @@ func RequiredScopes(c Config) []string {
 		}
 		if len(c.Service.Policy.Groups()) > 0 {
 			s = append(s, "usergroups:read")
-		}
-		if c.Service.Policy.NeedsChannelNames() {
-			s = append(s, "channels:read", "groups:read")
 		}
 	}
 	slices.Sort(s)

@@ -49,6 +49,14 @@ type Principal struct {
 	Channel, ChannelName string
 	// DM is true in a direct message with the bot.
 	DM bool
+	// GroupDM is true in a group direct message (an mpim): neither a channel nor a direct
+	// message with the bot. imgupd does not answer there: its members are whoever started it,
+	// and no rule can name them.
+	GroupDM bool
+	// KindUnknown is true when the transport could not tell what kind of conversation this is
+	// (its lookup failed): rules that apply in every channel ("*", or no channels) do not
+	// apply, only those naming it by ID or name.
+	KindUnknown bool
 	// Groups are the user's groups among Policy.Groups().
 	Groups []string
 }
@@ -59,8 +67,13 @@ type Scope struct{ Namespace, Project string }
 // Decision is the answer to "may this principal see this scope?".
 type Decision struct {
 	Allowed bool
-	// Rule names the rule that allowed it.
+	// Rule names the rule that allowed it: a rule for everyone in the conversation when one
+	// grants it.
 	Rule string
+	// Private is true when only rules that name the asker (users or groups) grant it, and no
+	// rule for everyone in this channel does: the answer is for the asker alone. Never true in
+	// a direct message, which is private already.
+	Private bool
 	// Reason says, for a refusal, why and what would allow it.
 	Reason string
 }
@@ -126,21 +139,14 @@ func (p *Policy) Groups() []string {
 	return out
 }
 
-// NeedsChannelNames reports whether a rule names a channel by name, so the
-// transport must look names up.
-func (p *Policy) NeedsChannelNames() bool {
-	for _, r := range p.Rules {
-		for _, c := range r.Channels {
-			if c != "*" && c != "dm" && !channelIDRE.MatchString(c) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // applies reports whether the rule is about this principal here.
 func (r Rule) applies(pr Principal) bool {
+	if pr.GroupDM {
+		return false
+	}
+	if len(r.Channels) == 0 && pr.KindUnknown {
+		return false
+	}
 	if len(r.Channels) > 0 && !slices.ContainsFunc(r.Channels, func(c string) bool { return channelMatches(c, pr) }) {
 		return false
 	}
@@ -153,10 +159,14 @@ func (r Rule) applies(pr Principal) bool {
 	return slices.ContainsFunc(r.Groups, func(g string) bool { return slices.Contains(pr.Groups, g) })
 }
 
+// forEveryone reports whether the rule admits everyone where it applies (it names no users
+// and no groups).
+func (r Rule) forEveryone() bool { return len(r.Users) == 0 && len(r.Groups) == 0 }
+
 func channelMatches(c string, pr Principal) bool {
 	switch {
 	case c == "*":
-		return true
+		return !pr.KindUnknown
 	case c == "dm":
 		return pr.DM
 	case channelIDRE.MatchString(c):
@@ -184,6 +194,13 @@ func globsMatch(globs []string, v string) bool {
 // Admits decides whether the principal may use the bot here at all (for
 // commands that read nothing from the cluster: help, explain).
 func (p *Policy) Admits(pr Principal) Decision {
+	if pr.GroupDM {
+		alt := "ask in a channel"
+		if p.AllowDMs {
+			alt += ", or write to imgupd directly"
+		}
+		return Decision{Reason: "imgupd does not answer in group direct messages (their members are not something an access rule can name): " + alt}
+	}
 	if pr.DM && !p.AllowDMs {
 		return Decision{Reason: "imgupd does not answer in direct messages here (access.allowDMs is off): ask in a channel"}
 	}
@@ -196,30 +213,73 @@ func (p *Policy) Admits(pr Principal) Decision {
 		who(pr), where(pr))}
 }
 
-// Decide decides whether the principal may read an Application in scope.
+// Decide decides whether the principal may read an Application in scope. A rule for everyone
+// in the conversation is preferred; when only rules naming the asker grant it (and this is
+// not a direct message), the Decision is Private.
 func (p *Policy) Decide(pr Principal, s Scope) Decision {
 	d := p.Admits(pr)
 	if !d.Allowed {
 		return d
 	}
 	var ns, projects []string
-	for _, r := range p.Rules {
+	var personal *Rule
+	for i, r := range p.Rules {
 		if !r.applies(pr) {
 			continue
 		}
 		if r.grants(s) {
-			return Decision{Allowed: true, Rule: r.Name}
+			if r.forEveryone() || pr.DM {
+				return Decision{Allowed: true, Rule: r.Name}
+			}
+			if personal == nil {
+				personal = &p.Rules[i]
+			}
+			continue
 		}
 		ns = appendGlobs(ns, r.Namespaces)
 		projects = appendGlobs(projects, r.Projects)
+	}
+	if personal != nil {
+		return Decision{Allowed: true, Rule: personal.Name, Private: true}
 	}
 	return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in namespaces %s and projects %s; this one is outside them",
 		who(pr), where(pr), list(ns), list(projects))}
 }
 
-// Visible returns a filter for the Applications the principal may see.
-func (p *Policy) Visible(pr Principal) func(Scope) bool {
-	return func(s Scope) bool { return p.Decide(pr, s).Allowed }
+// VisibleNamespaces are the only namespaces where the principal may see Applications, when
+// every rule that applies names literal namespaces only; nil when one grants any namespace or
+// a glob of them (then every namespace must be listed to know).
+func (p *Policy) VisibleNamespaces(pr Principal) []string {
+	if !p.Admits(pr).Allowed {
+		return []string{}
+	}
+	var rules []Rule
+	for _, r := range p.Rules {
+		if r.applies(pr) {
+			rules = append(rules, r)
+		}
+	}
+	return literalNamespaces(rules)
+}
+
+// literalNamespaces are the namespaces the rules grant, when each names literal namespaces
+// only; else nil (any namespace may be granted).
+func literalNamespaces(rules []Rule) []string {
+	out := []string{}
+	for _, r := range rules {
+		if len(r.Namespaces) == 0 {
+			return nil
+		}
+		for _, n := range r.Namespaces {
+			if strings.ContainsAny(n, `*?[\`) {
+				return nil
+			}
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func appendGlobs(dst, globs []string) []string {
@@ -378,13 +438,4 @@ func describeGlobs(globs []string) string {
 		return "(any)"
 	}
 	return "[" + strings.Join(globs, ", ") + "]"
-}
-
-// GrantsAll reports whether a rule that applies to the principal grants every Application (no
-// namespaces and no projects listed).
-func (p *Policy) GrantsAll(pr Principal) bool {
-	if pr.DM && !p.AllowDMs {
-		return false
-	}
-	return slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.applies(pr) && len(r.Namespaces) == 0 && len(r.Projects) == 0 })
 }

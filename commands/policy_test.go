@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
 )
 
 func TestPolicyDecide(t *testing.T) {
@@ -46,9 +49,6 @@ func TestPolicyDecide(t *testing.T) {
 	if got := p.Groups(); len(got) != 1 || got[0] != "S0PLATFORM" {
 		t.Errorf("Groups() = %v", got)
 	}
-	if !p.NeedsChannelNames() {
-		t.Error("a rule names #team-a: NeedsChannelNames must be true")
-	}
 }
 
 func TestZeroPolicyRefuses(t *testing.T) {
@@ -82,7 +82,10 @@ func FuzzPolicy(f *testing.F) {
 	f.Add("#deploys", "U0ALICE001", "S0PLATFORM", "team-*", "payments", "C0DEPLOYS1", "deploys", "team-a", "payments", false)
 	f.Add("*", "", "", "[", "", "D0ABC", "", "", "", true)
 	f.Add("dm", "U0BOB", "", "", "*", "D0BOB", "", "prod", "x", true)
+	f.Add("*", "", "", "", "", "G0GROUPDM1", "mpdm-alice--bob-1", "prod", "x", false)
+	f.Add("C0DEPLOYS1", "U0BOB", "", "team-a", "", "C0DEPLOYS1", "", "team-a", "web", false)
 	f.Fuzz(func(t *testing.T, channel, user, group, ns, project, prChannel, prName, scopeNS, scopeProject string, dm bool) {
+		groupDM := strings.HasPrefix(prName, "mpdm-")
 		r := Rule{Name: "fuzz", Channels: []string{channel}}
 		if user != "" {
 			r.Users = []string{user}
@@ -103,7 +106,7 @@ func FuzzPolicy(f *testing.F) {
 			}
 			return
 		}
-		pr := Principal{User: user, Channel: prChannel, ChannelName: prName, DM: dm, Groups: []string{group}}
+		pr := Principal{User: user, Channel: prChannel, ChannelName: prName, DM: dm, GroupDM: groupDM, Groups: []string{group}}
 		d := p.Decide(pr, Scope{Namespace: scopeNS, Project: scopeProject})
 		if d.Allowed && !p.Admits(pr).Allowed {
 			t.Fatal("Decide allows what Admits refuses")
@@ -114,5 +117,108 @@ func FuzzPolicy(f *testing.F) {
 		if !d.Allowed && d.Reason == "" {
 			t.Fatal("a refusal without a reason")
 		}
+		if groupDM && d.Allowed {
+			t.Fatal("a group DM is allowed")
+		}
+		if d.Private && (dm || r.forEveryone()) {
+			t.Fatal("private in a DM, or by a rule for everyone")
+		}
 	})
+}
+
+// TestConversationKinds: a group DM is neither a channel nor a DM (nothing applies there, with
+// a refusal that says so); a conversation the transport could not classify gets only the rules
+// that name it; "*" still covers DMs and channels.
+func TestConversationKinds(t *testing.T) {
+	p := &Policy{AllowDMs: true, Rules: []Rule{
+		{Name: "anywhere", Channels: []string{"*"}},
+		{Name: "everyone-everywhere", Namespaces: []string{"sandbox"}},
+		{Name: "by-id", Channels: []string{"C0DEPLOYS1"}, Namespaces: []string{"deploys"}},
+	}}
+	group := Principal{User: "U0ALICE001", Channel: "G0GROUPDM1", ChannelName: "mpdm-alice--bob--carol-1", GroupDM: true}
+	if d := p.Admits(group); d.Allowed || !strings.Contains(d.Reason, "group direct messages") || !strings.Contains(d.Reason, "write to imgupd directly") {
+		t.Errorf("group DM: %+v", d)
+	}
+	if d := p.Decide(group, Scope{"sandbox", "default"}); d.Allowed {
+		t.Errorf("group DM decided: %+v", d)
+	}
+	if ns := p.VisibleNamespaces(group); ns == nil || len(ns) != 0 {
+		t.Errorf("a group DM sees namespaces %v", ns)
+	}
+	unknown := Principal{User: "U0ALICE001", Channel: "C0DEPLOYS1", KindUnknown: true}
+	if d := p.Decide(unknown, Scope{"deploys", "default"}); !d.Allowed || d.Rule != "by-id" {
+		t.Errorf("unknown kind, rule by ID: %+v", d)
+	}
+	if d := p.Decide(unknown, Scope{"sandbox", "default"}); d.Allowed {
+		t.Errorf("unknown kind, a rule for every channel applies: %+v", d)
+	}
+	if d := p.Decide(Principal{User: "U0ALICE001", Channel: "D0ALICE001", DM: true}, Scope{"x", "y"}); !d.Allowed || d.Rule != "anywhere" {
+		t.Errorf("\"*\" in a DM: %+v", d)
+	}
+}
+
+// TestPrivateDecisions: a grant by a rule naming the asker is private unless a rule for
+// everyone in the conversation grants the same app; in a DM, never.
+func TestPrivateDecisions(t *testing.T) {
+	p := &Policy{AllowDMs: true, Rules: []Rule{
+		{Name: "bob", Users: []string{"U0BOB00001"}, Channels: []string{"*", "dm"}},
+		{Name: "platform", Groups: []string{"S0PLATFORM"}, Channels: []string{"*"}, Projects: []string{"infra"}},
+		{Name: "deploys", Channels: []string{"C0DEPLOYS1"}, Projects: []string{"web"}},
+	}}
+	cases := []struct {
+		name    string
+		pr      Principal
+		scope   Scope
+		rule    string
+		private bool
+	}{
+		{"bob, an app only his rule grants", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "payments"}, "bob", true},
+		{"bob, an app the channel may see", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "web"}, "deploys", false},
+		{"a group member", Principal{User: "U0CAROL001", Channel: "C0DEPLOYS1", Groups: []string{"S0PLATFORM"}}, Scope{"a", "infra"}, "platform", true},
+		{"bob in a DM", Principal{User: "U0BOB00001", Channel: "D0BOB00001", DM: true}, Scope{"a", "payments"}, "bob", false},
+		{"bob in a Slack Connect channel", Principal{User: "U0BOB00001", Channel: "C0SHARED01"}, Scope{"a", "web"}, "bob", true},
+	}
+	for _, c := range cases {
+		d := p.Decide(c.pr, c.scope)
+		if !d.Allowed || d.Rule != c.rule || d.Private != c.private {
+			t.Errorf("%s: %+v, want rule %q private %v", c.name, d, c.rule, c.private)
+		}
+	}
+}
+
+func TestVisibleNamespaces(t *testing.T) {
+	p := &Policy{Rules: []Rule{
+		{Name: "a", Channels: []string{"C0TEAMA001"}, Namespaces: []string{"team-a", "shared"}},
+		{Name: "b", Channels: []string{"C0TEAMA001", "C0TEAMB001"}, Namespaces: []string{"team-b", "shared"}},
+		{Name: "glob", Channels: []string{"C0GLOB0001"}, Namespaces: []string{"team-*"}},
+		{Name: "any", Users: []string{"U0ROOT0001"}, Channels: []string{"*"}},
+	}}
+	for _, c := range []struct {
+		pr   Principal
+		want []string
+	}{
+		{Principal{User: "U0ALICE001", Channel: "C0TEAMA001"}, []string{"team-a", "shared", "team-b"}},
+		{Principal{User: "U0ALICE001", Channel: "C0TEAMB001"}, []string{"team-b", "shared"}},
+		{Principal{User: "U0ALICE001", Channel: "C0GLOB0001"}, nil},
+		{Principal{User: "U0ROOT0001", Channel: "C0TEAMB001"}, nil},
+		{Principal{User: "U0ALICE001", Channel: "C0RANDOM01"}, []string{}},
+	} {
+		got := p.VisibleNamespaces(c.pr)
+		if (got == nil) != (c.want == nil) || !slices.Equal(got, c.want) {
+			t.Errorf("%s in %s: %#v, want %#v", c.pr.User, c.pr.Channel, got, c.want)
+		}
+		// A summary's scan gets the same namespaces, and the asker's filter.
+		sc := p.ScopeFor(c.pr, fleet.Scope{Names: []string{"web"}})
+		if !slices.Equal(sc.VisibleNamespaces, got) || (sc.VisibleNamespaces == nil) != (got == nil) || sc.Visible == nil || sc.Names[0] != "web" {
+			t.Errorf("%s in %s: ScopeFor %+v", c.pr.User, c.pr.Channel, sc)
+		}
+	}
+	alice := Principal{User: "U0ALICE001", Channel: "C0TEAMB001"}
+	sc := p.ScopeFor(alice, fleet.Scope{})
+	if !sc.Visible("team-b", "x") || sc.Visible("team-a", "x") {
+		t.Error("ScopeFor's filter is not the policy's")
+	}
+	if ch := p.ChannelScope("C0TEAMB001", fleet.Scope{}); !slices.Equal(ch.VisibleNamespaces, []string{"team-b", "shared"}) || !ch.Visible("shared", "x") || ch.Visible("team-a", "x") {
+		t.Errorf("ChannelScope: %+v", ch)
+	}
 }

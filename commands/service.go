@@ -66,7 +66,8 @@ const (
 	KindInvalid  Kind = "invalid"   // Text: the input is not a command (with help)
 	KindError    Kind = "error"     // Text: the command could not be carried out
 	KindNotBuilt Kind = "not_built" // Text: the command exists but is not available yet
-	KindSummary  Kind = "summary"   // Summary (filtered by what the asker may see), Hidden
+	KindSummary  Kind = "summary"   // Summary (of what the asker may see)
+	KindBusy     Kind = "busy"      // Text: the asker already has as many commands running as one person may
 )
 
 // Result is the answer to one command.
@@ -83,10 +84,13 @@ type Result struct {
 	Suggestions []string
 	// Rule is the access rule that allowed the command.
 	Rule string
-	// Summary is a fleet summary of the Applications the asker may see;
-	// Hidden counts those of the scope left out.
+	// Summary is a fleet summary of the Applications the asker may see: the scan never read
+	// the others, and no figure in it depends on them.
 	Summary *fleet.Summary
-	Hidden  int
+	// Private, when not "", is why the answer is for the asker alone (chat Markdown, shown
+	// with it): only an access rule naming them (users or groups), no rule for everyone in this
+	// channel, grants what it shows. The transport then answers only them.
+	Private string
 }
 
 // Outcome is the Result in one word, for metrics and the audit log: the
@@ -151,40 +155,51 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
 }
 
-// withApp finds the Application, decides whether the (admitted) asker may
-// see it, and diagnoses it.
+// withApp finds the Application the (admitted) asker may see and diagnoses it. An Application
+// the asker may not see is answered exactly as one that does not exist: nothing about it is
+// read, and nothing in the answer depends on it.
 func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, ns string, kind Kind) Result {
-	app, res := s.find(ctx, pr, cmd, name, ns)
+	app, d, res := s.find(ctx, pr, cmd, name, ns)
 	if app == nil {
 		return res
 	}
 	ref := diagnostics.AppRef{Namespace: app.Namespace, Name: app.Name}
-	d := s.Policy.Decide(pr, scopeOf(app))
-	if !d.Allowed {
-		return Result{Kind: KindDenied, Command: cmd, App: ref, Text: d.Reason}
-	}
 	rep := s.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: s.updaterNamespace()})
-	return Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
+	if rep != nil && rep.RootCause != nil && rep.RootCause.Code == diagnostics.CodeAppNotFound {
+		// Deleted since it was found: the engine's answer lists the namespace's other
+		// Applications, which the asker may not all see. Answer as for any missing one.
+		if again, _, res := s.find(ctx, pr, cmd, name, ns); again == nil {
+			return res
+		}
+	}
+	out := Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
+	if d.Private {
+		out.Private = PrivateText(d.Rule, "`"+ref.String()+"`")
+	}
+	return out
 }
 
-// find reads the Application: in ns if given, else in the default
-// namespace, else wherever the asker may see one of that name. It returns
-// nil and the answer when there is none (or several).
-func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns string) (*argo.Application, Result) {
+// find reads the Application: in ns if given, else in the default namespace, else wherever
+// the asker may see one of that name. It returns only an Application the asker may see, with
+// the decision that grants it; else nil and the answer, which is the same whether the
+// Application does not exist or exists and the asker may not see it (the suggestions and the
+// namespaces it names are Applications the asker may see).
+func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns string) (*argo.Application, Decision, Result) {
 	explicit := ns != ""
 	if !explicit {
 		ns = s.defaultNamespace()
 	}
-	visible := s.Policy.Visible(pr)
 	app, err := s.Apps.Application(ctx, ns, name)
 	switch {
-	case err == nil && (explicit || visible(scopeOf(app))):
-		return app, Result{}
-	case err != nil && !cluster.IsNotFound(err):
-		return nil, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
+	case err == nil:
+		if d := s.Policy.Decide(pr, scopeOf(app)); d.Allowed {
+			return app, d, Result{}
+		}
+	case !cluster.IsNotFound(err):
+		return nil, Decision{}, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
 	}
-	// Not there, or there but not for this asker: look wherever the asker
-	// may see an Application of that name.
+	// Not there, or there but not for this asker (the same from here on): look wherever the
+	// asker may see an Application of that name.
 	scope := ns
 	if !explicit {
 		scope = ""
@@ -192,29 +207,50 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	all, lerr := s.Apps.Applications(ctx, scope)
 	var same, names []string
 	var only *argo.Application
+	var onlyD Decision
+	// personal: the rule that grants the asker, and not this channel, each Application listed
+	// (an answer naming one is for the asker alone).
+	personal := map[string]string{}
 	for i := range all {
 		a := &all[i]
-		if !visible(scopeOf(a)) {
+		d := s.Policy.Decide(pr, scopeOf(a))
+		if !d.Allowed {
 			continue
 		}
-		names = append(names, a.Namespace+"/"+a.Name)
+		full := a.Namespace + "/" + a.Name
+		names = append(names, full)
+		if d.Private {
+			personal[full] = d.Rule
+		}
 		if a.Name == name {
-			same = append(same, a.Namespace)
-			only = a
+			same = append(same, full)
+			only, onlyD = a, d
 		}
 	}
+	privately := func(res Result, named []string) Result {
+		for _, full := range named {
+			if rule, ok := personal[full]; ok {
+				res.Private = PrivateText(rule, "Applications this answer names")
+				break
+			}
+		}
+		return res
+	}
+	res := Result{Kind: KindNotFound, Command: cmd}
 	switch {
 	case len(same) == 1:
-		return only, Result{}
-	case app != nil:
-		// The one in the default namespace: the policy refuses it, saying why.
-		return app, Result{}
+		return only, onlyD, Result{}
 	case len(same) > 1:
 		sort.Strings(same)
-		return nil, Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("there are Applications named `%s` in namespaces %s: add `-n NAMESPACE`",
-			name, "`"+strings.Join(same, "`, `")+"`")}
+		nss := make([]string, len(same))
+		for i, full := range same {
+			nss[i], _, _ = strings.Cut(full, "/")
+		}
+		res.Text = fmt.Sprintf("there are Applications named `%s` in namespaces %s: add `-n NAMESPACE`",
+			name, "`"+strings.Join(nss, "`, `")+"`")
+		return nil, Decision{}, privately(res, same)
 	}
-	res := Result{Kind: KindNotFound, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}}
+	res.App = diagnostics.AppRef{Namespace: ns, Name: name}
 	if explicit {
 		res.Text = fmt.Sprintf("no Application `%s` in namespace `%s`", name, ns)
 	} else {
@@ -222,13 +258,23 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	}
 	if lerr != nil {
 		res.Text += " (and the list of Applications could not be read: " + readError("Applications", lerr) + ")"
-		return nil, res
+		return nil, Decision{}, res
 	}
 	res.Suggestions = nearestApps(name, names)
 	if len(res.Suggestions) > 0 {
 		res.Text += "; did you mean " + "`" + strings.Join(res.Suggestions, "`, `") + "`?"
 	}
-	return nil, res
+	return nil, Decision{}, privately(res, res.Suggestions)
+}
+
+// PrivateText says why an answer is for the asker alone: rule grants the asker what (chat
+// Markdown: an Application in backquotes, or words), and no rule for everyone in the channel
+// does.
+func PrivateText(rule, what string) string {
+	if rule == "" {
+		rule = "(unnamed)"
+	}
+	return fmt.Sprintf(":lock: Only you can see this: the access rule `%s` grants you %s, not this channel.", rule, what)
 }
 
 // scopeOf is an Application's namespace and project; Argo CD reads an

@@ -2,10 +2,15 @@ package commands
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -57,12 +62,18 @@ spec:
 
 func newService(t *testing.T, p *Policy) *Service {
 	t.Helper()
+	return newServiceWith(t, p, extraApps)
+}
+
+// newServiceWith is a service on the healthy scenario with these objects added.
+func newServiceWith(t *testing.T, p *Policy, objects string) *Service {
+	t.Helper()
 	sc, ok := lab.Builtin("healthy-kustomize-argocd")
 	if !ok {
 		t.Fatal("builtin scenario missing")
 	}
 	cp := *sc
-	cp.Objects += extraApps
+	cp.Objects += objects
 	env, err := lab.Start(context.Background(), &cp)
 	if err != nil {
 		t.Fatal(err)
@@ -135,12 +146,8 @@ func TestServiceAccess(t *testing.T) {
 	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"#deploys"}, Namespaces: []string{"team-a", "argocd"}, Projects: []string{"default"}}}}
 	s := newService(t, p)
 	ctx := context.Background()
-	res := s.Handle(ctx, alice, Diagnose{App: "payments-api", Namespace: "team-b"})
-	if res.Kind != KindDenied || res.Report != nil || !strings.Contains(res.Text, "namespaces `team-a`, `argocd` and projects `default`; this one is outside them") {
-		t.Errorf("payments-api: %+v", res)
-	}
 	// Suggestions only name what the asker may see.
-	res = s.Handle(ctx, alice, Diagnose{App: "payments"})
+	res := s.Handle(ctx, alice, Diagnose{App: "payments"})
 	if res.Kind != KindNotFound || strings.Contains(res.Text, "payments-api") {
 		t.Errorf("payments: suggestions leak an app the asker may not see: %+v", res)
 	}
@@ -149,6 +156,71 @@ func TestServiceAccess(t *testing.T) {
 		if res := s.Handle(ctx, stranger, cmd); res.Kind != KindDenied || res.Report != nil {
 			t.Errorf("%T from a stranger: %+v", cmd, res)
 		}
+	}
+}
+
+// TestHiddenAppIsAMissingApp: an Application the asker may not see is answered exactly as in
+// a cluster where it does not exist — named with its namespace or not, for every command that
+// reads an app — and the refusal that does not depend on an app (not admitted here) stays.
+func TestHiddenAppIsAMissingApp(t *testing.T) {
+	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"#deploys"}, Namespaces: []string{"team-a", "argocd"}, Projects: []string{"default"}}}}
+	with := newService(t, p)
+	without := newServiceWith(t, p, strings.Replace(extraApps, "name: payments-api, namespace: team-b", "name: billing, namespace: team-b", 1))
+	ctx := context.Background()
+	for _, cmd := range []Command{
+		Diagnose{App: "payments-api", Namespace: "team-b"},
+		Diagnose{App: "payments-api"},
+		Tags{App: "payments-api", Namespace: "team-b", Alias: "web"},
+		Logs{App: "payments-api", Namespace: "team-b"},
+		Diagnose{App: "payments-apj", Namespace: "team-b"},
+		Logs{App: "payments-ap"},
+	} {
+		got, want := with.Handle(ctx, alice, cmd), without.Handle(ctx, alice, cmd)
+		if got.Kind != KindNotFound || got.Report != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%T %+v: hidden answers\n%+v\nmissing answers\n%+v", cmd, cmd, got, want)
+		}
+	}
+	// In the default namespace, hidden there and nowhere else visible: not found too.
+	argo := newServiceWith(t, &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"*"}, Namespaces: []string{"team-a"}}}}, "")
+	if res := argo.Handle(ctx, alice, Diagnose{App: "web"}); res.Kind != KindNotFound ||
+		res.Text != "no Application `web` in namespace `argocd`, nor in another namespace you may see" {
+		t.Errorf("web hidden in argocd: %+v", res)
+	}
+	if res := with.Handle(ctx, Principal{User: "U0EVE00001", Channel: "C0RANDOM01"}, Diagnose{App: "payments-api", Namespace: "team-b"}); res.Kind != KindDenied {
+		t.Errorf("not admitted here at all: %+v", res)
+	}
+}
+
+// TestPersonalGrantIsPrivate: what only a rule naming the asker grants is answered for them
+// alone, saying which rule; what a channel rule grants too is public; in a DM nothing is
+// marked private (it is); suggestions naming a personally granted app make the answer private.
+func TestPersonalGrantIsPrivate(t *testing.T) {
+	p := &Policy{AllowDMs: true, Rules: []Rule{
+		{Name: "deploys", Channels: []string{"#deploys"}, Namespaces: []string{"argocd"}},
+		{Name: "bob-payments", Users: []string{"U0BOB00001"}, Channels: []string{"*", "dm"}, Projects: []string{"payments"}},
+		{Name: "bob-argocd", Users: []string{"U0BOB00001"}, Channels: []string{"*"}, Namespaces: []string{"argocd"}},
+	}}
+	s := newService(t, p)
+	ctx := context.Background()
+	bob := Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1", ChannelName: "deploys"}
+	res := s.Handle(ctx, bob, Diagnose{App: "payments-api"})
+	if res.Kind != KindReport || res.Rule != "bob-payments" || res.Private != ":lock: Only you can see this: the access rule `bob-payments` grants you `team-b/payments-api`, not this channel." {
+		t.Errorf("payments-api for bob in #deploys: kind %s rule %q private %q", res.Kind, res.Rule, res.Private)
+	}
+	// argocd/web: bob's own rule grants it, and so does #deploys' rule: public, under the channel's rule.
+	if res := s.Handle(ctx, bob, Diagnose{App: "web"}); res.Kind != KindReport || res.Private != "" || res.Rule != "deploys" {
+		t.Errorf("web for bob in #deploys: kind %s rule %q private %q", res.Kind, res.Rule, res.Private)
+	}
+	if res := s.Handle(ctx, bob, Diagnose{App: "payments-apx"}); res.Kind != KindNotFound || !strings.Contains(res.Text, "team-b/payments-api") || !strings.Contains(res.Private, "Applications this answer names") {
+		t.Errorf("a suggestion of bob's own: %+v", res)
+	}
+	dm := Principal{User: "U0BOB00001", Channel: "D0BOB00001", DM: true}
+	if res := s.Handle(ctx, dm, Diagnose{App: "payments-api"}); res.Kind != KindReport || res.Private != "" {
+		t.Errorf("payments-api for bob in a DM: kind %s private %q", res.Kind, res.Private)
+	}
+	alice := Principal{User: "U0ALICE001", Channel: "C0DEPLOYS1", ChannelName: "deploys"}
+	if res := s.Handle(ctx, alice, Diagnose{App: "payments-api"}); res.Kind != KindNotFound {
+		t.Errorf("payments-api for alice: %+v", res)
 	}
 }
 
@@ -161,9 +233,9 @@ func TestServicePrefersTheAppTheAskerMaySee(t *testing.T) {
 	if res.Kind != KindTags || res.App.String() != "team-a/web" {
 		t.Errorf("tags web: %+v", res)
 	}
-	// Named explicitly, the one in argocd is refused.
+	// Named explicitly, the one in argocd is not there for this asker.
 	res = s.Handle(context.Background(), alice, Tags{App: "web", Namespace: "argocd"})
-	if res.Kind != KindDenied {
+	if res.Kind != KindNotFound || res.Report != nil {
 		t.Errorf("tags argocd/web: %+v", res)
 	}
 }
@@ -177,5 +249,39 @@ func TestServiceExplain(t *testing.T) {
 	res = s.Handle(context.Background(), alice, Explain{Code: "LIVE_IMAGE_NOT_LIV"})
 	if res.Kind != KindNotFound || !strings.Contains(res.Text, "did you mean `LIVE_IMAGE_NOT_LIVE`") {
 		t.Errorf("explain typo: %+v", res)
+	}
+}
+
+// deleting is the engine, except that the Application is deleted just before it is diagnosed
+// (a race between the look-up and the diagnosis).
+type deleting struct {
+	Diagnoser
+	reader *cluster.Reader
+}
+
+func (d deleting) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+	gvr := schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+	_ = d.reader.Dynamic.Resource(gvr).Namespace(req.Namespace).Delete(ctx, req.App, metav1.DeleteOptions{})
+	return d.Diagnoser.Diagnose(ctx, req)
+}
+
+// TestAppDeletedBeforeItsDiagnosis: the engine's "does not exist" lists the namespace's other
+// Applications; the asker gets the service's "not found" instead, which names only what they
+// may see.
+func TestAppDeletedBeforeItsDiagnosis(t *testing.T) {
+	p := &Policy{Rules: []Rule{{Name: "team-a", Channels: []string{"#deploys"}, Namespaces: []string{"team-a"}, Projects: []string{"default"}}}}
+	s := newServiceWith(t, p, extraApps+`---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: vault-keeper, namespace: team-a}
+spec:
+  project: vault
+  source: {repoURL: "https://git.invalid/x.git", path: ., targetRevision: main}
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+`)
+	s.Engine = deleting{Diagnoser: s.Engine, reader: s.Apps.(*cluster.Reader)}
+	res := s.Handle(context.Background(), alice, Diagnose{App: "webshop", Namespace: "team-a"})
+	if res.Kind != KindNotFound || res.Report != nil || !strings.HasPrefix(res.Text, "no Application `webshop` in namespace `team-a`") || strings.Contains(res.Text, "vault-keeper") {
+		t.Errorf("an app deleted before its diagnosis: %+v", res)
 	}
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/fleet"
@@ -18,7 +17,8 @@ type FleetScanner interface {
 // and the answer still has time to be delivered within the bot's command deadline (2 min).
 const DefaultSummaryTimeout = 90 * time.Second
 
-// summary scans the requested scope and keeps only what the asker may see here.
+// summary scans the requested scope, narrowed before anything is read to what the asker may
+// see here: the answer is the one a cluster without the other Applications would give.
 func (s *Service) summary(ctx context.Context, pr Principal, c Summary, rule string) Result {
 	if s.Fleet == nil {
 		return Result{Kind: KindNotBuilt, Command: c, Text: "`summary` is not available in this imgupd (it has no fleet scanner). Use `diagnose APP` for one application."}
@@ -29,7 +29,7 @@ func (s *Service) summary(ctx context.Context, pr Principal, c Summary, rule str
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := s.Fleet.Scan(sctx, c.Scope)
+	res, err := s.Fleet.Scan(sctx, s.Policy.ScopeFor(pr, c.Scope))
 	if err != nil {
 		what := "the Applications to summarize"
 		if errors.Is(err, fleet.ErrNoUpdater) {
@@ -37,43 +37,38 @@ func (s *Service) summary(ctx context.Context, pr Principal, c Summary, rule str
 		}
 		return Result{Kind: KindError, Command: c, Text: readError(what, err)}
 	}
-	shown, hidden := FilterResult(res, s.Policy.Visible(pr), s.Policy.GrantsAll(pr))
-	sum := fleet.Summarize(shown, nil)
-	return Result{Kind: KindSummary, Command: c, Summary: &sum, Hidden: hidden, Rule: rule}
-}
-
-// FilterResult keeps the apps visible admits and says how many it left out. The count of
-// Applications Image Updater does not manage is kept only when keepUnmanaged (the asker may see
-// every Application): the scan does not say which ones they are, so whether they may be shown
-// cannot be told.
-func FilterResult(res *fleet.Result, visible func(Scope) bool, keepUnmanaged bool) (*fleet.Result, int) {
-	out := *res
-	out.Apps = make([]fleet.AppResult, 0, len(res.Apps))
-	hidden := 0
+	sum := fleet.Summarize(res, nil)
+	out := Result{Kind: KindSummary, Command: c, Summary: &sum, Rule: rule}
+	// Shown to the channel only when a rule for everyone here grants every app it shows.
 	for _, a := range res.Apps {
-		p := a.Project
-		if p == "" {
-			p = "default"
-		}
-		if visible(Scope{Namespace: a.App.Namespace, Project: p}) {
-			out.Apps = append(out.Apps, a)
-		} else {
-			hidden++
+		if d := s.Policy.Decide(pr, Scope{Namespace: a.App.Namespace, Project: projectOr(a.Project)}); d.Private {
+			out.Private = PrivateText(d.Rule, "Applications in this summary")
+			break
 		}
 	}
-	if !keepUnmanaged {
-		out.Unmanaged = 0
-	}
-	return &out, hidden
+	return out
 }
 
-// HiddenText says how many apps a summary leaves out, "" for none.
-func HiddenText(hidden int) string {
-	switch hidden {
-	case 0:
-		return ""
-	case 1:
-		return "1 Application in this scope is not shown: the access rules do not grant it here."
+// ScopeFor is the scope s narrowed to what the principal may see: the scan reads and counts
+// nothing else.
+func (p *Policy) ScopeFor(pr Principal, s fleet.Scope) fleet.Scope {
+	s.Visible = func(ns, project string) bool { return p.Decide(pr, Scope{Namespace: ns, Project: project}).Allowed }
+	s.VisibleNamespaces = p.VisibleNamespaces(pr)
+	return s
+}
+
+// ChannelScope is the scope s narrowed to what everyone in the channel ch may see (a scheduled
+// summary's, posted for the whole channel).
+func (p *Policy) ChannelScope(ch string, s fleet.Scope) fleet.Scope {
+	visible := p.ChannelVisible(ch)
+	s.Visible = func(ns, project string) bool { return visible(Scope{Namespace: ns, Project: project}) }
+	s.VisibleNamespaces = literalNamespaces(p.ChannelRules(ch))
+	return s
+}
+
+func projectOr(p string) string {
+	if p == "" {
+		return "default"
 	}
-	return fmt.Sprintf("%d Applications in this scope are not shown: the access rules do not grant them here.", hidden)
+	return p
 }

@@ -42,10 +42,12 @@ const (
 // ErrClosed is returned by the waiting methods once the server is closed.
 var ErrClosed = errors.New("slacklab: server closed")
 
-// Channel is a conversation known to the fake workspace.
+// Channel is a conversation known to the fake workspace. IsMPIM is a group direct message
+// (its Name is then "mpdm-…", as Slack names them); IsExtShared a Slack Connect channel.
 type Channel struct {
 	ID, Name                  string
 	IsMember, IsPrivate, IsIM bool
+	IsMPIM, IsExtShared       bool
 }
 
 // Config configures a Server. The zero value is usable: empty tokens accept

@@ -493,9 +493,9 @@ func (s *Server) conversationsInfo(form url.Values) (map[string]any, string) {
 		return nil, "channel_not_found"
 	}
 	return map[string]any{"channel": map[string]any{
-		"id": c.ID, "name": c.Name, "name_normalized": c.Name, "is_channel": !c.IsIM, "is_group": false,
-		"is_im": c.IsIM, "is_mpim": false, "is_private": c.IsPrivate, "is_member": c.IsMember,
-		"is_archived": false, "context_team_id": TeamID,
+		"id": c.ID, "name": c.Name, "name_normalized": c.Name, "is_channel": !c.IsIM && !c.IsMPIM, "is_group": c.IsMPIM,
+		"is_im": c.IsIM, "is_mpim": c.IsMPIM, "is_private": c.IsPrivate || c.IsMPIM, "is_member": c.IsMember,
+		"is_archived": false, "context_team_id": TeamID, "is_shared": c.IsExtShared, "is_ext_shared": c.IsExtShared,
 	}}, ""
 }
 

@@ -263,6 +263,9 @@ func checkServeFlags(cmd *cobra.Command, settings []setting, bad func(key, forma
 	if n, _ := strconv.Atoi(get("max-concurrent")); n <= 0 {
 		bad(where["max-concurrent"], "%d: want at least 1", n)
 	}
+	if n, _ := strconv.Atoi(get("max-concurrent-per-user")); n <= 0 {
+		bad(where["max-concurrent-per-user"], "%d: want at least 1 (one person's diagnoses and summaries at once)", n)
+	}
 	if kc := get("kubeconfig"); kc != "" {
 		if _, err := os.Stat(kc); err != nil {
 			bad(where["kubeconfig"], "%v", err)

@@ -41,7 +41,7 @@ func TestConfigCheckAcceptsAGoodConfig(t *testing.T) {
 		"access: 2 rule(s), direct messages off",
 		"platform", "groups S0123PLATFORM in channels *: namespaces any, projects any",
 		"payments", "anyone in channels #payments-deploys: namespaces payments, payments-*, projects payments",
-		"Slack bot token scopes this configuration needs: app_mentions:read, channels:read, chat:write, commands, groups:read, reactions:write, usergroups:read",
+		"Slack bot token scopes this configuration needs: app_mentions:read, channels:read, chat:write, commands, groups:read, mpim:read, reactions:write, usergroups:read",
 		"simulate: ", "update-strategy=semver",
 		"schedules: 1", `payments-daily  "0 9 * * 1-5" (Europe/Paris) in #payments-deploys: namespaces payments,payments-*, projects payments; a new message every day, updated in place between, alerts on; next run`,
 	} {
@@ -79,6 +79,7 @@ func TestConfigCheckNamesTheKeyAtFault(t *testing.T) {
 		{"bad cluster name", serveConfig + "serve:\n  cluster: Prod_EU\n", okTokens, "serve.cluster", "use lower-case letters, digits, - and .", false},
 		{"bad log level", serveConfig + "serve:\n  log-level: loud\n", okTokens, "serve.log-level", "want debug, info, warn or error", false},
 		{"bad log format", serveConfig + "serve:\n  log-format: xml\n", okTokens, "serve.log-format", "want json, text or auto", false},
+		{"no turn per person", serveConfig + "serve:\n  max-concurrent-per-user: 0\n", okTokens, "serve.max-concurrent-per-user", "want at least 1", false},
 		{"bad listen address", serveConfig + "serve:\n  listen: '8080'\n", okTokens, "serve.listen", "want host:port or :port", false},
 		{"unknown lab scenario", serveConfig + "serve:\n  lab: no-such-scenario\n", okTokens, "serve.lab", "neither a built-in scenario", false},
 		{"bad forge", serveConfig + "serve:\n  forge: [github]\n", okTokens, "serve.forge", "want KIND:HOST[=API_URL]", false},
@@ -212,7 +213,7 @@ func TestConfigCheckJSON(t *testing.T) {
 		got.Slack[1].Source != "env IMGUPD_SLACK_APP_TOKEN" || got.Slack[1].Prefix != "xapp-" {
 		t.Errorf("slack %+v", got.Slack)
 	}
-	if strings.Join(got.Scopes, ",") != "app_mentions:read,chat:write,commands,im:history,reactions:write" {
+	if strings.Join(got.Scopes, ",") != "app_mentions:read,channels:read,chat:write,commands,groups:read,im:history,mpim:read,reactions:write" {
 		t.Errorf("scopes %v (DMs need im:history)", got.Scopes)
 	}
 

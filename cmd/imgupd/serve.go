@@ -37,6 +37,7 @@ type serveOptions struct {
 	logFormat        string
 	logLevel         string
 	maxConcurrent    int
+	maxPerUser       int
 	timeout          time.Duration
 	shutdownTimeout  time.Duration
 	labScenario      string
@@ -84,6 +85,7 @@ state in the ConfigMap --summaries-configmap in imgupd's namespace.`,
 	f.StringVar(&o.logFormat, "log-format", "auto", "log format: json, text, or auto (json in a cluster)")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.IntVar(&o.maxConcurrent, "max-concurrent", 16, "commands carried out at once; more wait their turn")
+	f.IntVar(&o.maxPerUser, "max-concurrent-per-user", bot.DefaultMaxConcurrentPerUser, "diagnoses and summaries one person may have running or waiting at once; more are answered \"busy\"")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for one diagnosis")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 25*time.Second, "on SIGTERM, how long in-flight commands may finish")
 	f.StringVar(&o.labScenario, "lab", "", "answer from an embedded lab scenario (name or file) instead of a cluster")
@@ -110,6 +112,9 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 
 	if o.clusterName != "" && !commands.ValidClusterName(o.clusterName) {
 		return fail(fmt.Errorf("--cluster %q: use lower-case letters, digits, - and . (commands name it with --cluster)", o.clusterName))
+	}
+	if o.maxPerUser < 1 {
+		return fail(fmt.Errorf("--max-concurrent-per-user %d: want at least 1 (one person's diagnoses and summaries at once)", o.maxPerUser))
 	}
 	policy, err := loadPolicy(v)
 	if err != nil {
@@ -144,7 +149,7 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	}
 	b := bot.New(bot.Config{
 		BotToken: bot.Secret(botToken), AppToken: bot.Secret(appToken), APIURL: lookupOr(lookupEnv, "IMGUPD_SLACK_API_URL", ""),
-		Service: svc, MaxConcurrent: o.maxConcurrent, ShutdownTimeout: o.shutdownTimeout, Log: log, Audit: audit,
+		Service: svc, MaxConcurrent: o.maxConcurrent, MaxConcurrentPerUser: o.maxPerUser, ShutdownTimeout: o.shutdownTimeout, Log: log, Audit: audit,
 		Schedules: schedules, State: state,
 	})
 

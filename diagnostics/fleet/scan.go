@@ -76,7 +76,7 @@ type Result struct {
 	// finished (those are unknown, code CHECK_TIMEOUT).
 	Partial bool `json:"partial,omitempty"`
 	// Unmanaged counts the Applications in the scope Image Updater does not
-	// manage (not listed).
+	// manage (not listed); with a Visible filter, only visible ones.
 	Unmanaged int   `json:"unmanaged"`
 	Stats     Stats `json:"stats"`
 }
@@ -138,7 +138,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	start := now()
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	res := &Result{Scope: scope, Cluster: s.Engine.Options.ClusterName, StartedAt: start}
+	res := &Result{Scope: scope.Asked(), Cluster: s.Engine.Options.ClusterName, StartedAt: start}
 
 	cc := newClusterCache(ctx, s.Engine.Cluster)
 	rc := &registryCache{ctx: ctx, inner: s.Engine.Registry}
@@ -183,7 +183,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	var managed []*argo.Application
 	for i := range apps {
 		a := &apps[i]
-		if !scope.Matches(a) {
+		if !scope.Matches(a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
 		if Managed(a, crs, sel) {

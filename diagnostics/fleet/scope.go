@@ -20,6 +20,15 @@ type Scope struct {
 	Names      []string `json:"names,omitempty"`
 	// Selector is a label selector (kubectl's syntax), "" for any.
 	Selector string `json:"selector,omitempty"`
+
+	// Visible, when set, admits the Applications the asker may see, by namespace and Argo CD
+	// project ("default" for none). The scan drops every other Application as soon as the list
+	// is read, before anything about it is read, decided or counted: nothing in the Result
+	// depends on it. It is not part of the scope as asked (not in String, nor in JSON).
+	Visible func(namespace, project string) bool `json:"-"`
+	// VisibleNamespaces, when not nil, are the only namespaces (literal names) Visible can
+	// admit: Applications are listed only there.
+	VisibleNamespaces []string `json:"-"`
 }
 
 // String is the scope in one line, for headers: "namespaces payments-*,
@@ -44,6 +53,12 @@ func (s Scope) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// Asked is the scope as asked, without the asker's visibility.
+func (s Scope) Asked() Scope {
+	s.Visible, s.VisibleNamespaces = nil, nil
+	return s
+}
+
 // Validate checks the globs and the selector.
 func (s Scope) Validate() error {
 	for _, g := range append(append([]string{}, s.Namespaces...), s.Names...) {
@@ -58,8 +73,18 @@ func (s Scope) Validate() error {
 }
 
 // listNamespaces are the namespaces to list Applications in: each literal
-// namespace of the scope, or "" (all) when any is a glob or none is given.
+// namespace of the scope, or "" (all) when any is a glob or none is given;
+// within VisibleNamespaces when set (none: list nothing).
 func (s Scope) listNamespaces() []string {
+	if s.VisibleNamespaces != nil {
+		out := []string{}
+		for _, n := range s.VisibleNamespaces {
+			if (len(s.Namespaces) == 0 || anyGlob(s.Namespaces, n)) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	if len(s.Namespaces) == 0 {
 		return []string{""}
 	}
@@ -75,22 +100,23 @@ func (s Scope) listNamespaces() []string {
 	return out
 }
 
-// Matches reports whether the Application is in the scope.
+// Matches reports whether the Application is in the scope and, when the scope has a Visible
+// filter, visible.
 func (s Scope) Matches(app *argo.Application) bool {
+	if s.Visible != nil && !s.Visible(app.Namespace, project(app)) {
+		return false
+	}
+	if s.VisibleNamespaces != nil && !slices.Contains(s.VisibleNamespaces, app.Namespace) {
+		return false
+	}
 	if len(s.Namespaces) > 0 && !anyGlob(s.Namespaces, app.Namespace) {
 		return false
 	}
 	if len(s.Names) > 0 && !anyGlob(s.Names, app.Name) {
 		return false
 	}
-	if len(s.Projects) > 0 {
-		p := app.Spec.Project
-		if p == "" {
-			p = "default"
-		}
-		if !slices.Contains(s.Projects, p) {
-			return false
-		}
+	if len(s.Projects) > 0 && !slices.Contains(s.Projects, project(app)) {
+		return false
 	}
 	if s.Selector != "" {
 		sel, err := labels.Parse(s.Selector)

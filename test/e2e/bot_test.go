@@ -22,8 +22,8 @@ import (
 // Slack server) over a scenario stored in the real API server and read as
 // imgupd's ServiceAccount with the shipped ClusterRole: a slash command gets
 // the report; an unknown name gets the closest Applications (a cluster-wide
-// list with the shipped RBAC); a user outside the rule's namespaces is
-// refused.
+// list with the shipped RBAC); an Application outside the rule's namespaces is
+// answered as a missing one.
 func TestBotOnRealAPIServer(t *testing.T) {
 	sc, _ := lab.Builtin("healthy-kustomize-argocd")
 	env, cleanup := loadScenario(t, sc, nil)
@@ -83,8 +83,8 @@ func TestBotOnRealAPIServer(t *testing.T) {
 		return m.Via == "response_url" && strings.Contains(m.Text, "did you mean `argocd/web`")
 	})
 	send("e3", "C0TEAMB001", "diagnose web -n argocd")
-	waitMessage("refusal", func(m slacklab.Message) bool {
-		return m.Via == "response_url" && strings.Contains(m.Text, "namespaces `team-b`")
+	waitMessage("not found", func(m slacklab.Message) bool {
+		return m.Via == "response_url" && strings.Contains(m.Text, "no Application `web` in namespace `argocd`")
 	})
 	cancel()
 	if err := <-done; err != nil {

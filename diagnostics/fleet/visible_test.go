@@ -1,0 +1,222 @@
+package fleet_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// seam records every read the engine makes of the cluster and the registries, passing each on
+// to the real lab sources: what a hidden app would cost shows up here.
+type seam struct {
+	diagnostics.Cluster
+	reg diagnostics.Registry
+
+	mu    sync.Mutex
+	reads []string
+}
+
+func (s *seam) note(format string, a ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reads = append(s.reads, fmt.Sprintf(format, a...))
+}
+
+func (s *seam) Reads() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reads)
+}
+
+func (s *seam) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
+	s.note("application %s/%s", ns, name)
+	return s.Cluster.Application(ctx, ns, name)
+}
+
+func (s *seam) Applications(ctx context.Context, ns string) ([]argo.Application, error) {
+	s.note("applications %q", ns)
+	return s.Cluster.Applications(ctx, ns)
+}
+
+func (s *seam) AppProject(ctx context.Context, ns, name string) (*argo.AppProject, error) {
+	s.note("appproject %s/%s", ns, name)
+	return s.Cluster.AppProject(ctx, ns, name)
+}
+
+func (s *seam) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
+	s.note("secret %s/%s", ns, name)
+	return s.Cluster.Secret(ctx, ns, name)
+}
+
+func (s *seam) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
+	s.note("events %s/%s %s", ns, name, kind)
+	return s.Cluster.Events(ctx, ns, kind, name)
+}
+
+// EventsOfKind keeps the reader's one-list-per-namespace read the fleet cache uses.
+func (s *seam) EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error) {
+	s.note("events %s %s", ns, kind)
+	el, ok := s.Cluster.(interface {
+		EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("the reader lists no events by kind")
+	}
+	return el.EventsOfKind(ctx, ns, kind)
+}
+
+func (s *seam) PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limit int64) (string, error) {
+	s.note("logs %s/%s", ns, pod)
+	return s.Cluster.PodLogs(ctx, ns, pod, container, since, limit)
+}
+
+func (s *seam) ConfigMap(ctx context.Context, ns, name string) (map[string]string, error) {
+	s.note("configmap %s/%s", ns, name)
+	return s.Cluster.ConfigMap(ctx, ns, name)
+}
+
+func (s *seam) RepoCredentials(ctx context.Context, ns string) ([]cluster.RepoCred, error) {
+	s.note("repocreds %s", ns)
+	return s.Cluster.RepoCredentials(ctx, ns)
+}
+
+func (s *seam) ListTags(ctx context.Context, t registry.Target) ([]string, error) {
+	s.note("tags %s", t.Repository)
+	return s.reg.ListTags(ctx, t)
+}
+
+func (s *seam) Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error) {
+	s.note("metadata %s", t.Repository)
+	return s.reg.Metadata(ctx, t, tags, want)
+}
+
+func (s *seam) Stats() registry.Stats { return s.reg.Stats() }
+
+// recorded puts a seam between the engine and the env's cluster and registry.
+func recorded(env *lab.Env) (*diagnostics.Engine, *seam) {
+	eng := *env.Engine()
+	s := &seam{Cluster: eng.Cluster, reg: eng.Registry}
+	eng.Cluster, eng.Registry = s, s
+	return &eng, s
+}
+
+var fleetApp = regexp.MustCompile(`metadata: \{name: (app-(\d{4})-r\d{3}), namespace: argocd\}\nspec:\n  project: default`)
+
+// teamFleet is a generated fleet of 9 apps over 3 repositories in which every third app
+// (app-0000, app-0003, app-0006: all of repository team/svc-000, and nothing else of it) is
+// in project vault; with hidden false, those Applications are left out of the cluster (the
+// rest — CRs, repositories, images — is the same).
+func teamFleet(t *testing.T, hidden bool) (*lab.Env, []string) {
+	t.Helper()
+	sc := lab.FleetScenario(lab.FleetSpec{Apps: 9, Repos: 3, Broken: 4, Due: 2})
+	var vault []string
+	docs := strings.Split(sc.Objects, "\n---\n")
+	kept := docs[:0]
+	for _, d := range docs {
+		m := fleetApp.FindStringSubmatch(d)
+		if m == nil {
+			kept = append(kept, d)
+			continue
+		}
+		if i, _ := strconv.Atoi(m[2]); i%3 == 0 {
+			vault = append(vault, m[1])
+			if !hidden {
+				continue
+			}
+			d = strings.Replace(d, "project: default", "project: vault", 1)
+		}
+		kept = append(kept, d)
+	}
+	sc.Objects = strings.Join(kept, "\n---\n") + "\n---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: vault, namespace: argocd}\nspec:\n  sourceRepos: [\"*\"]\n  destinations: [{server: \"*\", namespace: \"*\"}]\n"
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	return env, vault
+}
+
+// unlab puts the lab's placeholders back (${REGISTRY}, ${GIT}, …) in place of its servers'
+// addresses, which differ between two labs.
+func unlab(env *lab.Env, s string) string {
+	for k, v := range env.Vars {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "${"+k+"}")
+		}
+	}
+	return s
+}
+
+// TestScanNeverReadsHiddenApps: a scan whose Visible filter leaves out project vault answers
+// exactly as a scan of the cluster without vault's Applications, and nothing it reads is
+// about them: not their Applications, their project, their repository's tags or metadata.
+func TestScanNeverReadsHiddenApps(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	notVault := func(_, project string) bool { return project != "vault" }
+	scan := func(env *lab.Env, scope fleet.Scope) (*fleet.Result, []string) {
+		eng, s := recorded(env)
+		res, err := (&fleet.Scanner{Engine: eng, Now: func() time.Time { return at }}).Scan(context.Background(), scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, s.Reads()
+	}
+	withEnv, vault := teamFleet(t, true)
+	withoutEnv, _ := teamFleet(t, false)
+	got, reads := scan(withEnv, fleet.Scope{Visible: notVault})
+	want, wantReads := scan(withoutEnv, fleet.Scope{})
+	if len(got.Apps) != 6 || got.Unmanaged != want.Unmanaged || got.Partial || got.Scope.Visible != nil {
+		t.Errorf("%d apps, %d unmanaged (want 6, %d)", len(got.Apps), got.Unmanaged, want.Unmanaged)
+	}
+	for i := range want.Apps {
+		g, w := got.Apps[i], want.Apps[i]
+		if g.App != w.App || g.State != w.State || g.Code != w.Code || unlab(withEnv, g.Headline) != unlab(withoutEnv, w.Headline) {
+			t.Errorf("app %d: %s %s %s, without the hidden apps %s %s %s", i, g.App, g.State, g.Code, w.App, w.State, w.Code)
+		}
+	}
+	gs, ws := fleet.Summarize(got, nil), fleet.Summarize(want, nil)
+	if gs.Hash != ws.Hash || gs.Total != ws.Total {
+		t.Errorf("summaries differ: %s/%d and %s/%d", gs.Hash, gs.Total, ws.Hash, ws.Total)
+	}
+	for _, r := range reads {
+		for _, name := range vault {
+			if strings.Contains(r, name) {
+				t.Errorf("read of a hidden app: %s", r)
+			}
+		}
+		if strings.Contains(r, "vault") || strings.Contains(r, "team/svc-000") {
+			t.Errorf("read for the hidden apps only: %s", r)
+		}
+	}
+	slices.Sort(reads)
+	slices.Sort(wantReads)
+	if !slices.Equal(reads, wantReads) {
+		t.Errorf("the reads differ from those of the cluster without the hidden apps:\n%v\n%v", reads, wantReads)
+	}
+
+	// Visible only in argocd: only argocd is listed; in no namespace: nothing is.
+	_, reads = scan(withEnv, fleet.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}})
+	if !slices.Contains(reads, `applications "argocd"`) || slices.Contains(reads, `applications ""`) {
+		t.Errorf("listings: %v", reads)
+	}
+	res, reads := scan(withEnv, fleet.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}, Namespaces: []string{"team-*"}})
+	if len(res.Apps) != 0 || slices.ContainsFunc(reads, func(r string) bool { return strings.HasPrefix(r, "applications") }) {
+		t.Errorf("a scope outside the visible namespaces lists %v and finds %d apps", reads, len(res.Apps))
+	}
+}
