@@ -143,10 +143,10 @@ func TestPodLogs(t *testing.T) {
 	}
 
 	// The default source goes through the API server (the fake answers
-	// "fake logs").
+	// "fake logs"), and keeps the newest end.
 	r.Logs = nil
 	s, err = r.PodLogs(context.Background(), "argocd", "iu-1", "c", time.Minute, 4)
-	if err != nil || s != "fake" {
+	if err != nil || s != "logs" {
 		t.Errorf("KubeLogs: %q %v", s, err)
 	}
 }

@@ -16,8 +16,8 @@ type LogOptions struct {
 	// Since limits the log to the last Since (0 = all of it).
 	Since time.Duration
 	// LimitBytes caps the bytes returned (0 or more than MaxLogBytes:
-	// MaxLogBytes). The API server counts it from the start of the
-	// window: a window with more gives its oldest LimitBytes.
+	// MaxLogBytes): the newest LimitBytes of the window, from the start
+	// of a line.
 	LimitBytes int64
 	// Previous reads the previous (terminated) instance of the container.
 	Previous bool
@@ -29,10 +29,20 @@ type LogSource interface {
 	Logs(ctx context.Context, ns, pod, container string, opts LogOptions) (string, error)
 }
 
-// MaxLogBytes is the most of a log KubeLogs reads, whatever LimitBytes
-// says: the API server honours limitBytes, but the stream is read bounded
-// here too, so an answer that never ends cannot take the memory.
+// MaxLogBytes is the most of a log KubeLogs keeps, whatever LimitBytes says.
 const MaxLogBytes = 16 << 20
+
+// Reading the newest end of a window: the API server's limitBytes counts
+// from the start of the window (a busy or debug-level Image Updater would
+// give its oldest cycles), so KubeLogs asks for the last lines instead
+// (tailLines, with sinceSeconds) and keeps the newest LimitBytes of what
+// arrives. logLineBytes sizes tailLines so that lines of ordinary length fill
+// the limit; streamFactor bounds what is read at all, so a server whose
+// answer never ends cannot hold the read for ever.
+const (
+	logLineBytes = 128
+	streamFactor = 16
+)
 
 // KubeLogs reads logs through the API server (pods/log), which asks the
 // node's kubelet.
@@ -40,7 +50,8 @@ type KubeLogs struct {
 	Kube kubernetes.Interface
 }
 
-// Logs implements LogSource.
+// Logs implements LogSource: the newest LimitBytes of the window, cut at a
+// line start, in bounded memory.
 func (k KubeLogs) Logs(ctx context.Context, ns, pod, container string, opts LogOptions) (string, error) {
 	po := &corev1.PodLogOptions{Container: container, Previous: opts.Previous}
 	if opts.Since > 0 {
@@ -51,19 +62,70 @@ func (k KubeLogs) Logs(ctx context.Context, ns, pod, container string, opts LogO
 	if lb <= 0 || lb > MaxLogBytes {
 		lb = MaxLogBytes
 	}
-	po.LimitBytes = &lb
+	tail := max(lb/logLineBytes, 1)
+	po.TailLines = &tail
 	rc, err := k.Kube.CoreV1().Pods(ns).GetLogs(pod, po).Stream(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
-	// A Builder hands its bytes over as the string, without ReadAll's
-	// copy.
-	var b strings.Builder
-	if _, err := io.Copy(&b, io.LimitReader(rc, lb)); err != nil {
-		return b.String(), fmt.Errorf("reading the log of %s/%s: %w", ns, pod, err)
+	ring := newTailBuffer(int(lb))
+	_, err = io.Copy(ring, io.LimitReader(rc, streamFactor*lb))
+	if err != nil {
+		return ring.String(), fmt.Errorf("reading the log of %s/%s: %w", ns, pod, err)
 	}
-	return b.String(), nil
+	return ring.String(), nil
+}
+
+// tailBuffer keeps the last max bytes written to it. It grows as bytes
+// arrive (a short log takes little memory), then wraps around.
+type tailBuffer struct {
+	max     int
+	buf     []byte
+	next    int // where the next byte goes once wrapped
+	wrapped bool
+}
+
+func newTailBuffer(n int) *tailBuffer { return &tailBuffer{max: max(n, 1)} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if !t.wrapped {
+		k := min(len(p), t.max-len(t.buf))
+		t.buf = append(t.buf, p[:k]...)
+		p = p[k:]
+		if len(t.buf) < t.max {
+			return n, nil
+		}
+		t.wrapped = true
+	}
+	if len(p) >= t.max {
+		// Only the end of p survives.
+		copy(t.buf, p[len(p)-t.max:])
+		t.next = 0
+		return n, nil
+	}
+	k := copy(t.buf[t.next:], p)
+	copy(t.buf, p[k:])
+	t.next = (t.next + len(p)) % t.max
+	return n, nil
+}
+
+// String is what was kept, oldest first; once bytes were dropped it starts
+// after the first line break, so no line is cut at its start.
+func (t *tailBuffer) String() string {
+	if !t.wrapped {
+		return string(t.buf)
+	}
+	var b strings.Builder
+	b.Grow(t.max)
+	b.Write(t.buf[t.next:])
+	b.Write(t.buf[:t.next])
+	s := b.String()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // PodLogs returns the last since of the container's log, at most limitBytes
