@@ -27,9 +27,9 @@ func TestScenarioPayloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippets := 0
+	snippets, ran := 0, 0
 	defer func() {
-		if !t.Failed() && snippets < 20 {
+		if !t.Failed() && ran == len(all) && snippets < 20 {
 			t.Errorf("only %d fix snippets read back: the check would check nothing", snippets)
 		}
 	}()
@@ -40,6 +40,7 @@ func TestScenarioPayloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer env.Close()
+			ran++
 			r := env.Diagnose(context.Background())
 			p := Report(r, Options{Buttons: true})
 			for _, e := range Validate(p) {
