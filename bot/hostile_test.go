@@ -132,6 +132,8 @@ func TestHostileScenariosShowNothingLive(t *testing.T) {
 			} {
 				sh.check(commands.Verb(cmd), bot.Payloads(svc.Handle(ctx, pr, cmd))...)
 			}
+			// "not found", listing the aliases there are.
+			sh.check("tags no-such-alias", bot.Payloads(svc.Handle(ctx, pr, commands.Tags{App: app, Namespace: ns, Alias: "no-such-alias"}))...)
 			for _, r := range rep.Report.Candidates {
 				sh.check("tags "+r.Alias, bot.Payloads(svc.Handle(ctx, pr, commands.Tags{App: app, Namespace: ns, Alias: r.Alias}))...)
 			}
