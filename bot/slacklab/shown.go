@@ -272,9 +272,10 @@ func decode(s string) string {
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 }
 
-// applyEmoji replaces each :name: by ⟦emoji:name⟧. Any name counts: this
-// reader does not know which names the workspace has, so it assumes the
-// worst (`:secret:` is a standard one).
+// applyEmoji replaces each :name: by ⟦emoji:name⟧. Any name counts but a
+// number other than Slack's :100: and :1234: (a port, a time): this reader
+// does not know which names the workspace has, so it assumes the worst
+// (`:secret:` is a standard one).
 func applyEmoji(s string) (string, []string) {
 	var b strings.Builder
 	var found []string
@@ -293,6 +294,11 @@ func applyEmoji(s string) (string, []string) {
 			continue
 		}
 		name := s[i+1 : j]
+		if numbers(name) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
 		found = append(found, ":"+name+":")
 		b.WriteString(s[:i] + "⟦emoji:" + name + "⟧")
 		s = s[j+1:]
@@ -307,3 +313,16 @@ func emojiNameByte(c byte) bool {
 
 // Shown reads the message back as Slack shows it.
 func (m Message) Shown() (Shown, error) { return Show(m.Text, m.Blocks) }
+
+// numbers reports whether an emoji name is digits Slack has no emoji for.
+func numbers(name string) bool {
+	if name == "100" || name == "1234" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -26,6 +26,7 @@ func TestShowMrkdwn(t *testing.T) {
 		{raw: "git:\u200bsecret:NAME", shown: "git:secret:NAME"},
 		{raw: "```a\u200b```", shown: "```a\u200b```", code: []string{"a\u200b"}},
 		{raw: "a < b", shown: "a < b"},
+		{raw: "at 127.0.0.1:5000: refused at 10:00:01 :100:", shown: "at 127.0.0.1:5000: refused at 10:00:01 ⟦emoji:100⟧", emoji: []string{":100:"}},
 	}
 	for _, c := range cases {
 		got, live, emoji := ShowMrkdwn(c.raw)

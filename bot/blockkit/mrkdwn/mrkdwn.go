@@ -72,7 +72,22 @@ func opensShortcode(s string, i int) bool {
 	for j < len(s) && isEmojiNameByte(s[j]) {
 		j++
 	}
-	return j > i+1 && j < len(s) && s[j] == ':'
+	return j > i+1 && j < len(s) && s[j] == ':' && !numberOnly(s[i+1:j])
+}
+
+// numberOnly reports whether name is digits and not one of Slack's emoji
+// whose name is a number (:100:, :1234:): a port or a time between two colons
+// ("127.0.0.1:5000: refused", "10:00:01") stays as written.
+func numberOnly(name string) bool {
+	if name == "100" || name == "1234" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // NoEmoji puts a zero-width space after every colon that opens a shortcode,

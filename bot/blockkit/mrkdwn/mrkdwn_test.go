@@ -82,6 +82,7 @@ func TestChat(t *testing.T) {
 		"method `git:secret:a/b` or git:secret:a/b":           "method `git:secret:a/b` or git:\u200bsecret:a/b",
 		"```x:y:z```:y:": "```x:y:z```:\u200by:",
 		"a & b > c":      "a &amp; b &gt; c",
+		"127.0.0.1:5000: refused at 10:00:01, :100:": "127.0.0.1:5000: refused at 10:00:01, :\u200b100:",
 	}
 	for in, want := range cases {
 		if got := mrkdwn.Chat(in); got != want {
