@@ -448,6 +448,19 @@ func TestNotInChannelAnswersPrivatelyWithInviteHint(t *testing.T) {
 		})
 		return len(hint) == 1 && len(rep) == 1
 	})
+	// The hint's mentions are the bot's own: the channel and the bot, by ID.
+	hint := h.messages(func(m slacklab.Message) bool { return strings.Contains(m.Text, "invite <@U0BOTUSER1>") })[0]
+	sh, err := hint.Shown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, l := range sh.Live {
+		live = append(live, l.Raw)
+	}
+	if want := []string{"<#" + outside + ">", "<@U0BOTUSER1>", "<#" + outside + ">", "<@U0BOTUSER1>"}; strings.Join(live, " ") != strings.Join(want, " ") {
+		t.Errorf("the hint's live sequences are %q, want the channel and the bot (text and block): %q", live, want)
+	}
 	h.waitFor("the audit line records the delivery problem", func() bool {
 		l := h.auditLines()
 		return len(l) == 1 && strings.Contains(fmt.Sprint(l[0]["delivery_error"]), "not_in_channel")
@@ -465,6 +478,27 @@ func TestBadInputGetsHelpInTheAck(t *testing.T) {
 		if !strings.Contains(string(ack.Payload), want) {
 			t.Errorf("ack payload lacks %q: %s", want, ack.Payload)
 		}
+	}
+	// What the user typed is shown back as written: their <!channel> does
+	// not ping the channel from the bot's answer.
+	h.send(slacklab.SlashCommand("env-hostile", slash(alice, deploys, "diagnose <!channel>", h.srv.ResponseURL("h"))))
+	ack, err = h.srv.WaitAck(h.ctx(), "env-hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payload struct {
+		Text   string          `json:"text"`
+		Blocks json.RawMessage `json:"blocks"`
+	}
+	if err := json.Unmarshal(ack.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := slacklab.Show(payload.Text, payload.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sh.Live) > 0 || !strings.Contains(sh.Texts[0].Shown, `"<!channel>"`) {
+		t.Errorf("the refusal of hostile input reads back %q, live %v", sh.Texts, sh.Live)
 	}
 	h.send(slacklab.SlashCommand("env-unknown-app", slash(alice, deploys, "diagnose wbe", h.srv.ResponseURL("ua"))))
 	h.waitFor("an unknown app gets the closest names", func() bool {

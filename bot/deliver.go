@@ -99,10 +99,10 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	if err != nil {
 		if inv.via == "slash" && isSlackError(err, "not_in_channel", "channel_not_found") {
 			// The asker still gets the answer, privately, and how to fix it.
-			hint := blockkit.Notice(fmt.Sprintf(":warning: I cannot post in <#%s>: invite %s to the channel (`/invite`, then pick me) and run the command again. Only you see this answer.",
-				inv.channel, b.selfMention()))
+			hint := blockkit.NoticeMrkdwn(":warning: I cannot post in " + blockkit.ChannelMention(inv.channel) + ": invite " + b.selfMention() +
+				" to the channel (`/invite`, then pick me) and run the command again. Only you see this answer.")
 			if inv.pr.DM {
-				hint = blockkit.Notice(fmt.Sprintf(":information_source: I cannot post in this conversation; only you see this answer. Message %s directly, or use a channel, to share it.", b.selfMention()))
+				hint = blockkit.NoticeMrkdwn(":information_source: I cannot post in this conversation; only you see this answer. Message " + b.selfMention() + " directly, or use a channel, to share it.")
 			}
 			if rerr := b.respond(ctx, inv, append([]blockkit.Message{hint, first}, rest...)...); rerr != nil {
 				return errors.Join(err, rerr)
@@ -248,9 +248,9 @@ func ephemeralPayload(m blockkit.Message) map[string]any {
 }
 
 // selfMention is the bot as a mention (rendered with its name), or "me".
-func (b *Bot) selfMention() string {
+func (b *Bot) selfMention() blockkit.Mrkdwn {
 	if id := b.self.Load(); id != nil && id.UserID != "" {
-		return "<@" + id.UserID + ">"
+		return blockkit.UserMention(id.UserID)
 	}
 	return "me"
 }

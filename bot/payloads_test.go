@@ -8,6 +8,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
@@ -17,8 +18,9 @@ import (
 // TestEveryPayloadWithinLimitsAndSecretFree renders every answer the bot
 // can send, over every built-in scenario (diagnose, tags, logs, refusals,
 // not found, bad input, help, a summary of the scenario's fleet, every catalogue entry), checks each
-// message against Slack's documented limits, and checks that no secret of
-// the scenario (registry and git passwords, Secret data) appears in it.
+// message against Slack's documented limits and rules (blockkit.Validate),
+// reads it back as Slack shows it (nothing may be live), and checks that no
+// secret of the scenario (registry and git passwords, Secret data) appears in it.
 func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 	scs, err := lab.Builtins()
 	if err != nil {
@@ -37,6 +39,13 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 			data, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
+			}
+			shown, err := slacklab.ShowMessage(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range shown.Live {
+				t.Errorf("%s message %d carries a live sequence: %s", where, i, l)
 			}
 			for _, s := range secrets {
 				if strings.Contains(string(data), s) {

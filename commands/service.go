@@ -78,7 +78,9 @@ type Result struct {
 	Report  *diagnostics.Report
 	Alias   string
 	Entry   *diagnostics.Entry
-	// Text is chat-ready Markdown (`code`, *bold*).
+	// Text is chat Markdown (`code`, *bold*) with its values as they are
+	// (names typed, text the cluster returned) and no link or mention: the
+	// transport writes it so that nothing in it is parsed (blockkit.Notice).
 	Text string
 	// Suggestions are the closest "namespace/app" names the asker may see.
 	Suggestions []string

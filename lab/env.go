@@ -211,7 +211,7 @@ func (e *Env) startRegistry(ctx context.Context) error {
 		opts = append(opts, labregistry.WithPageSize(rs.PageSize))
 	}
 	for i, b := range rs.Behaviours {
-		beh := labregistry.Behaviour{Status: b.Status, Only: b.Only}
+		beh := labregistry.Behaviour{Status: b.Status, Only: b.Only, Message: b.Message, ExtraTags: b.ExtraTags}
 		var err error
 		if beh.RetryAfter, err = optDuration(b.RetryAfter); err != nil {
 			return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.behaviours[%d].retryAfter", i), Reason: "want a duration like 60s", Err: err}
@@ -285,6 +285,9 @@ func (e *Env) startGit() error {
 	}
 	if gs.ReadOnly != nil {
 		opts = append(opts, labgit.WithReadOnlyUser(gs.ReadOnly.Username, gs.ReadOnly.Password))
+	}
+	if gs.RefusalText != "" {
+		opts = append(opts, labgit.WithRefusalText(gs.RefusalText))
 	}
 	srv, err := labgit.Start(opts...)
 	if err != nil {

@@ -137,6 +137,13 @@ type Behaviour struct {
 	Delay string `json:"delay,omitempty"`
 	// Only limits it to "tags", "manifests" or "all" (default all).
 	Only string `json:"only,omitempty"`
+	// Message is the error message the Status answer carries instead of
+	// the registry's usual one (a registry writes what it likes there).
+	Message string `json:"message,omitempty"`
+	// ExtraTags are listed in the repository's tag list besides its
+	// images: names no registry would store, as a broken or hostile one
+	// may list.
+	ExtraTags []string `json:"extraTags,omitempty"`
 }
 
 // Image is one tag.
@@ -155,6 +162,9 @@ type Image struct {
 type GitSpec struct {
 	// Auth is required for all access when set.
 	Auth *Auth `json:"auth,omitempty"`
+	// RefusalText is the body of the server's 401 and 403 answers (a forge
+	// writes its own message there, and git shows it).
+	RefusalText string `json:"refusalText,omitempty"`
 	// ReadOnly is a user that may fetch but not push.
 	ReadOnly *Auth `json:"readOnly,omitempty"`
 	// Repositories map a name to its branches.

@@ -11,32 +11,42 @@ import (
 )
 
 // Notice is a short answer: help, a refusal, "not found", an error. text
-// is chat Markdown from our own code (commands), not from the cluster, so
-// it is not escaped; it is clipped to Slack's limits.
+// is chat Markdown from imgupd's own code (`code`, *bold*, _italic_, an
+// emoji mark first) with raw values in it — names the user typed, text the
+// cluster or Slack returned: Notice escapes &, < and > everywhere and breaks
+// emoji shortcodes outside code (bar the leading mark), so nothing in it
+// becomes a mention, a link or an emoji. A notice with the bot's own
+// mentions is NoticeMrkdwn's. It is clipped to Slack's limits.
 func Notice(text string) Message {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		text = "(no answer)"
+	return NoticeMrkdwn(Chat(strings.TrimSpace(text)))
+}
+
+// NoticeMrkdwn is a Notice of mrkdwn that is already safe to send.
+func NoticeMrkdwn(text Mrkdwn) Message {
+	s := strings.TrimSpace(string(text))
+	if s == "" {
+		s = "(no answer)"
 	}
 	return Message{
-		Text:   clipRunes(firstLine(text), MaxMessageText),
-		Blocks: slack.Blocks{BlockSet: []slack.Block{section(clipRunes(text, MaxSectionText))}},
+		Text:   clipRunes(firstLine(s), MaxMessageText),
+		Blocks: slack.Blocks{BlockSet: []slack.Block{section(clipRunes(s, MaxSectionText))}},
 	}
 }
 
-// Progress is the "diagnosing…" message shown while a command runs.
+// Progress is the "diagnosing…" message shown while a command runs; what is
+// chat Markdown with raw values, as Notice's.
 func Progress(what string) Message {
 	return Notice(":hourglass_flowing_sand: " + what + "…")
 }
 
 // Explain renders a catalogue entry.
 func Explain(e diagnostics.Entry) Message {
-	body := fmt.Sprintf("*`%s`* (%s stage, %s)\n*%s*\n%s", e.Code, e.Stage, e.Severity, esc(e.Title), esc(e.Meaning))
+	body := fmt.Sprintf("*`%s`* (%s stage, %s)\n*%s*\n%s", tick(string(e.Code)), md(string(e.Stage)), md(string(e.Severity)), md(e.Title), md(e.Meaning))
 	blocks := []slack.Block{section(clipRunes(body, MaxSectionText))}
 	if e.Fix != "" {
-		blocks = append(blocks, section(clipRunes("*Fix:* "+esc(e.Fix), MaxSectionText)))
+		blocks = append(blocks, section(clipRunes("*Fix:* "+md(e.Fix), MaxSectionText)))
 	}
-	return Message{Text: clipRunes(string(e.Code)+": "+e.Title, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
+	return Message{Text: clipRunes(md(string(e.Code)+": "+e.Title), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
 }
 
 // Tags renders the candidate tables of a report (one alias, or all) with
@@ -49,17 +59,17 @@ func Tags(r *diagnostics.Report, alias string) []Message {
 		}
 		chunks = append(chunks, candidateTable(c, maxTagRows))
 		if d := c.Decision; d.Reason != "" {
-			chunks = append(chunks, clipRunes("*Decision:* "+esc(d.Reason), MaxSectionText))
+			chunks = append(chunks, clipRunes("*Decision:* "+md(d.Reason), MaxSectionText))
 		}
 	}
 	if len(chunks) == 0 {
-		why := "no image of " + r.App.String() + " got as far as the candidate stage"
+		why := "no image of " + md(r.App.String()) + " got as far as the candidate stage"
 		if r.RootCause != nil {
-			why += fmt.Sprintf(" (root cause `%s`: %s)", r.RootCause.Code, esc(r.RootCause.Title))
+			why += fmt.Sprintf(" (root cause `%s`: %s)", tick(string(r.RootCause.Code)), md(r.RootCause.Title))
 		}
-		return []Message{Notice(why)}
+		return []Message{NoticeMrkdwn(Mrkdwn(why))}
 	}
-	return pack("imgupd: candidate tags for "+r.App.String(), chunks)
+	return pack("imgupd: candidate tags for "+md(r.App.String()), chunks)
 }
 
 // maxTagRows is how many candidates a "tags" answer lists per image.
@@ -68,22 +78,22 @@ const maxTagRows = 40
 // Logs renders Image Updater's log lines about the report's application.
 func Logs(r *diagnostics.Report) []Message {
 	if len(r.UpdaterLog) == 0 {
-		why := "Image Updater's logs have no line about " + esc(r.App.String()) + " in the window read"
+		why := "Image Updater's logs have no line about " + md(r.App.String()) + " in the window read"
 		for _, s := range r.Stages {
 			for _, f := range s.Findings {
 				switch {
 				case f.Code == diagnostics.CodeUpdaterLogsUnavailable || f.Code == diagnostics.CodeReadForbidden && strings.Contains(f.Title, "log"):
-					why = "Image Updater's logs could not be read: " + esc(f.Title)
+					why = "Image Updater's logs could not be read: " + md(f.Title)
 				case f.Code == diagnostics.CodeUpdaterCycling:
 					// Cycles run but say nothing about the app: show the last.
-					why += " (Image Updater logs only errors and updates per application at info level).\n*" + esc(f.Title) + "*"
+					why += " (Image Updater logs only errors and updates per application at info level).\n*" + md(f.Title) + "*"
 					for _, e := range f.Evidence {
-						why += fmt.Sprintf("\n• %s: `%s`", esc(e.Label), clipRunes(tick(e.Display()), 400))
+						why += fmt.Sprintf("\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 400))
 					}
 				}
 			}
 		}
-		return []Message{Notice(why)}
+		return []Message{NoticeMrkdwn(Mrkdwn(why))}
 	}
 	var chunks []string
 	var b strings.Builder
@@ -94,7 +104,7 @@ func Logs(r *diagnostics.Report) []Message {
 		}
 	}
 	for _, l := range r.UpdaterLog {
-		line := fmt.Sprintf("%s %-5s %s", l.Time.UTC().Format("15:04:05"), strings.ToUpper(clipRunes(l.Level, 5)), noFence(l.Message))
+		line := fmt.Sprintf("%s %-5s %s", l.Time.UTC().Format("15:04:05"), code(strings.ToUpper(clipRunes(l.Level, 5))), code(l.Message))
 		line = clipRunes(line, 400) + "\n"
 		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line) > MaxSectionText-8 {
 			flush()
@@ -102,8 +112,8 @@ func Logs(r *diagnostics.Report) []Message {
 		b.WriteString(line)
 	}
 	flush()
-	head := fmt.Sprintf("*Image Updater's last %d log line(s) about %s* (secrets masked)", len(r.UpdaterLog), esc(r.App.String()))
-	return pack("imgupd: Image Updater log lines for "+r.App.String(), append([]string{head}, chunks...))
+	head := fmt.Sprintf("*Image Updater's last %d log line(s) about %s* (secrets masked)", len(r.UpdaterLog), md(r.App.String()))
+	return pack("imgupd: Image Updater log lines for "+md(r.App.String()), append([]string{head}, chunks...))
 }
 
 // pack puts sections into as few messages as the limits allow.

@@ -79,7 +79,7 @@ func Report(r *diagnostics.Report, o Options) Payload {
 	var blocks []slack.Block
 	blocks = append(blocks, slack.NewHeaderBlock(plain(clipRunes(headline(r), MaxHeaderText))))
 	if r.RootCause == nil && r.Headline != "" {
-		blocks = append(blocks, section(clipRunes(esc(r.Headline), budgetRootCause)))
+		blocks = append(blocks, section(clipRunes(md(r.Headline), budgetRootCause)))
 	}
 	if rc := r.RootCause; rc != nil {
 		var b strings.Builder
@@ -87,26 +87,26 @@ func Report(r *diagnostics.Report, o Options) Payload {
 		if r.State == diagnostics.StateUnknown {
 			label = "Could not check"
 		}
-		fmt.Fprintf(&b, "*%s* `%s`\n%s", label, rc.Code, esc(rc.Title))
+		fmt.Fprintf(&b, "*%s* `%s`\n%s", label, tick(string(rc.Code)), md(rc.Title))
 		if rc.Detail != "" {
-			b.WriteString("\n" + esc(rc.Detail))
+			b.WriteString("\n" + md(rc.Detail))
 		}
 		for i, e := range rc.Evidence {
 			if i == 4 {
 				fmt.Fprintf(&b, "\n• … %d more in the thread", len(rc.Evidence)-4)
 				break
 			}
-			fmt.Fprintf(&b, "\n• %s: `%s`", esc(e.Label), clipRunes(tick(e.Display()), 300))
+			fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 300))
 		}
 		blocks = append(blocks, section(clipRunes(b.String(), budgetRootCause)))
 		if rc.Fix != nil && rc.Fix.Summary != "" {
-			fix := "*Fix:* " + esc(rc.Fix.Summary)
+			fix := "*Fix:* " + md(rc.Fix.Summary)
 			if rc.Fix.Where != "" {
-				fix += " _(" + esc(rc.Fix.Where) + ")_"
+				fix += " _(" + md(rc.Fix.Where) + ")_"
 			}
 			fix = clipRunes(fix, budgetFix/2)
 			if rc.Fix.Snippet != "" {
-				fix += "\n```" + clipRunes(noFence(rc.Fix.Snippet), budgetFix/2-8) + "```"
+				fix += "\n```" + clipRunes(code(rc.Fix.Snippet), budgetFix/2-8) + "```"
 			}
 			blocks = append(blocks, section(fix))
 		}
@@ -119,11 +119,11 @@ func Report(r *diagnostics.Report, o Options) Payload {
 	if len(r.NotVerified) > 0 {
 		blocks = append(blocks, section(clipRunes(notVerified(r.NotVerified), budgetUnchecked)))
 	}
-	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", r.UpdaterVersion, orDash(r.Mode), r.RegistryRequests)
+	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", md(r.UpdaterVersion), md(orDash(r.Mode)), r.RegistryRequests)
 	if r.Cluster != "" {
-		ctx = "cluster " + r.Cluster + " · " + ctx
+		ctx = "cluster " + md(r.Cluster) + " · " + ctx
 	}
-	blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(ctx), budgetContext), false, false)))
+	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(ctx, budgetContext))))
 	if o.Buttons {
 		blocks = append(blocks, buttons(r))
 	}
@@ -147,23 +147,24 @@ func notVerified(nv []diagnostics.NotVerified) string {
 	var b strings.Builder
 	b.WriteString("*Not verified*")
 	for _, u := range nv {
-		line := "\n• " + esc(u.What)
+		line := "\n• " + md(u.What)
 		if u.Decides {
 			line += " _(decides the answer)_"
 		}
 		if u.VerifyBy != "" {
-			line += " — verify: " + esc(u.VerifyBy)
+			line += " — verify: " + md(u.VerifyBy)
 		}
 		b.WriteString(clipRunes(line, 400))
 	}
 	return b.String()
 }
 
-// fallback is the notification text: one line, no markup.
+// fallback is the notification text: one line, no markup. Slack reads a
+// message's text as mrkdwn too, so it is escaped like the blocks.
 func fallback(r *diagnostics.Report) string {
-	s := stateMark(r.State) + " " + r.Headline
+	s := stateMark(r.State) + " " + md(r.Headline)
 	if rc := r.RootCause; rc != nil {
-		s += " (" + string(rc.Code) + ")"
+		s += " (" + md(string(rc.Code)) + ")"
 	}
 	return s
 }
@@ -175,10 +176,10 @@ func stageLines(r *diagnostics.Report) string {
 		line := fmt.Sprintf("\n%s %s", marks[s.Status], s.Title)
 		switch {
 		case s.SkipReason != "":
-			line += " — _" + esc(s.SkipReason) + "_"
+			line += " — _" + md(s.SkipReason) + "_"
 		default:
 			if f := worstFinding(s); f != nil {
-				line += " — `" + string(f.Code) + "` " + esc(f.Title)
+				line += " — `" + tick(string(f.Code)) + "` " + md(f.Title)
 			}
 		}
 		b.WriteString(clipRunes(line, 260))
@@ -221,7 +222,7 @@ func failingCandidates(r *diagnostics.Report) *diagnostics.CandidateTable {
 // candidateTable is a code block of the first rows, with a count of the rest.
 func candidateTable(c diagnostics.CandidateTable, rows int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "*Candidates for %s* (%s)\n```", esc(c.Alias), esc(c.Image))
+	fmt.Fprintf(&b, "*Candidates for %s* (%s)\n```", md(c.Alias), md(c.Image))
 	tags := c.Decision.Tags
 	for i, t := range tags {
 		if i == rows {
@@ -232,7 +233,7 @@ func candidateTable(c diagnostics.CandidateTable, rows int) string {
 		if t.Rank > 0 {
 			rank = fmt.Sprintf("%2d", t.Rank)
 		}
-		fmt.Fprintf(&b, "%s %-20s %s\n", rank, clipRunes(tick(t.Tag), 20), clipRunes(tick(strings.TrimPrefix(string(t.Fate), "dropped: ")+": "+t.Why), 110))
+		fmt.Fprintf(&b, "%s %-20s %s\n", rank, clipRunes(code(t.Tag), 20), clipRunes(code(strings.TrimPrefix(string(t.Fate), "dropped: ")+": "+t.Why), 110))
 	}
 	b.WriteString("```")
 	return clipRunes(b.String(), MaxSectionText)
@@ -246,7 +247,9 @@ func buttons(r *diagnostics.Report) *slack.ActionBlock {
 		slack.NewButtonBlockElement(ActionLogs, app, plain("Show updater log lines")),
 	}
 	if rc := r.RootCause; rc != nil {
-		els = append(els, slack.NewButtonBlockElement(ActionExplain, string(rc.Code), plain("Explain "+clipRunes(string(rc.Code), 60))))
+		// The code is in the section above; a label longer than about 30
+		// characters is cut short by Slack.
+		els = append(els, slack.NewButtonBlockElement(ActionExplain, clipRunes(string(rc.Code), MaxButtonValue), plain("Explain the finding")))
 	}
 	return slack.NewActionBlock("imgupd_actions", els...)
 }
@@ -261,14 +264,14 @@ func thread(r *diagnostics.Report) []Message {
 				continue
 			}
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s *%s* `%s` %s", marks[f.Severity], esc(s.Title), f.Code, esc(f.Title))
+			fmt.Fprintf(&b, "%s *%s* `%s` %s", marks[f.Severity], md(s.Title), tick(string(f.Code)), md(f.Title))
 			for _, e := range f.Evidence {
-				fmt.Fprintf(&b, "\n• %s: `%s`", esc(e.Label), clipRunes(tick(e.Display()), 500))
+				fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
 			}
-			if f.Fix != nil && f.Fix.Summary != "" && (r.RootCause == nil || f.Code != r.RootCause.Code) {
-				fmt.Fprintf(&b, "\n*Fix:* %s", esc(f.Fix.Summary))
+			if f.Fix != nil && f.Fix.Summary != "" && !isRootCause(r, f) {
+				fmt.Fprintf(&b, "\n*Fix:* %s", md(f.Fix.Summary))
 				if f.Fix.Snippet != "" {
-					fmt.Fprintf(&b, "\n```%s```", clipRunes(noFence(f.Fix.Snippet), 1500))
+					fmt.Fprintf(&b, "\n```%s```", clipRunes(code(f.Fix.Snippet), 1500))
 				}
 			}
 			chunks = append(chunks, clipRunes(b.String(), MaxSectionText))
@@ -279,38 +282,58 @@ func thread(r *diagnostics.Report) []Message {
 			chunks = append(chunks, candidateTable(c, 40))
 		}
 	}
-	return pack("imgupd: details for "+r.App.String(), chunks)
+	return pack("imgupd: details for "+md(r.App.String()), chunks)
 }
 
-func section(md string) *slack.SectionBlock {
-	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, md, false, false), nil, nil)
+// section is a section of mrkdwn text (escaped by the caller).
+// isRootCause reports whether f is the report's root cause, whose fix the
+// message shows (another finding of the same code may need another fix).
+func isRootCause(r *diagnostics.Report, f diagnostics.Finding) bool {
+	rc := r.RootCause
+	return rc != nil && f.Code == rc.Code && f.Title == rc.Title && f.Image == rc.Image
+}
+
+func section(text string) *slack.SectionBlock {
+	return slack.NewSectionBlock(mdText(text), nil, nil)
+}
+
+// mdText is a mrkdwn text object, verbatim: Slack applies the markup and
+// the control sequences imgupd wrote, but does not turn URLs, channel names
+// or @words of the text into links or mentions by itself.
+func mdText(text string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, text, false, true)
 }
 
 func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
 }
 
-// esc escapes Slack's mrkdwn control characters in text from the report.
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// noFence keeps a snippet from closing its code block early.
-func noFence(s string) string { return strings.ReplaceAll(s, "```", "'"+"'"+"'") }
-
-// tick makes a value safe inside `code`.
-func tick(s string) string { return strings.ReplaceAll(esc(s), "`", "'") }
-
+// clipRunes clips s to n runes, ending with "…" (and closing a code block
+// it cut open). It never cuts an entity (&amp; &lt; &gt;) in two: Slack would
+// show the half.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
-	cut := string(r[:n-1]) + "…"
+	cut := string(wholeEntities(r[:n-1])) + "…"
 	if strings.Count(cut, "```")%2 == 1 {
-		cut = string(r[:n-4]) + "…```"
+		cut = string(wholeEntities(r[:n-4])) + "…```"
 	}
 	return cut
+}
+
+// wholeEntities drops an entity cut short at the end of r.
+func wholeEntities(r []rune) []rune {
+	for i := len(r) - 1; i >= 0 && i >= len(r)-4; i-- {
+		switch r[i] {
+		case ';':
+			return r
+		case '&':
+			return r[:i]
+		}
+	}
+	return r
 }
 
 func orDash(s string) string {

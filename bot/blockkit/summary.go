@@ -71,9 +71,9 @@ func Summary(s fleet.Summary, o SummaryOptions) Payload {
 
 	ctx := []string{}
 	if s.Cluster != "" {
-		ctx = append(ctx, "cluster "+s.Cluster)
+		ctx = append(ctx, "cluster "+md(s.Cluster))
 	}
-	ctx = append(ctx, s.Scope.String())
+	ctx = append(ctx, md(s.Scope.String()))
 	if !s.At.IsZero() {
 		ctx = append(ctx, s.At.UTC().Format("2006-01-02 15:04 UTC"))
 	}
@@ -87,7 +87,7 @@ func Summary(s fleet.Summary, o SummaryOptions) Payload {
 		ctx = append(ctx, fmt.Sprintf("%d not managed by Image Updater", s.Unmanaged))
 	}
 	ctx = append(ctx, "`/imgupd diagnose APP -n NAMESPACE` for an app's full report")
-	blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(strings.Join(ctx, " · ")), budgetContext), false, false)))
+	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(strings.Join(ctx, " · "), budgetContext))))
 	if o.Buttons {
 		if v, err := json.Marshal(s.Scope); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
 			blocks = append(blocks, slack.NewActionBlock("imgupd_summary_actions",
@@ -95,7 +95,7 @@ func Summary(s fleet.Summary, o SummaryOptions) Payload {
 		}
 	}
 
-	fb := fmt.Sprintf("%s %s: %s", s.Worst.Mark(), title, plainCounts(s))
+	fb := fmt.Sprintf("%s %s: %s", s.Worst.Mark(), md(title), plainCounts(s))
 	return Payload{
 		Message: Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
 		Thread:  summaryThread(s, title),
@@ -168,9 +168,9 @@ func mostUrgent(s fleet.Summary, n int) []fleet.Line {
 func urgentLine(l fleet.Line, at time.Time) string {
 	line := fmt.Sprintf("%s `%s`", l.State.Mark(), tick(l.App.String()))
 	if l.Code != "" {
-		line += " `" + string(l.Code) + "`"
+		line += " `" + tick(string(l.Code)) + "`"
 	}
-	line += " · " + esc(stageName(l))
+	line += " · " + md(stageName(l))
 	if a := render.LineAges(l, at); a != "" {
 		line += " · " + a
 	}
@@ -190,15 +190,15 @@ func stageName(l fleet.Line) string {
 func summaryThread(s fleet.Summary, title string) []Message {
 	var chunks []string
 	for _, g := range s.Attention {
-		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Mark(), esc(g.State.Title()), esc(render.StageTitle(g.Stage)), len(g.Apps))
+		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Mark(), md(g.State.Title()), md(render.StageTitle(g.Stage)), len(g.Apps))
 		var b strings.Builder
 		b.WriteString(head)
 		for _, l := range g.Apps {
 			line := fmt.Sprintf("\n• `%s`", tick(l.App.String()))
 			if l.Code != "" {
-				line += " `" + string(l.Code) + "`"
+				line += " `" + tick(string(l.Code)) + "`"
 			}
-			line += " " + esc(clipRunes(strings.Join(strings.Fields(render.LineTitle(l)), " "), 200))
+			line += " " + clipRunes(md(strings.Join(strings.Fields(render.LineTitle(l)), " ")), 200)
 			if a := render.LineAges(l, s.At); a != "" {
 				line += " _(" + a + ")_"
 			}
@@ -215,7 +215,7 @@ func summaryThread(s fleet.Summary, title string) []Message {
 	if len(chunks) == 0 {
 		return nil
 	}
-	return pack("imgupd: "+title+", every app that needs someone", chunks)
+	return pack("imgupd: "+md(title)+", every app that needs someone", chunks)
 }
 
 // Alert renders one app's change: it went bad (from up to date or on its
@@ -238,39 +238,39 @@ func Alert(t fleet.Transition, r fleet.AppResult) Message {
 	}
 	var b strings.Builder
 	if r.Headline != "" {
-		b.WriteString(esc(r.Headline))
+		b.WriteString(md(r.Headline))
 	}
 	if r.Code != "" {
-		fmt.Fprintf(&b, "\n*Root cause* `%s`", r.Code)
+		fmt.Fprintf(&b, "\n*Root cause* `%s`", tick(string(r.Code)))
 		if r.Stage != "" {
-			fmt.Fprintf(&b, " (%s)", esc(strings.ToLower(render.StageTitle(r.Stage))))
+			fmt.Fprintf(&b, " (%s)", md(strings.ToLower(render.StageTitle(r.Stage))))
 		}
 		if r.Title != "" {
-			b.WriteString("\n" + esc(r.Title))
+			b.WriteString("\n" + md(r.Title))
 		}
 	}
 	body := strings.TrimSpace(b.String())
 	if body == "" {
-		body = esc(r.App.String()) + ": " + to.Title()
+		body = md(r.App.String()) + ": " + to.Title()
 	}
 	was := ""
 	if t.From != "" {
 		was = "was " + t.From.Title() + " · "
 	}
-	ctx := was + "`/imgupd diagnose " + r.App.String() + "` for the full report"
+	ctx := was + "`/imgupd diagnose " + tick(r.App.String()) + "` for the full report"
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText))),
 		section(clipRunes(body, budgetRootCause)),
-		slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clipRunes(esc(ctx), budgetContext), false, false)),
+		slack.NewContextBlock("", mdText(clipRunes(ctx, budgetContext))),
 		slack.NewActionBlock("imgupd_actions",
 			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))),
 	}
-	fb := head
+	fb := md(head)
 	if t.From != "" {
-		fb = fmt.Sprintf("%s %s: %s → %s", to.Mark(), r.App, t.From.Title(), to.Title())
+		fb = fmt.Sprintf("%s %s: %s → %s", to.Mark(), md(r.App.String()), t.From.Title(), to.Title())
 	}
 	if r.Code != "" && !recovery {
-		fb += " (" + string(r.Code) + ")"
+		fb += " (" + md(string(r.Code)) + ")"
 	}
 	return Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
 }

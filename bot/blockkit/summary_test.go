@@ -235,7 +235,7 @@ func TestSummaryOf500Apps(t *testing.T) {
 func TestSummaryOfALab500Fleet(t *testing.T) {
 	s, env := labSummary(t, 500, 150)
 	p := Summary(s, SummaryOptions{Buttons: true})
-	checkGolden(t, "summary-500", p, func(s string) string { return strings.ReplaceAll(s, env.Vars["REGISTRY"], "${REGISTRY}") })
+	checkGolden(t, "summary-500", p, func(s string) string { return replaceValue(s, env.Vars["REGISTRY"], "${REGISTRY}") })
 	var thread strings.Builder
 	for _, m := range p.Thread {
 		thread.WriteString(strings.Join(blockTexts(m), "\n") + "\n")

@@ -573,3 +573,18 @@ func TestSendWaitsForConnection(t *testing.T) {
 		t.Fatalf("Send after Close = %v", err)
 	}
 }
+
+// FuzzShowMrkdwn: the reader takes any text; every live sequence it reports
+// is in the text as sent.
+func FuzzShowMrkdwn(f *testing.F) {
+	f.Add("<!channel> `<@U1>` ```<https://x|y>``` :fire: &lt;")
+	f.Add("``` `` ` ```")
+	f.Fuzz(func(t *testing.T, s string) {
+		_, live, _ := ShowMrkdwn(s)
+		for _, l := range live {
+			if !strings.Contains(s, l.Raw) {
+				t.Fatalf("%q: live %q is not in the text", s, l.Raw)
+			}
+		}
+	})
+}

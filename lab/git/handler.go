@@ -25,12 +25,12 @@ func (s *Server) handler() http.Handler {
 		if !ok {
 			s.counter.count(svc, http.StatusUnauthorized)
 			w.Header().Set("WWW-Authenticate", `Basic realm="labgit"`)
-			http.Error(w, "Authentication failed", http.StatusUnauthorized)
+			http.Error(w, s.refusalOr("Authentication failed"), http.StatusUnauthorized)
 			return
 		}
 		if svc.isPush() && s.cfg.users[name].readOnly {
 			s.counter.count(svc, http.StatusForbidden)
-			http.Error(w, "Write access to repository not granted.", http.StatusForbidden)
+			http.Error(w, s.refusalOr("Write access to repository not granted."), http.StatusForbidden)
 			return
 		}
 		s.counter.count(svc, 0)
@@ -50,6 +50,14 @@ func (s *Server) handler() http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// refusalOr is the body of a refusal: WithRefusalText's, else def.
+func (s *Server) refusalOr(def string) string {
+	if s.cfg.refusal != "" {
+		return s.cfg.refusal
+	}
+	return def
 }
 
 // authenticate returns the user name a request acts as. Without

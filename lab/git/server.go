@@ -84,6 +84,8 @@ type config struct {
 	api http.Handler
 	// tokenCheck accepts further basic credentials (tokens a forge minted).
 	tokenCheck func(user, pass string) bool
+	// refusal is the body of 401 and 403 answers ("" = the defaults).
+	refusal string
 }
 
 type user struct {
@@ -130,6 +132,11 @@ func WithBasicAuth(username, password string) Option {
 func WithReadOnlyUser(username, password string) Option {
 	return func(c *config) { c.addUser(username, user{pass: password, readOnly: true}) }
 }
+
+// WithRefusalText makes text the body of every 401 and 403 answer, as a
+// forge writes its own message there ("remote: …", a link to its docs) and
+// git clients show it: text the server, not the client, controls.
+func WithRefusalText(text string) Option { return func(c *config) { c.refusal = text } }
 
 // WithBackend overrides the path of git-http-backend.
 func WithBackend(path string) Option { return func(c *config) { c.backend = path } }

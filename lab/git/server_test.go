@@ -205,6 +205,37 @@ func TestAuthAndTLS(t *testing.T) {
 	}
 }
 
+// TestRefusalText: 401 and 403 answers carry the configured text, as a
+// forge's own message.
+func TestRefusalText(t *testing.T) {
+	t.Parallel()
+	const text = "<!channel> this token was revoked: <https://evil.example|sign in>"
+	s := startT(t, WithBasicAuth("u", "p"), WithReadOnlyUser("r", "q"), WithRefusalText(text))
+	if err := s.CreateRepo("app", sampleSpec()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		user, pass, service string
+		status              int
+	}{
+		{"u", "wrong", "git-upload-pack", http.StatusUnauthorized},
+		{"r", "q", "git-receive-pack", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, s.RepoURL("app")+"/info/refs?service="+c.service, nil)
+		req.SetBasicAuth(c.user, c.pass)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || strings.TrimSpace(body.String()) != text {
+			t.Errorf("%s as %s: %d %q", c.service, c.user, res.StatusCode, body.String())
+		}
+	}
+}
+
 func TestRepoURL(t *testing.T) {
 	t.Parallel()
 	s := &Server{URL: "http://127.0.0.1:1"}

@@ -22,6 +22,13 @@ type Behaviour struct {
 	// Only limits the behaviour to "tags" (tag lists) or "manifests";
 	// "" or "all" applies it to every request of the repository.
 	Only string
+	// Message replaces the registry error's message in a Status answer: a
+	// registry (or a proxy in front of it) writes what it likes there.
+	Message string
+	// ExtraTags are listed in the repository's tag lists besides the tags
+	// it holds, as a broken or hostile registry may list any string; they
+	// have no manifest.
+	ExtraTags []string
 }
 
 func (b Behaviour) applies(k kind) bool {
@@ -57,6 +64,9 @@ func (b Behaviour) serve(w http.ResponseWriter, r *http.Request) bool {
 		code, msg = "NAME_UNKNOWN", "repository name not known to registry"
 	case http.StatusTooManyRequests:
 		code, msg = "TOOMANYREQUESTS", "you have reached your pull rate limit"
+	}
+	if b.Message != "" {
+		msg = b.Message
 	}
 	writeError(w, b.Status, code, msg)
 	return true

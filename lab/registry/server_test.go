@@ -339,3 +339,42 @@ func TestDelayReleasedOnClientCancel(t *testing.T) {
 		t.Fatal("List of a slow repo did not time out")
 	}
 }
+
+// TestHostileBehaviour: a behaviour's message replaces the error's, and its
+// extra tags are listed (sorted in) beside the tags the repository holds.
+func TestHostileBehaviour(t *testing.T) {
+	t.Parallel()
+	const msg = "<!channel> sign in at <https://evil.example|here>"
+	s := start(t,
+		WithRepoBehaviour("denied", Behaviour{Status: http.StatusForbidden, Message: msg}),
+		WithRepoBehaviour("odd", Behaviour{ExtraTags: []string{"<!here>", "1.0-:fire:"}}),
+	)
+	ctx := context.Background()
+	for _, r := range []string{"denied", "odd"} {
+		if err := s.Push(ctx, r, Image{Tag: "1.0.0"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := http.Get(s.URL + "/v2/denied/tags/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs struct {
+		Errors []struct{ Code, Message string }
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&errs)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || len(errs.Errors) != 1 || errs.Errors[0].Code != "DENIED" || errs.Errors[0].Message != msg {
+		t.Errorf("denied: %d %+v", resp.StatusCode, errs)
+	}
+	resp, err = http.Get(s.URL + "/v2/odd/tags/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Tags []string }
+	_ = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if want := []string{"1.0-:fire:", "1.0.0", "<!here>"}; strings.Join(list.Tags, " ") != strings.Join(want, " ") {
+		t.Errorf("tags %q, want %q", list.Tags, want)
+	}
+}

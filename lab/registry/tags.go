@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -82,7 +83,11 @@ func (s *Server) allTags(r *http.Request, repo string) ([]string, int, []byte) {
 		return nil, http.StatusInternalServerError, nil
 	}
 	sort.Strings(list.Tags)
-	return mergeTags(list.Tags, lazy), http.StatusOK, nil
+	all := mergeTags(list.Tags, lazy)
+	if b, ok := s.cfg.behaviours[repo]; ok && len(b.ExtraTags) > 0 {
+		all = mergeTags(all, slices.Sorted(slices.Values(b.ExtraTags)))
+	}
+	return all, http.StatusOK, nil
 }
 
 // captureWriter is an in-memory http.ResponseWriter for calling the wrapped
