@@ -227,6 +227,16 @@ func (e *Engine) stages() []stage {
 		}
 		return ""
 	}
+	// The write-back stage also runs when what stops Image Updater is the
+	// write-back configuration itself (v0.x fails the app's cycle on it), so
+	// that the reason is reported where it belongs.
+	needWriteBack := func(r *run) string {
+		if r.app != nil && !r.target.Selected && r.target.WriteBack == nil && r.target.HasProblem(updater.ProblemWriteBackConfig) &&
+			r.target.SourceSupported && len(r.images) > 0 {
+			return ""
+		}
+		return needTarget(r)
+	}
 	// The source stage also runs when the only thing that stops Image
 	// Updater is the source type itself.
 	needConfig := func(r *run) string {
@@ -269,7 +279,7 @@ func (e *Engine) stages() []stage {
 		{StageLive, needTarget, checkLive},
 		{StageRegistry, needLive, checkRegistry},
 		{StageCandidates, needTags, checkCandidates},
-		{StageWriteBack, needTarget, checkWriteBack},
+		{StageWriteBack, needWriteBack, checkWriteBack},
 		{StageSync, needApp, checkSync},
 		{StageHistory, needApp, checkHistory},
 	}

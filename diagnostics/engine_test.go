@@ -246,3 +246,26 @@ func TestLogErrorsGroupRepeats(t *testing.T) {
 		t.Errorf("repeated message: %+v", ev[1])
 	}
 }
+
+// TestV0WriteBackConfigErrorIsTheAnswer: with v0.x annotations, a write-back
+// configuration that does not parse (a git-branch of two colons) makes
+// Image Updater fail the app's cycle; the report names it, in the
+// write-back stage, as the root cause (it had no finding at all, and the
+// state was unknown).
+func TestV0WriteBackConfigErrorIsTheAnswer(t *testing.T) {
+	env := start(t, "updater-v0-18-pull-secret-in-kube-system", func(sc *lab.Scenario) {
+		const pull = `argocd-image-updater.argoproj.io/web.pull-secret: "secret:kube-system/registry-admin#creds"`
+		i := strings.Index(sc.Objects, pull)
+		if i < 0 {
+			t.Fatal("the scenario no longer sets the pull-secret annotation this test replaces")
+		}
+		indent := sc.Objects[strings.LastIndexByte(sc.Objects[:i], '\n')+1 : i]
+		sc.Objects = strings.Replace(sc.Objects, pull, "argocd-image-updater.argoproj.io/write-back-method: git\n"+
+			indent+`argocd-image-updater.argoproj.io/git-branch: "main:x:y"`, 1)
+	})
+	r := env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
+	if r.RootCause == nil || r.RootCause.Code != "WRITEBACK_CONFIG_ERROR" || r.RootCause.Stage != diagnostics.StageWriteBack ||
+		!strings.Contains(r.RootCause.Title, `"main:x:y"`) || r.State != diagnostics.StateBlocked {
+		t.Fatalf("root cause %+v, state %s\n%s", r.RootCause, r.State, dump(r))
+	}
+}

@@ -25,14 +25,15 @@ const iuAuthorEmail = "noreply@argoproj.io"
 // permission (without writing) and Image Updater's last commit.
 func checkWriteBack(ctx context.Context, r *run) []Finding {
 	wb := r.target.WriteBack
-	if wb == nil {
-		return nil
-	}
 	var out []Finding
 	for _, p := range r.target.Problems {
 		if f := r.problemFinding(p); f.Stage == StageWriteBack {
 			out = append(out, f)
 		}
+	}
+	if wb == nil {
+		// The configuration could not be built: its problems are the answer.
+		return out
 	}
 	desc := wb.Method
 	if wb.Method == "git" {
