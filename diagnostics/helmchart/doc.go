@@ -23,8 +23,9 @@
 // with both username and password, as Helm's HTTP getter does; a CA from
 // argocd-tls-certs-cm replaces the system roots; insecure skips
 // verification; a client certificate needs both certificate and key;
-// insecureOCIForceHttp speaks plain HTTP to a registry. Nothing is cached
-// across Clients, and nothing is written anywhere.
+// insecureOCIForceHttp speaks plain HTTP to a registry. A Client keeps no
+// chart between calls (a Shared keeps them for one diagnosis or scan), and
+// nothing is written anywhere.
 //
 // Failures are *Error values of a fixed ErrorKind with a one-line Hint, in
 // terms of the Application, the repository Secret and argocd-tls-certs-cm,
@@ -67,8 +68,8 @@
 // adds about 260 KB and no module.
 //
 // Decoding index.yaml the way Helm does is not cheap: a 15 MB index took
-// about 3 s and 380 MB of allocations here. Keep one Client per diagnosis
-// run (it caches what it read) and lower WithMaxBytes where memory is
+// about 3 s and 380 MB of allocations here. Read each chart once per
+// diagnosis or scan (Client.Share) and lower WithMaxBytes where memory is
 // tight.
 //
 // # Mapping an Application
