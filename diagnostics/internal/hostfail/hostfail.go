@@ -182,7 +182,9 @@ func (m *Memo) release(key string, h *host) {
 }
 
 // Transport wraps next so that, for requests whose context carries a Memo,
-// a host's connection failure is met once. The first request to a host
+// a host's connection failure is met once: a failure after net/http began
+// to get a connection and before it had one (next must be, or wrap, an
+// *http.Transport, which reports both through httptrace). The first request to a host
 // goes alone; requests to the same host wait until it has a connection
 // (then they all go ahead) or a failure (then they all get it). id names
 // what, besides the host, decides whether a connection can be made (the
@@ -210,22 +212,29 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !probe {
 		return t.next.RoundTrip(req)
 	}
+	// The clock starts when net/http starts getting a connection: time
+	// spent before (a rate limiter, say) is not the host's.
 	var got atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
-		if got.CompareAndSwap(false, true) {
-			m.settle(h, nil)
-		}
-	}}
-	start := time.Now()
+	var connecting atomic.Int64
+	trace := &httptrace.ClientTrace{
+		GetConn: func(string) { connecting.CompareAndSwap(0, time.Now().UnixNano()) },
+		GotConn: func(httptrace.GotConnInfo) {
+			if got.CompareAndSwap(false, true) {
+				m.settle(h, nil)
+			}
+		},
+	}
 	resp, err := t.next.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	start := connecting.Load()
 	switch {
 	case got.Load():
 	case err == nil:
 		// A round tripper that reports no connections answered.
 		m.settle(h, nil)
-	case Shareable(err, time.Since(start)):
+	case start != 0 && Shareable(err, time.Since(time.Unix(0, start))):
 		m.settle(h, err)
 	default:
+		// It failed before trying to connect, or for a reason of its own.
 		m.release(key, h)
 	}
 	return resp, err

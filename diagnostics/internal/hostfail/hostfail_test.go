@@ -223,3 +223,31 @@ func TestShareable(t *testing.T) {
 		t.Error("a DNS failure was not recorded")
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestFailureBeforeConnectingIsNotShared: a request that failed before
+// net/http tried to connect (a rate limiter ran out of its time, say)
+// says nothing about the host.
+func TestFailureBeforeConnectingIsNotShared(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	var calls atomic.Int64
+	inner := http.DefaultTransport.(*http.Transport).Clone()
+	limited := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}
+		}
+		return inner.RoundTrip(r)
+	})
+	c := &http.Client{Transport: Transport(limited, "test")}
+	ctx := NewContext(context.Background(), New())
+	if err := get(ctx, c, srv.URL); err == nil {
+		t.Fatal("the first request should fail")
+	}
+	if err := get(ctx, c, srv.URL); err != nil {
+		t.Errorf("a failure before any connection attempt was shared: %v", err)
+	}
+}
