@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -61,7 +61,7 @@ func (e *Env) Apply(ctx context.Context, objects string) error {
 			}
 			tracker = kube.Tracker()
 		}
-		gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+		gvr, _ := apimeta.UnsafeGuessKindToResource(gvk)
 		if err := upsert(tracker, gvr, obj, u.GetNamespace()); err != nil {
 			return fmt.Errorf("lab: applying %s %s/%s: %w", gvk.Kind, u.GetNamespace(), u.GetName(), err)
 		}
