@@ -61,6 +61,7 @@ bench:
 	BENCHTIME=$(BENCHTIME) GO=$(GO) ./bench/simulate.sh
 	GO=$(GO) ./bench/bot.sh
 	GO=$(GO) ./bench/fleet.sh
+	GO=$(GO) ./bench/soak.sh
 
 ## image: the container image (linux/amd64 + linux/arm64, reproducible, no Docker): pushed to IMAGE
 ## (make image IMAGE=registry.example.com/you/imgupd:v0.1.0), else written as an OCI layout to dist/oci

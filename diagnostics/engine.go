@@ -12,6 +12,9 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
+	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
@@ -79,7 +82,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Engine runs diagnoses. It holds no state between them: many may run at once.
+// Engine runs diagnoses. It holds no state between them: many may run at
+// once, and each reads the cluster, git, Helm repositories and registries
+// as they are when it runs. Within one diagnosis (or one scope, see Share)
+// each repository, branch, chart and host is read once.
 type Engine struct {
 	Cluster  Cluster
 	Registry Registry
@@ -91,6 +97,32 @@ type Engine struct {
 	// without it their values are not checked.
 	Charts  Charts
 	Options Options
+
+	// shared: Git and Charts are one scope's already (Share).
+	shared bool
+}
+
+// Share returns a copy of the engine whose diagnoses, run with the
+// returned context, share one scope: each git repository's ls-remote,
+// snapshot and push check, and each chart, is read once for all of them
+// (failures included, except a caller's own deadline), and a host whose
+// connection failed (DNS, refused, TLS, proxy, timeout) is met once. The
+// scope keeps what it read until it is dropped: make one per fleet scan,
+// never one for a server's life. Diagnose makes its own unless the engine
+// is a shared one. A Git or Charts that cannot share is used as is.
+func (e *Engine) Share(ctx context.Context) (*Engine, context.Context) {
+	cp := *e
+	cp.shared = true
+	if g, ok := e.Git.(interface{ Share() *gitsource.Shared }); ok {
+		cp.Git = g.Share()
+	}
+	if c, ok := e.Charts.(interface{ Share() *helmchart.Shared }); ok {
+		cp.Charts = c.Share()
+	}
+	if hostfail.FromContext(ctx) == nil {
+		ctx = hostfail.NewContext(ctx, hostfail.New())
+	}
+	return &cp, ctx
 }
 
 // Request names the Application to diagnose.
@@ -288,6 +320,9 @@ func (e *Engine) stages() []stage {
 // Diagnose runs every stage for one Application and returns the report. It
 // always returns a report: failures to read become findings.
 func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
+	if !e.shared {
+		e, ctx = e.Share(ctx)
+	}
 	opts := e.Options.withDefaults()
 	if req.UpdaterNamespace == "" {
 		req.UpdaterNamespace = "argocd"

@@ -16,6 +16,20 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
+// shareScan is what one scan shares, and nothing outlives it: the
+// engine's scope (Engine.Share: each git repository, branch and chart read
+// once, failures included, and a host whose connection failed met once),
+// Kubernetes objects read once per kind and namespace, tag lists once per
+// repository. The returned context carries the scope's memory of host
+// failures: the scan's reads and its apps' diagnoses use it.
+func shareScan(ctx context.Context, e *diagnostics.Engine) (*diagnostics.Engine, context.Context, *clusterCache, *registryCache) {
+	eng, ctx := e.Share(ctx)
+	cc := newClusterCache(ctx, e.Cluster)
+	rc := &registryCache{ctx: ctx, inner: e.Registry}
+	eng.Cluster, eng.Registry = cc, rc
+	return eng, ctx, cc, rc
+}
+
 // eventLister is the Reader's one-list-per-namespace events read.
 type eventLister interface {
 	EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error)
@@ -183,8 +197,10 @@ func (c *clusterCache) ReviewAccess(_ context.Context, q cluster.AccessQuery) (c
 	})
 }
 
-// registryCache lists each repository's tags once for the scan; metadata
-// goes to the client, which caches it by digest.
+// registryCache lists each repository's tags once for the scan, failures
+// included; metadata goes to the client, which caches it by digest. A
+// registry host that cannot be reached is met once for all its
+// repositories (through the scan's context, see shareScan).
 type registryCache struct {
 	ctx   context.Context // the scan's: a shared listing outlives one app's deadline
 	inner diagnostics.Registry

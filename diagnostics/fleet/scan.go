@@ -140,14 +140,11 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	defer cancel()
 	res := &Result{Scope: scope.Asked(), Cluster: s.Engine.Options.ClusterName, StartedAt: start}
 
-	cc := newClusterCache(ctx, s.Engine.Cluster)
-	rc := &registryCache{ctx: ctx, inner: s.Engine.Registry}
+	eng, ctx, cc, rc := shareScan(ctx, s.Engine)
 	var regBefore int64
 	if s.Engine.Registry != nil {
 		regBefore = s.Engine.Registry.Stats().Total()
 	}
-	eng := *s.Engine
-	eng.Cluster, eng.Registry = cc, rc
 
 	// What every app shares: the installation, its version, the CRs, the log.
 	inst, instErr := cc.FindUpdater(ctx, updNS)

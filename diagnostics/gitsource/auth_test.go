@@ -35,7 +35,7 @@ func TestAuthString(t *testing.T) {
 }
 
 // TestAuthIdentityCoversEveryField: changing any field of Auth changes
-// the snapshot cache key, so two Auths that connect differently never
+// the key a Shared scope keeps answers by, so two Auths that connect differently never
 // share a snapshot. It fails when a field is added without entering
 // identity.
 func TestAuthIdentityCoversEveryField(t *testing.T) {
@@ -71,14 +71,14 @@ func TestAuthIdentityCoversEveryField(t *testing.T) {
 	}
 }
 
-// TestSnapshotCacheByHostKeySettings: a snapshot fetched with host keys
-// ignored is not handed to a caller who checks them.
-func TestSnapshotCacheByHostKeySettings(t *testing.T) {
+// TestSharedByHostKeySettings: within a scope, a snapshot fetched with
+// host keys ignored is not handed to a caller who checks them.
+func TestSharedByHostKeySettings(t *testing.T) {
 	t.Parallel()
 	lab := startLab(t)
 	key := testSSHKey(t)
 	srv := startSSH(t, lab, labgit.WithAuthorizedKey(publicKey(t, key)))
-	c := newClient()
+	c := newClient().Share()
 	ctx := context.Background()
 	if _, err := c.Snapshot(ctx, srv.RepoURL("team/app"), "main", Auth{SSHPrivateKey: key, InsecureSkipTLS: true}); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestSnapshotCacheByHostKeySettings(t *testing.T) {
 	if _, err := c.Snapshot(ctx, srv.RepoURL("team/app"), "main", Auth{SSHPrivateKey: key, KnownHosts: srv.KnownHosts()}); err != nil {
 		t.Fatal(err)
 	}
-	if st := c.Stats(); st.Fetches != 3 || st.SnapshotCacheHits != 0 {
+	if st := c.c.Stats(); st.Fetches != 3 || st.SnapshotCacheHits != 0 {
 		t.Errorf("stats = %s", st)
 	}
 }

@@ -17,6 +17,9 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/internal/lru"
 )
 
 // DefaultTimeout bounds each operation (ls-remote, fetch, push check)
@@ -47,9 +50,15 @@ func (noSSHKeyError) Error() string {
 
 func (noSSHKeyError) Unwrap() error { return transport.ErrAuthenticationRequired }
 
-// Client reads git repositories. It is safe for concurrent use; snapshots
-// are cached for the life of the Client. It holds no global state: go-git's
-// process-wide protocol table is not used.
+// Client reads git repositories. It is safe for concurrent use, and it
+// keeps no answer between calls: every LsRemote, Snapshot and CanPush asks
+// the server, so a diagnosis sees the branch as it is now. Share gives a
+// Shared, made per diagnosis or fleet scan, that reads each repository
+// once for everyone in it. Across calls the Client keeps only the HTTP
+// transports of the TLS and proxy settings in use, for their connections:
+// at most MaxTransports of them and MaxTransportBytes, the least recently
+// used dropped. It holds no global state: go-git's process-wide protocol
+// table is not used.
 type Client struct {
 	base    *http.Client
 	timeout time.Duration
@@ -57,8 +66,27 @@ type Client struct {
 	stats counters
 
 	mu         sync.Mutex
-	transports map[string]*http.Transport // by TLS settings
-	snaps      map[string]*snapEntry
+	transports *lru.Cache[string, keptTransport] // by TLS and proxy settings
+}
+
+// keptTransport is a transport the Client keeps, with what it costs.
+type keptTransport struct {
+	tr   *http.Transport
+	cost int64
+}
+
+// Bounds of the transports a Client keeps: their keys are CA bundles,
+// client certificates and proxies from the cluster's Secrets, so they are
+// bounded in number and in the bytes of those settings.
+const (
+	MaxTransports     = 32
+	MaxTransportBytes = 16 << 20
+)
+
+// transportCost is what a transport for a holds: its settings, and a
+// flat share for its pool and TLS state.
+func transportCost(a Auth) int64 {
+	return 16<<10 + int64(len(a.CAData)+len(a.TLSClientCert)+len(a.TLSClientKey.Reveal())+len(a.Proxy)+len(a.NoProxy))
 }
 
 // Option configures a Client.
@@ -90,9 +118,9 @@ func New(opts ...Option) *Client {
 	c := &Client{
 		base:       &http.Client{},
 		timeout:    DefaultTimeout,
-		transports: map[string]*http.Transport{},
-		snaps:      map[string]*snapEntry{},
+		transports: lru.New(MaxTransports, MaxTransportBytes, func(_ string, k keptTransport) int64 { return k.cost }),
 	}
+	c.transports.OnEvict = func(_ string, k keptTransport) { k.tr.CloseIdleConnections() }
 	for _, o := range opts {
 		o(c)
 	}
@@ -173,12 +201,15 @@ func (a sshDialTimeout) ClientConfig() (*gossh.ClientConfig, error) {
 }
 
 // httpClient returns an HTTP client for the TLS and proxy settings of a,
-// counting requests into Stats.
+// counting requests into Stats. Within a scope in the context (see
+// hostfail), a host's connection failure is met once: later requests to
+// that host through the same settings get it without a request.
 func (c *Client) httpClient(a Auth) (*http.Client, error) {
 	rt := c.base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	id := "git"
 	if a.InsecureSkipTLS || len(a.CAData) > 0 || len(a.TLSClientCert) > 0 || !a.TLSClientKey.IsEmpty() || a.Proxy != "" {
 		base, ok := rt.(*http.Transport)
 		if !ok {
@@ -191,19 +222,23 @@ func (c *Client) httpClient(a Auth) (*http.Client, error) {
 		}
 		key := transportKey(a)
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		tr, ok := c.transports[key]
+		kept, ok := c.transports.Get(key)
 		if !ok {
-			var err error
-			if tr, err = newTransport(base, a); err != nil {
+			tr, err := newTransport(base, a)
+			if err != nil {
+				c.mu.Unlock()
 				return nil, err
 			}
-			c.transports[key] = tr
+			// One too large to keep serves this call only; its idle
+			// connections close after the transport's idle timeout.
+			kept = keptTransport{tr: tr, cost: transportCost(a)}
+			c.transports.Add(key, kept)
 		}
-		rt = tr
+		c.mu.Unlock()
+		rt, id = kept.tr, id+key
 	}
 	return &http.Client{
-		Transport:     countingTransport{next: boundedTransport{next: rt}, n: &c.stats.http},
+		Transport:     hostfail.Transport(countingTransport{next: boundedTransport{next: rt}, n: &c.stats.http}, id),
 		Jar:           c.base.Jar,
 		CheckRedirect: c.base.CheckRedirect,
 	}, nil
@@ -280,7 +315,7 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type Stats struct {
 	LsRemote          int64 // LsRemote calls
 	Fetches           int64 // Snapshot calls that fetched from the server
-	SnapshotCacheHits int64 // Snapshot calls answered from the cache
+	SnapshotCacheHits int64 // Shared.Snapshot calls answered with a snapshot of their scope
 	PushChecks        int64 // CanPush calls
 	HTTPRequests      int64 // HTTP requests sent, redirects included
 	SSHSessions       int64 // SSH sessions opened

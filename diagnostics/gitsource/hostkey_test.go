@@ -95,7 +95,7 @@ func TestSSHKnownHosts(t *testing.T) {
 						t.Errorf("hint: %s", h)
 					}
 				}
-				// Snapshot fails the same way, and nothing is cached.
+				// Snapshot fails the same way.
 				_, err = c.Snapshot(context.Background(), url, "main", auth)
 				wantKind(t, err, tc.kind)
 				return

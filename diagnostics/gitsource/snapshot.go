@@ -181,53 +181,21 @@ func cleanPath(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
-// snapEntry is one cached (or in-flight) snapshot.
-type snapEntry struct {
-	done chan struct{}
-	snap *Snapshot
-	err  error
-}
-
 // Snapshot returns a shallow (SnapshotDepth commits) single-branch copy
 // of the branch, fetched into memory. branch is a name ("main") or
 // "refs/heads/main"; "" or "HEAD" means the remote's default branch, as
-// Image Updater resolves it. Snapshots are cached per repository (after
-// NormalizeURL), branch and credentials for the life of the Client, so a
-// second call makes no request; concurrent calls for the same key share
-// one fetch. Failures are not cached. Errors are *Error; a missing branch
-// is Kind BranchNotFound.
+// Image Updater resolves it. Every call fetches, so the snapshot is the
+// branch as it is now; Shared.Snapshot fetches a branch once for a whole
+// diagnosis or scan. Errors are *Error; a missing branch is Kind
+// BranchNotFound.
 func (c *Client) Snapshot(ctx context.Context, url, branch string, auth Auth) (*Snapshot, error) {
-	branch = strings.TrimPrefix(strings.TrimSpace(branch), "refs/heads/")
-	key := NormalizeURL(url) + "\x00" + branch + "\x00" + auth.withURLUserinfo(url).identity()
-	for {
-		c.mu.Lock()
-		ent, ok := c.snaps[key]
-		if !ok {
-			ent = &snapEntry{done: make(chan struct{})}
-			c.snaps[key] = ent
-			c.mu.Unlock()
-			ent.snap, ent.err = c.fetch(ctx, url, branch, auth)
-			if ent.err != nil {
-				c.mu.Lock()
-				delete(c.snaps, key)
-				c.mu.Unlock()
-			}
-			close(ent.done)
-			return ent.snap, ent.err
-		}
-		c.mu.Unlock()
-		select {
-		case <-ent.done:
-		case <-ctx.Done():
-			return nil, classify("fetch", url, auth, ctx.Err())
-		}
-		if ent.err == nil {
-			c.stats.cacheHits.Add(1)
-			return ent.snap, nil
-		}
-		// The fetch we waited for failed (perhaps on its caller's
-		// context): try ourselves.
-	}
+	return c.fetch(ctx, url, snapshotBranch(branch), auth)
+}
+
+// snapshotBranch is the branch name Snapshot fetches ("" for the remote's
+// default).
+func snapshotBranch(branch string) string {
+	return strings.TrimPrefix(strings.TrimSpace(branch), "refs/heads/")
 }
 
 // fetch makes the snapshot: one ref advertisement and one upload-pack

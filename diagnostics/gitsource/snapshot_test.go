@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	labgit "github.com/imgupd/imgupd/lab/git"
 )
 
 func TestSnapshotFiles(t *testing.T) {
@@ -185,28 +187,69 @@ func TestSnapshotMissingBranch(t *testing.T) {
 	}
 }
 
-func TestSnapshotCache(t *testing.T) {
+// TestSnapshotIsTheBranchAsItIsNow: a Client keeps no snapshot: after a
+// push, the next Snapshot has the new head and the new file; a Shared
+// scope made before the push keeps what it read, a new scope reads anew.
+func TestSnapshotIsTheBranchAsItIsNow(t *testing.T) {
+	t.Parallel()
+	s := startLab(t)
+	c := newClient()
+	ctx := context.Background()
+	url := s.RepoURL("team/app")
+	scope := c.Share()
+	old, err := scope.Snapshot(ctx, url, "main", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := s.Commit("team/app", "main", labgit.CommitSpec{Message: "fix", Files: map[string]string{"apps/web/values.yaml": "image:\n  tag: 1.1.0\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, get := range map[string]func() (*Snapshot, error){
+		"client":    func() (*Snapshot, error) { return c.Snapshot(ctx, url, "main", Auth{}) },
+		"new scope": func() (*Snapshot, error) { return c.Share().Snapshot(ctx, url, "main", Auth{}) },
+	} {
+		snap, err := get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := snap.ReadFile("apps/web/values.yaml")
+		if snap.Head().Hash != head || string(b) != "image:\n  tag: 1.1.0\n" {
+			t.Errorf("%s: head %s, values %q; want the pushed %s", name, snap.Head().Hash, b, head)
+		}
+	}
+	if again, err := scope.Snapshot(ctx, url, "main", Auth{}); err != nil || again != old {
+		t.Errorf("the first scope read the branch again: %p %v, want its %p", again, err, old)
+	}
+}
+
+// TestSharedSnapshot: within a scope a branch is fetched once for every
+// spelling of its repository and the same credentials; other credentials
+// are another fetch; a failure is shared (no second request), and a new
+// scope tries again.
+func TestSharedSnapshot(t *testing.T) {
 	t.Parallel()
 	s := authedLab(t)
 	c := newClient()
+	scope := c.Share()
 	ctx := context.Background()
 	url := s.RepoURL("team/app")
 	auth := Auth{Username: writerUser, Password: writerPass}
 
-	first, err := c.Snapshot(ctx, url, "main", auth)
+	first, err := scope.Snapshot(ctx, url, "main", auth)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := s.Requests()
-	// Same repository spelled differently, same credentials: cached.
+	// Same repository spelled differently, same credentials: shared.
 	var wg sync.WaitGroup
 	for _, u := range []string{url, url + "/", "http://" + s.Host + "/team/app"} {
 		wg.Add(1)
 		go func(u string) {
 			defer wg.Done()
-			again, err := c.Snapshot(ctx, u, "main", auth)
+			again, err := scope.Snapshot(ctx, u, "refs/heads/main", auth)
 			if err != nil || again != first {
-				t.Errorf("Snapshot(%q) = %p, %v; want the cached %p", u, again, err, first)
+				t.Errorf("Snapshot(%q) = %p, %v; want the shared %p", u, again, err, first)
 			}
 			// Concurrent reads of one snapshot are safe.
 			if _, err := again.ReadFile("apps/web/values.yaml"); err != nil {
@@ -217,34 +260,60 @@ func TestSnapshotCache(t *testing.T) {
 	}
 	wg.Wait()
 	if after := s.Requests(); after != before {
-		t.Errorf("cached Snapshot made requests: before %+v after %+v", before, after)
+		t.Errorf("a shared Snapshot made requests: before %+v after %+v", before, after)
 	}
 	if st := c.Stats(); st.Fetches != 1 || st.SnapshotCacheHits != 3 {
 		t.Errorf("stats = %s", st)
 	}
 
-	// Other credentials are another cache entry.
-	if _, err := c.Snapshot(ctx, url, "main", Auth{Username: readerUser, Password: readerPass}); err != nil {
+	// Other credentials are another fetch.
+	if _, err := scope.Snapshot(ctx, url, "main", Auth{Username: readerUser, Password: readerPass}); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Requests().UploadPack; got != before.UploadPack+1 {
 		t.Errorf("upload-pack = %d, want %d", got, before.UploadPack+1)
 	}
-	// Failures are not cached.
-	for i := 0; i < 2; i++ {
-		if _, err := c.Snapshot(ctx, url, "main", Auth{Username: writerUser, Password: "bad"}); err == nil {
-			t.Fatal("want error")
-		}
+	// A failure is shared within the scope: the same error, no request.
+	bad := Auth{Username: writerUser, Password: "bad"}
+	_, err1 := scope.Snapshot(ctx, url, "main", bad)
+	_, err2 := scope.Snapshot(ctx, url, "main", bad)
+	e1 := wantKind(t, err1, AuthFailed)
+	if e2 := wantKind(t, err2, AuthFailed); e1.Error() != e2.Error() {
+		t.Errorf("the shared failure differs: %v / %v", e1, e2)
+	}
+	if st := c.Stats(); st.Fetches != 3 {
+		t.Errorf("fetches = %d, want 3 (the failure fetched once)", st.Fetches)
+	}
+	if _, err := c.Share().Snapshot(ctx, url, "main", bad); err == nil {
+		t.Fatal("want error")
 	}
 	if st := c.Stats(); st.Fetches != 4 {
-		t.Errorf("fetches = %d, want 4", st.Fetches)
+		t.Errorf("fetches = %d, want 4 (a new scope tries again)", st.Fetches)
 	}
 }
 
-func TestSnapshotConcurrentFirstFetch(t *testing.T) {
+// TestSharedCallerDeadlineIsNotKept: a fetch that failed because its
+// caller ran out of time is not the repository's answer: the scope's next
+// caller fetches.
+func TestSharedCallerDeadlineIsNotKept(t *testing.T) {
 	t.Parallel()
 	s := startLab(t)
 	c := newClient()
+	scope := c.Share()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := scope.Snapshot(ctx, s.RepoURL("team/app"), "main", Auth{})
+	wantKind(t, err, Canceled)
+	if _, err := scope.Snapshot(context.Background(), s.RepoURL("team/app"), "main", Auth{}); err != nil {
+		t.Errorf("after a canceled caller: %v", err)
+	}
+}
+
+func TestSharedConcurrentFirstFetch(t *testing.T) {
+	t.Parallel()
+	s := startLab(t)
+	c := newClient()
+	scope := c.Share()
 	const n = 8
 	snaps := make([]*Snapshot, n)
 	var wg sync.WaitGroup
@@ -253,7 +322,7 @@ func TestSnapshotConcurrentFirstFetch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var err error
-			if snaps[i], err = c.Snapshot(context.Background(), s.RepoURL("team/app"), "main", Auth{}); err != nil {
+			if snaps[i], err = scope.Snapshot(context.Background(), s.RepoURL("team/app"), "main", Auth{}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -265,7 +334,7 @@ func TestSnapshotConcurrentFirstFetch(t *testing.T) {
 		}
 	}
 	if st := c.Stats(); st.Fetches != 1 || st.SnapshotCacheHits != n-1 {
-		t.Errorf("stats = %s, want 1 fetch and %d cache hits", st, n-1)
+		t.Errorf("stats = %s, want 1 fetch and %d shared", st, n-1)
 	}
 	if got := s.Requests().UploadPack; got != 1 {
 		t.Errorf("upload-pack requests = %d, want 1", got)

@@ -56,8 +56,8 @@ func (a Auth) secrets() []string {
 	return []string{a.Password.Reveal(), a.ClientKey.Reveal(), basic}
 }
 
-// fingerprint keys the per-Client cache, so that a chart read with one set
-// of credentials is not handed out for another. It stays in memory.
+// fingerprint keys a Shared scope's charts, so that a chart read with one
+// set of credentials is not handed out for another. It stays in memory.
 func (a Auth) fingerprint() [32]byte {
 	h := sha256.New()
 	field := func(b []byte) {

@@ -3,9 +3,12 @@ package helmchart
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/flight"
+	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
 )
 
 // Chart is the values.yaml of the chart version a source resolves to.
@@ -56,23 +59,16 @@ func DefaultOCILayerMediaTypes() []string {
 	}
 }
 
-// Client reads chart values. It is safe for concurrent use. It caches the
-// charts it read, per Client, by source and credentials; errors are not
-// cached.
+// Client reads chart values. It is safe for concurrent use, and it keeps
+// no chart between calls: every Values call reads the repository, so a
+// constraint such as 1.* resolves to the newest version published now.
+// Share gives a Shared, made per diagnosis or fleet scan, that reads each
+// chart once for everyone in it.
 type Client struct {
 	base       *http.Transport
 	timeout    time.Duration
 	maxBytes   int64
 	layerTypes []string
-
-	mu    sync.Mutex
-	cache map[cacheKey]*Chart
-}
-
-type cacheKey struct {
-	kind string
-	src  Source
-	auth [32]byte
 }
 
 // Option configures a Client.
@@ -103,7 +99,7 @@ func WithOCILayerMediaTypes(types ...string) Option {
 
 // New returns a Client.
 func New(opts ...Option) *Client {
-	c := &Client{timeout: DefaultTimeout, maxBytes: DefaultMaxBytes, layerTypes: DefaultOCILayerMediaTypes(), cache: map[cacheKey]*Chart{}}
+	c := &Client{timeout: DefaultTimeout, maxBytes: DefaultMaxBytes, layerTypes: DefaultOCILayerMediaTypes()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -126,21 +122,48 @@ func New(opts ...Option) *Client {
 // contains a password, token or key.
 func (c *Client) Values(ctx context.Context, src Source, auth Auth) (*Chart, error) {
 	kind := Kind(src)
-	key := cacheKey{kind: kind, src: src, auth: auth.fingerprint()}
-	c.mu.Lock()
-	hit := c.cache[key]
-	c.mu.Unlock()
-	if hit != nil {
-		return hit.clone(), nil
-	}
-
 	ch, err := c.values(ctx, kind, src, auth)
 	if err != nil {
 		return nil, finish(err, kind, src, auth)
 	}
-	c.mu.Lock()
-	c.cache[key] = ch
-	c.mu.Unlock()
+	return ch, nil
+}
+
+// Shared reads each chart once for everyone in one scope, one diagnosis
+// or one fleet scan: one Values per source and credentials; concurrent
+// callers share one read. Failures are shared too (every caller gets the
+// same *Error), except one that was its caller's own (its deadline ran
+// out, it was canceled), which the next caller tries again. Make one per
+// diagnosis or scan with Client.Share and drop it with the scope. Each
+// caller gets its own copy of the Chart. It is safe for concurrent use.
+type Shared struct {
+	c      *Client
+	charts flight.Group[*Chart]
+}
+
+// Share returns a new, empty scope over the Client.
+func (c *Client) Share() *Shared { return &Shared{c: c} }
+
+// Values is Client.Values, once per source and credentials in the scope.
+func (s *Shared) Values(ctx context.Context, src Source, auth Auth) (*Chart, error) {
+	kind := Kind(src)
+	fp := auth.fingerprint()
+	key := fmt.Sprintf("%s\x00%q\x00%q\x00%q\x00%q\x00%t\x00%x", kind, src.RepoURL, src.Chart, src.TargetRevision, src.Path, src.EnableOCI, fp)
+	ch, err := s.charts.Do(ctx, key, func() (*Chart, error) {
+		ch, err := s.c.Values(ctx, src, auth)
+		if err != nil && ctx.Err() != nil {
+			return nil, flight.Transient(err)
+		}
+		return ch, err
+	})
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			// This caller's context ended while it waited for another's read.
+			err = finish(err, kind, src, auth)
+		}
+		return nil, err
+	}
 	return ch.clone(), nil
 }
 
@@ -191,6 +214,7 @@ type session struct {
 	c    *Client
 	auth Auth
 	tr   *http.Transport
+	rt   http.RoundTripper // tr, sharing host failures within a scope
 	hc   *http.Client
 }
 
@@ -205,7 +229,10 @@ func (c *Client) newSession(kind string, auth Auth) (*session, error) {
 		tr.TLSClientConfig = tc
 		tr.ForceAttemptHTTP2 = true
 	}
-	return &session{c: c, auth: auth, tr: tr, hc: &http.Client{Transport: tr, CheckRedirect: credentialsStayOnHost}}, nil
+	// Within a scope in the context (see hostfail), a host's connection
+	// failure is met once for these TLS settings.
+	rt := hostfail.Transport(tr, fmt.Sprintf("helm\x00%s\x00%t\x00%x", kind, auth.PlainHTTP, auth.fingerprint()))
+	return &session{c: c, auth: auth, tr: tr, rt: rt, hc: &http.Client{Transport: rt, CheckRedirect: credentialsStayOnHost}}, nil
 }
 
 func (s *session) close() { s.tr.CloseIdleConnections() }

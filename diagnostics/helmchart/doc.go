@@ -23,8 +23,9 @@
 // with both username and password, as Helm's HTTP getter does; a CA from
 // argocd-tls-certs-cm replaces the system roots; insecure skips
 // verification; a client certificate needs both certificate and key;
-// insecureOCIForceHttp speaks plain HTTP to a registry. Nothing is cached
-// across Clients, and nothing is written anywhere.
+// insecureOCIForceHttp speaks plain HTTP to a registry. A Client keeps no
+// chart between calls (a Shared keeps them for one diagnosis or scan), and
+// nothing is written anywhere.
 //
 // Failures are *Error values of a fixed ErrorKind with a one-line Hint, in
 // terms of the Application, the repository Secret and argocd-tls-certs-cm,
@@ -73,6 +74,7 @@
 // index in another form, or a chart with more than 4 MiB of entries, is
 // TooLarge (index.go, parseIndexFor). Downloads are read in chunks joined
 // once, so an endless answer holds no more than the limit.
+// Read each chart once per diagnosis or scan (Client.Share).
 //
 // # Mapping an Application
 //

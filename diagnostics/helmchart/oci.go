@@ -356,7 +356,7 @@ func (s *session) remoteOpts(ctx context.Context, repo name.Repository) []remote
 	return []remote.Option{
 		remote.WithContext(ctx),
 		remote.WithAuth(auth),
-		remote.WithTransport(&schemeGuard{inner: s.tr, host: repo.RegistryStr(), scheme: scheme}),
+		remote.WithTransport(&schemeGuard{inner: s.rt, host: repo.RegistryStr(), scheme: scheme}),
 		remote.WithUserAgent(userAgent),
 		remote.WithRetryBackoff(remote.Backoff{Steps: 1}),
 		remote.WithRetryPredicate(func(error) bool { return false }),

@@ -428,34 +428,78 @@ func TestInvalidSources(t *testing.T) {
 	wantKind(t, err, InvalidSource)
 }
 
-func TestCachePerClientAndCredentials(t *testing.T) {
+// TestValuesIsTheRepositoryAsItIsNow: a Client keeps no chart: after 1.5.0
+// is published, the constraint 1.* resolves to it; a Shared scope made
+// before keeps the 1.0.0 it read, a new scope reads 1.5.0.
+func TestValuesIsTheRepositoryAsItIsNow(t *testing.T) {
+	t.Parallel()
+	s := startRepo(t)
+	addCharts(t, s, "app", "1.0.0")
+	src := Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.*"}
+	c := New()
+	ctx := context.Background()
+	scope := c.Share()
+	old, err := scope.Values(ctx, src, Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValues(t, old, "1.0.0")
+	addCharts(t, s, "app", "1.5.0")
+	for name, v := range map[string]*Shared{"client": nil, "new scope": c.Share()} {
+		var ch *Chart
+		if v == nil {
+			ch, err = c.Values(ctx, src, Auth{})
+		} else {
+			ch, err = v.Values(ctx, src, Auth{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Version != "1.5.0" {
+			t.Errorf("%s: 1.* is %s after 1.5.0 was published", name, ch.Version)
+		}
+	}
+	if again, err := scope.Values(ctx, src, Auth{}); err != nil || again.Version != "1.0.0" {
+		t.Errorf("the first scope read the repository again: %v %v", again, err)
+	}
+}
+
+func TestSharedPerScopeAndCredentials(t *testing.T) {
 	t.Parallel()
 	s := startRepo(t, helmrepo.WithBasicAuth(canaryUser, canaryPass))
 	addCharts(t, s, "app", "1.0.0")
 	src := Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.0.0"}
-	c := New()
+	scope := New().Share()
 	ctx := context.Background()
-	first, err := c.Values(ctx, src, goodAuth())
+	first, err := scope.Values(ctx, src, goodAuth())
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Values[0] = 'X' // callers get copies
 	n := len(s.Requests())
-	again, err := c.Values(ctx, src, goodAuth())
+	again, err := scope.Values(ctx, src, goodAuth())
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantValues(t, again, "1.0.0")
 	if len(s.Requests()) != n {
-		t.Errorf("a cached chart was fetched again")
+		t.Errorf("a chart read in the scope was fetched again")
 	}
-	// Other credentials are not served from the cache.
-	if _, err := c.Values(ctx, src, wrongAuth()); err == nil {
-		t.Fatal("wrong password served from the cache")
-	} else {
-		noCanaries(t, err)
+	// Other credentials are not served the chart; their failure is
+	// shared: the same error, no second request.
+	_, err1 := scope.Values(ctx, src, wrongAuth())
+	if err1 == nil {
+		t.Fatal("wrong password served the scope's chart")
 	}
-	if _, err := New().Values(ctx, src, Auth{}); err == nil {
-		t.Fatal("a new Client shared the cache")
+	noCanaries(t, err1)
+	n = len(s.Requests())
+	if _, err2 := scope.Values(ctx, src, wrongAuth()); err2 == nil || err2.Error() != err1.Error() {
+		t.Errorf("the shared failure differs: %v / %v", err1, err2)
+	}
+	if len(s.Requests()) != n {
+		t.Error("a failure was asked again within the scope")
+	}
+	if _, err := New().Share().Values(ctx, src, Auth{}); err == nil {
+		t.Fatal("a new scope shared the chart")
 	}
 }

@@ -26,6 +26,8 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/internal/flight"
+	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/internal/lru"
 )
 
 // Target is one repository on one registry, with how to reach it.
@@ -81,12 +83,16 @@ func WithRateLimit(rps float64) Option { return func(c *Client) { c.rps = rps } 
 // WithUserAgent sets the User-Agent of every request.
 func WithUserAgent(s string) Option { return func(c *Client) { c.userAgent = s } }
 
-// Client reads registries. It is safe for concurrent use. It caches, for
-// its lifetime and without bound: per target, the authenticated transport
-// (so the /v2/ handshake and token fetch happen once); per manifest digest,
-// the parsed platform and config digest; per config digest, the build
-// date. Tag lists and tag→digest answers are never cached: every ListTags
-// lists again and every Metadata call GETs each tag's manifest.
+// Client reads registries. It is safe for concurrent use. Tag lists and
+// tag→digest answers are never cached: every ListTags lists again and every
+// Metadata call GETs each tag's manifest, so a tag pushed a second ago is
+// seen. What it keeps across calls is what does not go stale, bounded,
+// least recently used dropped: per target, the authenticated transport (so
+// the /v2/ handshake and token fetch happen once; MaxSessions,
+// MaxSessionBytes); per registry host with a limit, its rate limiter
+// (MaxHostLimiters); per manifest digest, the platform and build date of
+// the image, per config digest the same (MaxDigests each, MaxDigestBytes):
+// content addressed, so never stale.
 type Client struct {
 	base        http.RoundTripper
 	concurrency int
@@ -101,20 +107,51 @@ type Client struct {
 	stats   stats
 
 	mu       sync.Mutex
-	sessions map[string]*session
-	hosts    map[string]*rate.Limiter // per registry host, from Target.Limit
+	sessions *lru.Cache[string, *session]
+	hosts    *lru.Cache[string, *rate.Limiter] // per registry host, from Target.Limit
 
-	images  flight.Group[imageInfo]  // manifest digest → platform, config digest
+	images  flight.Group[imageInfo]  // manifest digest → platform, created
 	configs flight.Group[configInfo] // config digest → platform, created
+}
+
+// Bounds of what a Client keeps across calls. Targets (repositories with
+// their credentials and CA bundles) and digests come from the cluster and
+// the registries, so nothing grows with what imgupd has ever seen.
+const (
+	// MaxSessions and MaxSessionBytes bound the targets whose handshake is
+	// kept; a session's bytes are its target's fields (a CA bundle counts
+	// twice: the PEM and its pool) plus a flat 4 KiB.
+	MaxSessions     = 1024
+	MaxSessionBytes = 16 << 20
+	// MaxHostLimiters bounds the registry hosts whose rate limiter is kept.
+	MaxHostLimiters = 256
+	// MaxDigests and MaxDigestBytes bound each of the two digest caches
+	// (image manifests, configs); an entry's bytes are its digest, its
+	// platform's strings and a flat 160.
+	MaxDigests     = 8192
+	MaxDigestBytes = 4 << 20
+)
+
+func sessionCost(_ string, s *session) int64 {
+	t := s.target
+	return 4<<10 + int64(len(t.APIURL)+len(t.Repository)+len(t.Username)+len(t.Password)+2*len(t.CAData))
+}
+
+func digestCost(key string, i imageInfo) int64 {
+	return 160 + int64(len(key)+len(i.platform.OS)+len(i.platform.Arch)+len(i.platform.Variant))
 }
 
 // New returns a Client.
 func New(opts ...Option) *Client {
 	c := &Client{concurrency: 8, maxTags: DefaultMaxTags, maxTagBytes: DefaultMaxTagListBytes,
-		sessions: map[string]*session{}, hosts: map[string]*rate.Limiter{}}
+		sessions: lru.New(MaxSessions, MaxSessionBytes, sessionCost),
+		hosts:    lru.New[string, *rate.Limiter](MaxHostLimiters, 0, nil)}
+	c.sessions.OnEvict = func(_ string, s *session) { c.closeIdle(s) }
 	// A failed metadata read is tried again by the next caller: one
 	// timeout must not cost every later report its metadata.
 	c.images.ForgetErrors, c.configs.ForgetErrors = true, true
+	c.images.MaxEntries, c.images.MaxBytes, c.images.Size = MaxDigests, MaxDigestBytes, digestCost
+	c.configs.MaxEntries, c.configs.MaxBytes, c.configs.Size = MaxDigests, MaxDigestBytes, digestCost
 	for _, o := range opts {
 		o(c)
 	}
@@ -135,7 +172,11 @@ type session struct {
 	target Target
 	repo   name.Repository
 	apiURL *url.URL
-	base   http.RoundTripper // counting, rate limited, TLS as configured
+	// base is counting (counts and rate limits requests, TLS as
+	// configured) under hostfail: within a scope in the context, a
+	// host's connection failure is met once for these settings.
+	base     http.RoundTripper
+	counting *countingTransport
 
 	mu     sync.Mutex
 	auth   http.RoundTripper // *transport.Wrapper after the handshake
@@ -146,14 +187,15 @@ func (c *Client) session(t Target) (*session, error) {
 	key := t.Key()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.sessions[key]; ok {
+	if s, ok := c.sessions.Get(key); ok {
 		return s, nil
 	}
 	s, err := c.newSession(t)
 	if err != nil {
 		return nil, err
 	}
-	c.sessions[key] = s
+	// A session too large to keep serves this call only.
+	c.sessions.Add(key, s)
 	return s, nil
 }
 
@@ -197,19 +239,36 @@ func (c *Client) newSession(t Target) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	ct := &countingTransport{
+		inner:       base,
+		host:        u.Host,
+		scheme:      u.Scheme,
+		stats:       &c.stats,
+		limiter:     c.limiter,
+		hostLimiter: c.hostLimiter(u.Host, t.Limit),
+	}
 	return &session{
-		target: t,
-		repo:   repo,
-		apiURL: u,
-		base: &countingTransport{
-			inner:       base,
-			host:        u.Host,
-			scheme:      u.Scheme,
-			stats:       &c.stats,
-			limiter:     c.limiter,
-			hostLimiter: c.hostLimiter(u.Host, t.Limit),
-		},
+		target:   t,
+		repo:     repo,
+		apiURL:   u,
+		base:     hostfail.Transport(ct, connectionID(t)),
+		counting: ct,
 	}, nil
+}
+
+// connectionID is what, besides the host, decides whether a connection to
+// t's registry can be made: its TLS trust and its proxy (never its
+// credentials).
+func connectionID(t Target) string {
+	h := sha256.New()
+	proxy := ""
+	if t.Proxy != nil {
+		proxy = t.Proxy.String()
+	}
+	for _, f := range []string{fmt.Sprint(t.Insecure), string(t.CAData), proxy} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return "registry\x00" + string(h.Sum(nil))
 }
 
 // hostLimiter is the limiter of a registry host with a limit (called with
@@ -218,11 +277,11 @@ func (c *Client) hostLimiter(host string, limit float64) *rate.Limiter {
 	if limit <= 0 {
 		return nil
 	}
-	if l, ok := c.hosts[host]; ok {
+	if l, ok := c.hosts.Get(host); ok {
 		return l
 	}
 	l := rate.NewLimiter(rate.Limit(limit), max(1, int(limit)))
-	c.hosts[host] = l
+	c.hosts.Add(host, l)
 	return l
 }
 
@@ -298,11 +357,14 @@ func (s *session) authenticated(ctx context.Context, userAgent string) (http.Rou
 func (c *Client) CloseIdleConnections() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range c.sessions {
-		if ct, ok := s.base.(*countingTransport); ok && ct.inner != c.base {
-			if ci, ok := ct.inner.(interface{ CloseIdleConnections() }); ok {
-				ci.CloseIdleConnections()
-			}
+	c.sessions.Each(func(_ string, s *session) { c.closeIdle(s) })
+}
+
+// closeIdle closes the idle connections of a session's own transport.
+func (c *Client) closeIdle(s *session) {
+	if s.counting != nil && s.counting.inner != c.base {
+		if ci, ok := s.counting.inner.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
 		}
 	}
 }

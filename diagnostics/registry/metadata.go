@@ -38,9 +38,10 @@ type configInfo = imageInfo
 //     HasCreated false (as do children that are themselves indexes, which
 //     are listed but not read). A nil want wants every platform.
 //
-// Child manifests and configs are cached by digest in the Client, so tags
-// on the same image cost one config fetch, and a second call for the same
-// tags costs only the tag manifest GETs. Tags are read concurrently,
+// Child manifests and configs are cached by digest in the Client (content
+// addressed, so never stale; bounded by MaxDigests and MaxDigestBytes), so
+// tags on the same image cost one config fetch, and a second call for the
+// same tags costs only the tag manifest GETs. Tags are read concurrently,
 // bounded by WithConcurrency.
 //
 // A tag that fails gets TagMeta.Err (a classified, single-line message

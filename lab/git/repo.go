@@ -138,6 +138,9 @@ type builder struct {
 	clock  time.Time
 	first  bool
 	mark   int
+	// from is the parent of a commit given no parent mark: an existing
+	// commit's hash, when commits are added to a branch (Commit).
+	from   string
 	stream strings.Builder
 }
 
@@ -250,6 +253,8 @@ func (b *builder) commit(ref string, parent int, c CommitSpec, replace bool) (in
 	fmt.Fprintf(w, "data %d\n%s\n", len(msg)+1, msg)
 	if parent != 0 {
 		fmt.Fprintf(w, "from :%d\n", parent)
+	} else if b.from != "" {
+		fmt.Fprintf(w, "from %s\n", b.from)
 	}
 	if replace {
 		w.WriteString("deleteall\n")
