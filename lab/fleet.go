@@ -9,12 +9,19 @@ import (
 // repositories (app i uses repository i mod Repos), each repository with
 // between MinTags and MaxTags tags. Every Due-th app runs an older tag than
 // the newest, so an update is due (0: none due); every Broken-th app's
-// image is not live (0: none broken).
+// image is not live (0: none broken). With GitUnreachable the
+// Applications' repoURL names a host that does not resolve
+// (UnreachableGitHost): a fleet whose bot has no egress to git.
 type FleetSpec struct {
 	Apps, Repos      int
 	MinTags, MaxTags int
 	Due, Broken      int
+	GitUnreachable   bool
 }
+
+// UnreachableGitHost is the git host of a FleetSpec with GitUnreachable:
+// .invalid never resolves (RFC 2606).
+const UnreachableGitHost = "git.fleet.invalid"
 
 // FleetScenario is one environment holding a whole fleet: one Image
 // Updater v1.3.0, one ImageUpdater CR with a ref per repository, Apps
@@ -30,13 +37,26 @@ func FleetScenario(s FleetSpec) *Scenario {
 	if s.MaxTags < s.MinTags {
 		s.MaxTags = s.MinTags
 	}
-	sc := &Scenario{Name: fmt.Sprintf("fleet-%d-apps-%d-repos", s.Apps, s.Repos), Expect: Healthy, App: AppRef{Name: "app-0000", Namespace: "argocd"},
+	name := fmt.Sprintf("fleet-%d-apps-%d-repos", s.Apps, s.Repos)
+	gitURL := "${GIT}/config.git"
+	if s.GitUnreachable {
+		name += "-git-unreachable"
+		gitURL = "https://" + UnreachableGitHost + "/config.git"
+	}
+	sc := &Scenario{Name: name, Expect: Healthy, App: AppRef{Name: "app-0000", Namespace: "argocd"},
 		Now: "2026-11-29T12:00:00Z", Registry: RegistrySpec{Repositories: map[string][]Image{}, Lazy: true}}
+	// The tag counts run evenly from MinTags to MaxTags, dealt to the
+	// repositories in a golden-ratio order (repository r gets the
+	// (r·k mod Repos)-th count, k ≈ 0.618·Repos and prime to it): a fleet
+	// of fewer apps than repositories uses the first ones, and they carry
+	// the same mix of small and large tag lists as all of them, so the
+	// cost per app of fleets of every size compares like with like.
+	step := spreadStep(s.Repos)
 	tagsOf := make([]int, s.Repos)
 	for r := 0; r < s.Repos; r++ {
 		n := s.MinTags
 		if s.Repos > 1 {
-			n += (s.MaxTags - s.MinTags) * r / (s.Repos - 1)
+			n += (s.MaxTags - s.MinTags) * (r * step % s.Repos) / (s.Repos - 1)
 		}
 		tagsOf[r] = n
 		imgs := make([]Image, n)
@@ -67,8 +87,8 @@ func FleetScenario(s FleetSpec) *Scenario {
 		dir := "apps/" + name
 		files[dir+"/kustomization.yaml"] = "resources:\n- deployment.yaml\nimages:\n- name: ${REGISTRY}/" + repoName(r) + "\n"
 		files[dir+"/deployment.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: ${REGISTRY}/" + repoName(r) + ":" + running + "\n"
-		fmt.Fprintf(&objs, "---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: %s, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: \"${GIT}/config.git\", path: %s, targetRevision: main, kustomize: {}}\n  destination: {server: \"https://kubernetes.default.svc\", namespace: %s}\n  syncPolicy: {automated: {prune: true, selfHeal: true}}\nstatus:\n  sourceType: Kustomize\n  summary: {images: [\"%s\"]}\n  sync: {status: Synced, revision: abc123}\n  health: {status: Healthy}\n",
-			name, dir, name, live)
+		fmt.Fprintf(&objs, "---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: %s, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: \"%s\", path: %s, targetRevision: main, kustomize: {}}\n  destination: {server: \"https://kubernetes.default.svc\", namespace: %s}\n  syncPolicy: {automated: {prune: true, selfHeal: true}}\nstatus:\n  sourceType: Kustomize\n  summary: {images: [\"%s\"]}\n  sync: {status: Synced, revision: abc123}\n  health: {status: Healthy}\n",
+			name, gitURL, dir, name, live)
 	}
 	objs.WriteString("---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: default, namespace: argocd}\nspec:\n  sourceRepos: [\"*\"]\n  destinations: [{server: \"*\", namespace: \"*\"}]\n")
 	sc.Objects = objs.String()
@@ -79,6 +99,27 @@ func FleetScenario(s FleetSpec) *Scenario {
 }
 
 func repoName(r int) string { return fmt.Sprintf("team/svc-%03d", r) }
+
+// spreadStep is the step of FleetScenario's golden-ratio order over n
+// repositories: about 0.618·n and prime to n, so that r·step mod n visits
+// every index once and any prefix spreads over the whole range.
+func spreadStep(n int) int {
+	if n <= 2 {
+		return 1
+	}
+	k := max(1, (n*618+500)/1000)
+	for gcd(k, n) != 1 {
+		k++
+	}
+	return k
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
 
 const fleetUpdater = `apiVersion: apps/v1
 kind: Deployment

@@ -28,7 +28,7 @@ const day = 24 * time.Hour
 func smallSummary() fleet.Summary {
 	app := func(ns, name string, st diagnostics.State, stage diagnostics.StageID, code diagnostics.Code, title string) fleet.AppResult {
 		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title,
-			Headline: ns + "/" + name + " is " + st.Title(), Report: &diagnostics.Report{}}
+			Headline: ns + "/" + name + " is " + st.Title()}
 	}
 	waiting := summaryAt.Add(-12 * day)
 	res := &fleet.Result{Cluster: "prod-eu", Scope: fleet.Scope{Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
@@ -178,7 +178,7 @@ func TestSummaryOf500Apps(t *testing.T) {
 		res.Apps = append(res.Apps, fleet.AppResult{
 			App:   diagnostics.AppRef{Namespace: fmt.Sprintf("ns-%03d-%s", i, strings.Repeat("x", 50)), Name: fmt.Sprintf("app-%03d-%s", i, strings.Repeat("y", 150))},
 			State: st, Stage: stages[i%len(stages)].ID, Code: "REGISTRY_UNAUTHORIZED",
-			Title: strings.Repeat("a very long title with `ticks` <b>&</b> *bold* ", 40), Report: &diagnostics.Report{}})
+			Title: strings.Repeat("a very long title with `ticks` <b>&</b> *bold* ", 40)})
 	}
 	var mem fleet.Memory
 	mem.Observe(res, summaryAt.Add(-time.Hour))

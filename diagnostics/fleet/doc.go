@@ -12,4 +12,7 @@
 // `limit:` of registries.conf holds across the whole scan. Apps are
 // diagnosed with bounded concurrency under one deadline; a scan that runs
 // out of time returns what finished, the rest as unknown, never nothing.
+// Of each app it keeps the answer (state, root cause, headline), never the
+// report: its memory grows with the repositories and tag lists it reads,
+// not with the apps.
 package fleet

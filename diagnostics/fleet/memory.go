@@ -59,7 +59,7 @@ func (m *Memory) Observe(res *Result, now time.Time) []Transition {
 	for _, a := range res.Apps {
 		key := a.App.String()
 		seen[key] = true
-		if a.State == diagnostics.StateUnknown && a.Code == diagnostics.CodeCheckTimeout && a.Report == nil {
+		if a.NotReached {
 			continue // not scanned this time
 		}
 		old, had := m.Apps[key]

@@ -11,9 +11,8 @@ func TestMemoryTransitions(t *testing.T) {
 	web := diagnostics.AppRef{Namespace: "argocd", Name: "web"}
 	api := diagnostics.AppRef{Namespace: "argocd", Name: "api"}
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	rep := &diagnostics.Report{}
 	scan := func(ws, as diagnostics.State, partial bool) *Result {
-		return &Result{Partial: partial, Apps: []AppResult{{App: web, State: ws, Report: rep}, {App: api, State: as, Report: rep}}}
+		return &Result{Partial: partial, Apps: []AppResult{{App: web, State: ws}, {App: api, State: as}}}
 	}
 	var m Memory
 	if tr := m.Observe(scan(diagnostics.StateUpToDate, diagnostics.StateOnItsWay, false), t0); len(tr) != 2 || !tr[0].New {
@@ -36,11 +35,11 @@ func TestMemoryTransitions(t *testing.T) {
 		t.Errorf("since moved: %v", since)
 	}
 	// A scan that did not reach web keeps its state.
-	res := &Result{Partial: true, Apps: []AppResult{{App: web, State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout}}}
+	res := &Result{Partial: true, Apps: []AppResult{{App: web, State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout, NotReached: true}}}
 	if tr := m.Observe(res, t0.Add(3*time.Hour)); len(tr) != 0 || m.Apps[api.String()].State != diagnostics.StateOnItsWay {
 		t.Errorf("partial scan: %+v %+v", tr, m.Apps)
 	}
-	tr = m.Observe(&Result{Apps: []AppResult{{App: web, State: diagnostics.StateUpToDate, Report: rep}}}, t0.Add(4*time.Hour))
+	tr = m.Observe(&Result{Apps: []AppResult{{App: web, State: diagnostics.StateUpToDate}}}, t0.Add(4*time.Hour))
 	if a, r := tr[0].Alerting(); len(tr) != 1 || a || !r {
 		t.Errorf("recovery: %+v", tr)
 	}

@@ -42,7 +42,12 @@ type Scanner struct {
 	Now func() time.Time
 }
 
-// AppResult is one Application's answer.
+// AppResult is one Application's answer. It holds no report: a scan keeps
+// per app only what its summary, the scheduled summary's memory and its
+// alerts show, and drops each report as soon as the app is done, so that
+// the scan's memory grows with the repositories and tag tables it reads,
+// not with the apps (a report holds the app's candidate tables, up to
+// thousands of rows each). The full report is one diagnosis away.
 type AppResult struct {
 	App     diagnostics.AppRef `json:"app"`
 	Project string             `json:"project"`
@@ -57,10 +62,9 @@ type AppResult struct {
 	// held back, the newest tag kept out) has been in the registry, when
 	// its build time is known.
 	Waiting *time.Time `json:"waiting,omitempty"`
-	// Report is the full diagnosis (nil for an app the scan did not get to).
-	// Reports of one scan share their equal candidate tables
-	// (Decision.Tags): read them, do not change them.
-	Report *diagnostics.Report `json:"-"`
+	// NotReached is true for an app the scan's deadline left undiagnosed
+	// (unknown, CHECK_TIMEOUT): it says nothing about the app's state.
+	NotReached bool `json:"notReached,omitempty"`
 }
 
 // Result is one scan.
@@ -203,11 +207,10 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	res.Apps = make([]AppResult, len(managed))
 	for i, a := range managed {
 		res.Apps[i] = AppResult{App: diagnostics.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
-			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout,
+			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout, NotReached: true,
 			Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
 			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
 	}
-	tabs := newTables()
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -218,9 +221,8 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 			defer wg.Done()
 			for i := range work {
 				a := managed[i]
-				rep := eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared})
-				tabs.share(rep)
-				r := ResultOf(rep, project(a))
+				// The report is dropped here: only its answer is kept.
+				r := ResultOf(eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared}), project(a))
 				mu.Lock()
 				res.Apps[i] = r
 				done++
@@ -252,9 +254,10 @@ feed:
 }
 
 // ResultOf is one app's answer from its report (proj is its Argo CD
-// project): what a summary shows.
+// project): what a summary shows. It keeps nothing of the report but
+// strings and a time.
 func ResultOf(rep *diagnostics.Report, proj string) AppResult {
-	r := AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline, Report: rep}
+	r := AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline}
 	if rc := rep.RootCause; rc != nil {
 		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
 	}

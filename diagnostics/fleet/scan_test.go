@@ -2,8 +2,10 @@ package fleet_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
@@ -93,15 +95,117 @@ func TestScanDeadline(t *testing.T) {
 	if len(res.Apps) != 6 || !res.Partial {
 		t.Fatalf("%d apps, partial %v", len(res.Apps), res.Partial)
 	}
-	unknown := 0
+	notReached := 0
 	for _, a := range res.Apps {
-		if a.State == diagnostics.StateUnknown {
-			unknown++
+		if a.NotReached {
+			notReached++
+			if a.State != diagnostics.StateUnknown || a.Code != diagnostics.CodeCheckTimeout {
+				t.Errorf("%s: not reached, yet %s %s", a.App, a.State, a.Code)
+			}
 		}
 	}
-	if unknown == 0 {
-		t.Error("the apps of the slow repository should be unknown")
+	if notReached == 0 || notReached == len(res.Apps) {
+		t.Errorf("%d of %d apps not reached: the apps of the slow repository are, the others are not", notReached, len(res.Apps))
 	}
+	// The memory between scans keeps no state for an app the scan did
+	// not reach: a slow registry does not make every app flap.
+	var mem fleet.Memory
+	mem.Observe(res, time.Now())
+	if len(mem.Apps) != len(res.Apps)-notReached {
+		t.Errorf("the memory holds %d apps, want the %d the scan reached", len(mem.Apps), len(res.Apps)-notReached)
+	}
+}
+
+// TestScanKeepsOnlyAnswers: what a scan holds per app is its answer (a few
+// hundred bytes), not its report, whatever the size of the app's candidate
+// tables: a 5,000-app fleet must fit in the pod (issue 14).
+func TestScanKeepsOnlyAnswers(t *testing.T) {
+	env := startFleet(t, lab.FleetSpec{Apps: 24, Repos: 3, MinTags: 400, MaxTags: 800, Due: 4, Broken: 6})
+	eng := env.Engine()
+	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), fleet.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Apps) != 24 || res.Partial {
+		t.Fatalf("%d apps, partial %v", len(res.Apps), res.Partial)
+	}
+	held := reachableBytes(reflect.ValueOf(res.Apps), map[uintptr]bool{})
+	report := reachableBytes(reflect.ValueOf(eng.Diagnose(context.Background(), diagnostics.Request{App: res.Apps[0].App.Name, Namespace: res.Apps[0].App.Namespace})), map[uintptr]bool{})
+	t.Logf("the scan holds %d bytes for %d apps; one app's report is %d bytes", held, len(res.Apps), report)
+	if per := held / len(res.Apps); per > 1024 {
+		t.Errorf("the scan holds %d bytes per app, want its answer alone (at most 1 KiB; a report is %d bytes)", per, report)
+	}
+	c := res.Counts()
+	if c[diagnostics.StateBlocked] != 4 || c[diagnostics.StateOnItsWay] == 0 || c[diagnostics.StateUpToDate] == 0 {
+		t.Errorf("counts %v", c)
+	}
+	for _, a := range res.Apps {
+		if a.Headline == "" || a.NotReached || a.State == diagnostics.StateBlocked && (a.Code != diagnostics.CodeLiveNotLive || a.Title == "" || a.Stage == "") {
+			t.Errorf("%s: %+v", a.App, a)
+		}
+	}
+}
+
+// reachableBytes is the memory reachable from v, each pointer, slice
+// array and string counted once: the heap the value keeps alive, roughly.
+func reachableBytes(v reflect.Value, seen map[uintptr]bool) int {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || seen[v.Pointer()] {
+			return 0
+		}
+		seen[v.Pointer()] = true
+		return int(v.Type().Elem().Size()) + reachableBytes(v.Elem(), seen)
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		e := v.Elem()
+		if e.Kind() == reflect.Pointer {
+			return reachableBytes(e, seen)
+		}
+		return int(e.Type().Size()) + reachableBytes(e, seen)
+	case reflect.String:
+		s := v.String()
+		if len(s) == 0 || seen[uintptr(unsafe.Pointer(unsafe.StringData(s)))] {
+			return 0
+		}
+		seen[uintptr(unsafe.Pointer(unsafe.StringData(s)))] = true
+		return len(s)
+	case reflect.Slice:
+		if v.IsNil() || seen[v.Pointer()] {
+			return 0
+		}
+		seen[v.Pointer()] = true
+		n := v.Cap() * int(v.Type().Elem().Size())
+		for i := range v.Len() {
+			n += reachableBytes(v.Index(i), seen)
+		}
+		return n
+	case reflect.Array:
+		n := 0
+		for i := range v.Len() {
+			n += reachableBytes(v.Index(i), seen)
+		}
+		return n
+	case reflect.Struct:
+		n := 0
+		for i := range v.NumField() {
+			n += reachableBytes(v.Field(i), seen)
+		}
+		return n
+	case reflect.Map:
+		if v.IsNil() || seen[v.Pointer()] {
+			return 0
+		}
+		seen[v.Pointer()] = true
+		n := v.Len() * int(v.Type().Key().Size()+v.Type().Elem().Size())
+		for it := v.MapRange(); it.Next(); {
+			n += reachableBytes(it.Key(), seen) + reachableBytes(it.Value(), seen)
+		}
+		return n
+	}
+	return 0
 }
 
 // TestScanGivesEachAppItsLog: a scan reads Image Updater's log once and gives

@@ -24,7 +24,7 @@ const day = 24 * time.Hour
 // builds it.
 func handSummary() fleet.Summary {
 	app := func(ns, name string, st diagnostics.State, stage diagnostics.StageID, code diagnostics.Code, title string) fleet.AppResult {
-		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title, Report: &diagnostics.Report{}}
+		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title}
 	}
 	res := &fleet.Result{Cluster: "prod-eu", Scope: fleet.Scope{Namespaces: []string{"payments-*"}}, StartedAt: at, Duration: 3200 * time.Millisecond, Unmanaged: 2,
 		Apps: []fleet.AppResult{
@@ -38,7 +38,7 @@ func handSummary() fleet.Summary {
 			app("payments-c", "ok2", diagnostics.StateUpToDate, "", "", ""),
 			app("payments-c", "due", diagnostics.StateOnItsWay, "", "", ""),
 		}}
-	res.Apps[5].Report = nil
+	res.Apps[5].NotReached = true
 	res.Apps[0].Waiting = ago(12 * day)
 	res.Apps[2].Waiting = ago(40 * day)
 	res.Partial = true

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics"
@@ -45,6 +46,10 @@ type Output struct {
 	// (flags, clients) to the end of the scan.
 	ScanNs    int64 `json:"scanNs"`
 	ProcessNs int64 `json:"processNs"`
+	// ScanCPUNs is the CPU time (user and system, every thread) the
+	// process spent during Scan: on a shared machine, the scan's cost
+	// without its neighbours' share of the cores.
+	ScanCPUNs int64 `json:"scanCpuNs"`
 	// KubeRequests are the HTTP requests sent to the API server, by
 	// method and path.
 	KubeRequests     int64            `json:"kubeRequests"`
@@ -61,6 +66,10 @@ type Output struct {
 	// PeakHeapMiB is the largest heap (live and not yet collected
 	// objects) seen during the scan, sampled every 2 ms.
 	PeakHeapMiB float64 `json:"peakHeapMiB"`
+	// HeldHeapMiB is what the scan's result holds: the live heap after a
+	// collection at the end of the scan, the result still in use, above
+	// the live heap before it (clients, flags).
+	HeldHeapMiB float64 `json:"heldHeapMiB"`
 }
 
 // counter counts requests at the transport.
@@ -98,6 +107,7 @@ func main() {
 	conc := flag.Int("concurrency", 0, "apps diagnosed at once (0: fleet.DefaultConcurrency)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile (allocations, and what is in use at the end of the scan) to this file")
+	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -110,13 +120,13 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile); err != nil {
+	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "fleetscan:", err)
 		exit = 1
 	}
 }
 
-func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile string) error {
+func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile string) error {
 	cfg, err := cluster.RESTConfig(cluster.ConfigOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
@@ -148,14 +158,19 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile str
 	}
 	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
 	s := &fleet.Scanner{Engine: eng, Concurrency: conc}
-	stopSampling := sampleHeap()
+	runtime.GC()
+	before := liveHeap()
+	stopSampling := sampleHeap(peakProfile)
+	cpu0 := cpuTime()
 	start := time.Now()
 	res, err := s.Scan(context.Background(), fleet.Scope{})
+	scan, scanCPU := time.Since(start), cpuTime()-cpu0
 	peakHeap := stopSampling()
 	if err != nil {
 		return err
 	}
-	scan := time.Since(start)
+	runtime.GC()
+	held := float64(liveHeap()) - float64(before)
 	if memProfile != "" {
 		// After a collection, with the result still held: what the scan
 		// keeps, and (alloc_space) everything it allocated.
@@ -172,7 +187,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile str
 		runtime.KeepAlive(res)
 	}
 	out := Output{Apps: len(res.Apps), Unmanaged: res.Unmanaged, Partial: res.Partial, States: map[string]int{}, Codes: map[string]int{},
-		ScanNs: scan.Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(), Stats: res.Stats, RegistryRequests: eng.Registry.Stats().Total()}
+		ScanNs: scan.Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(), ScanCPUNs: scanCPU.Nanoseconds(), Stats: res.Stats, RegistryRequests: eng.Registry.Stats().Total()}
 	for _, a := range res.Apps {
 		out.States[string(a.State)]++
 		out.Codes[string(a.Code)]++
@@ -182,6 +197,8 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile str
 	cnt.mu.Unlock()
 	out.VmHWMKiB = vmHWM()
 	out.PeakHeapMiB = float64(peakHeap) / (1 << 20)
+	out.HeldHeapMiB = held / (1 << 20)
+	runtime.KeepAlive(res)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	out.HeapSysMiB = ms.HeapSys >> 20
@@ -203,18 +220,43 @@ func vmHWM() int64 {
 	return 0
 }
 
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// liveHeap is the heap's object bytes (after a collection: the live ones).
+func liveHeap() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
+}
+
 // sampleHeap samples the heap's object bytes every 2 ms until the
-// returned func is called, which returns the largest seen.
-func sampleHeap() func() uint64 {
+// returned func is called, which returns the largest seen. With a
+// profile path, it writes a heap profile there each time the heap grows
+// 10% past the last one written (what is in use as of the last
+// collection, near the peak).
+func sampleHeap(profile string) func() uint64 {
 	stop, done := make(chan struct{}), make(chan uint64)
 	go func() {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		var peak uint64
+		var peak, written uint64
 		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
 		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
+			h := liveHeap()
+			peak = max(peak, h)
+			if profile != "" && h > written+written/10 {
+				written = h
+				if f, err := os.Create(profile); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					f.Close()
+				}
+			}
 			select {
 			case <-stop:
 				done <- peak
