@@ -10,6 +10,7 @@ import (
 )
 
 func main() {
+	applyMemoryLimit(os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runAs(ctx, commandName(os.Args[0]), os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv)
 	stop()
