@@ -113,22 +113,31 @@ func parseSummary(input string, words []string) (Command, error) {
 func (s Summary) String() string {
 	parts := []string{"summary"}
 	if len(s.Scope.Namespaces) > 0 {
-		parts = append(parts, "-n", strings.Join(s.Scope.Namespaces, ","))
+		parts = append(parts, optionArg("-n", strings.Join(s.Scope.Namespaces, ",")))
 	}
 	if len(s.Scope.Projects) > 0 {
-		parts = append(parts, "--project", strings.Join(s.Scope.Projects, ","))
+		parts = append(parts, optionArg("--project", strings.Join(s.Scope.Projects, ",")))
 	}
 	if len(s.Scope.Names) > 0 {
-		parts = append(parts, "--name", strings.Join(s.Scope.Names, ","))
+		parts = append(parts, optionArg("--name", strings.Join(s.Scope.Names, ",")))
 	}
 	if s.Scope.Selector != "" {
-		sel := s.Scope.Selector
-		if strings.ContainsAny(sel, " \t") {
-			sel = `"` + sel + `"`
-		}
-		parts = append(parts, "--selector", sel)
+		parts = append(parts, optionArg("--selector", s.Scope.Selector))
 	}
 	return strings.Join(parts, " ")
+}
+
+// optionArg writes an option and its value so that Parse reads the value
+// back: quoted when it holds a space, joined with "=" when it starts with
+// "-" (which Parse takes for the next option otherwise).
+func optionArg(name, v string) string {
+	if strings.ContainsAny(v, " \t") {
+		v = `"` + v + `"`
+	}
+	if strings.HasPrefix(v, "-") {
+		return name + "=" + v
+	}
+	return name + " " + v
 }
 
 // quotedFields splits on spaces, keeping a "quoted value" (ASCII or curly double quotes, or
