@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
@@ -113,7 +114,7 @@ func (t *sessionTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	call.Status = resp.StatusCode
 	t.s.record(call)
-	resp.Body = &boundedBody{rc: resp.Body, left: t.max, cancel: cancel}
+	resp.Body = bounded.ReadCloser(resp.Body, t.max, errTooLarge, cancel)
 	return resp, nil
 }
 
@@ -126,37 +127,6 @@ func redact(u *url.URL) string {
 	c := *u
 	c.User = nil
 	return c.String()
-}
-
-// boundedBody fails with errTooLarge past left bytes, and ends the
-// request's timeout context on Close.
-type boundedBody struct {
-	rc     io.ReadCloser
-	left   int64
-	cancel context.CancelFunc
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a longer one.
-		var one [1]byte
-		if n, _ := b.rc.Read(one[:]); n > 0 {
-			return 0, errTooLarge
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *boundedBody) Close() error {
-	err := b.rc.Close()
-	b.cancel()
-	return err
 }
 
 // newError is an *Error for this session's forge, repository and branch.

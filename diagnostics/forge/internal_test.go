@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
@@ -97,7 +98,7 @@ func TestBoundedBody(t *testing.T) {
 		{"123456", 5, errTooLarge},
 		{"", 5, nil},
 	} {
-		b := &boundedBody{rc: nopCloser{strings.NewReader(tc.body)}, left: tc.max, cancel: func() {}}
+		b := bounded.ReadCloser(nopCloser{strings.NewReader(tc.body)}, tc.max, errTooLarge)
 		var got []byte
 		buf := make([]byte, 2)
 		var err error

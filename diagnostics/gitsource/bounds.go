@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 )
 
 // Bounds of what one git operation reads from a server. Argo CD's
@@ -76,52 +78,14 @@ func (t boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.URL.Path, "/info/refs") {
 		lim = &SizeLimit{What: "ref advertisement", Max: MaxAdvertisementBytes}
 	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, r: boundedReader{r: resp.Body, left: lim.Max, over: lim}}
+	resp.Body = bounded.ReadCloser(resp.Body, lim.Max, lim)
 	return resp, nil
-}
-
-type boundedBody struct {
-	io.ReadCloser
-	r boundedReader
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) { return b.r.Read(p) }
-
-// boundedReader reads r until left bytes are read, then fails with over
-// if r has more.
-type boundedReader struct {
-	r    io.Reader
-	left int64
-	over *SizeLimit
-}
-
-func (b *boundedReader) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a stream that ends at the bound from a
-		// longer one.
-		var one [1]byte
-		for {
-			n, err := b.r.Read(one[:])
-			if n > 0 {
-				return 0, b.over
-			}
-			if err != nil {
-				return 0, err
-			}
-		}
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // readPack reads a pack stream whole, at most MaxPackBytes, in chunks: a
 // buffer that doubles would hold up to twice the pack while it grows.
 func readPack(r io.Reader) (*packBytes, error) {
-	br := &boundedReader{r: r, left: MaxPackBytes, over: &SizeLimit{What: "pack", Max: MaxPackBytes}}
+	br := &bounded.Reader{R: r, N: MaxPackBytes, Over: &SizeLimit{What: "pack", Max: MaxPackBytes}}
 	p := &packBytes{}
 	for {
 		chunk := make([]byte, packChunk)

@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 )
 
 // Snapshot is a shallow, read-only copy of one branch: its last
@@ -259,7 +261,7 @@ func (c *Client) fetch(ctx context.Context, url, branch string, auth Auth) (*Sna
 	// The pack is read whole (bounded), its declared sizes checked, and
 	// only then inflated: an endless or inflating answer stops at the
 	// bounds instead of taking the memory.
-	raw := &boundedReader{r: resp, left: MaxPackBytes + negotiationSlack, over: &SizeLimit{What: "pack", Max: MaxPackBytes}}
+	raw := &bounded.Reader{R: resp, N: MaxPackBytes + negotiationSlack, Over: &SizeLimit{What: "pack", Max: MaxPackBytes}}
 	pack, err := readPack(sidebandReader(req.Capabilities, raw))
 	if err != nil {
 		return fail(err)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
@@ -53,7 +54,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 		defer zr.Close()
 		stream = zr
 	}
-	lim := &limitedReader{r: stream, left: maxTotal}
+	lim := &bounded.Reader{R: stream, N: maxTotal, Over: errLimit}
 	tr := tar.NewReader(lim)
 	a := &archive{files: map[string][]byte{}, nonRegular: map[string]bool{}}
 	seen := map[string]bool{}
@@ -63,7 +64,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 			break
 		}
 		if err != nil {
-			return nil, archiveErr(lim, maxTotal, err)
+			return nil, archiveErr(maxTotal, err)
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
@@ -104,7 +105,7 @@ func scanArchive(r io.Reader, gzipped bool, want func(name string) bool, maxTota
 		// size the header claims.
 		var buf bytes.Buffer
 		if _, err := io.Copy(&buf, io.LimitReader(tr, maxFile+1)); err != nil {
-			return nil, archiveErr(lim, maxTotal, err)
+			return nil, archiveErr(maxTotal, err)
 		}
 		if int64(buf.Len()) > maxFile {
 			return nil, &Error{Kind: TooLarge, Op: "extract", Limit: maxFile,
@@ -130,8 +131,8 @@ func entryPath(name string) (string, bool) {
 	return c, true
 }
 
-func archiveErr(lim *limitedReader, maxTotal int64, err error) error {
-	if lim.exceeded {
+func archiveErr(maxTotal int64, err error) error {
+	if errors.Is(err, errLimit) {
 		return &Error{Kind: TooLarge, Op: "extract", Limit: maxTotal,
 			detail: fmt.Sprintf("the unpacked archive is over the %d-byte limit", maxTotal)}
 	}
@@ -142,33 +143,7 @@ func badChart(format string, args ...any) *Error {
 	return &Error{Kind: BadChart, Op: "extract", detail: errtext.OneLine(fmt.Sprintf(format, args...))}
 }
 
-// limitedReader is io.LimitReader that remembers it cut the stream, so a
-// truncated archive can be told from a corrupt one.
-type limitedReader struct {
-	r        io.Reader
-	left     int64
-	exceeded bool
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		// One byte more tells a stream that ends exactly at the limit
-		// from one that goes on.
-		var one [1]byte
-		if n, _ := l.r.Read(one[:]); n > 0 {
-			l.exceeded = true
-			return 0, errLimit
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	return n, err
-}
-
+// errLimit is a read past the unpacked archive's bound.
 var errLimit = errors.New("read limit reached")
 
 // chartValues returns <dir>/values.yaml of a Helm chart archive, the file

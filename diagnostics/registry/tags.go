@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
 
@@ -184,13 +185,15 @@ func (l *tagList) page(ctx context.Context, hc *http.Client, u *url.URL) (*url.U
 	if err := transport.CheckError(resp, http.StatusOK); err != nil {
 		return nil, err
 	}
-	err = decodeTags(&budgetReader{r: resp.Body, left: &l.left}, func(tag string) error {
+	body := &bounded.Reader{R: resp.Body, N: l.left, Over: errBudget}
+	err = decodeTags(body, func(tag string) error {
 		if len(l.tags) == l.maxTags {
 			return l.limit("tags", int64(l.maxTags))
 		}
 		l.tags = append(l.tags, tag)
 		return nil
 	})
+	l.left = body.N
 	switch {
 	case errors.Is(err, errBudget):
 		return nil, l.limit("bytes", l.maxBytes)
@@ -202,36 +205,6 @@ func (l *tagList) page(ctx context.Context, hc *http.Client, u *url.URL) (*url.U
 
 // errBudget is a read past the tag list's byte budget.
 var errBudget = errors.New("tag list byte budget spent")
-
-// budgetReader reads from r until *left bytes are spent, then fails with
-// errBudget if r has more.
-type budgetReader struct {
-	r    io.Reader
-	left *int64
-}
-
-func (b *budgetReader) Read(p []byte) (int, error) {
-	if *b.left <= 0 {
-		// One byte more tells an answer that ends exactly at the budget
-		// from a longer one.
-		var one [1]byte
-		for {
-			n, err := b.r.Read(one[:])
-			if n > 0 {
-				return 0, errBudget
-			}
-			if err != nil {
-				return 0, err
-			}
-		}
-	}
-	if int64(len(p)) > *b.left {
-		p = p[:*b.left]
-	}
-	n, err := b.r.Read(p)
-	*b.left -= int64(n)
-	return n, err
-}
 
 // decodeTags streams {"name": ..., "tags": [...]} from r, calling add for
 // each tag, without holding the page: a page is only as large as the tags

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 )
 
 // countingTransport is the base of every session's transport, under
@@ -66,8 +67,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if err == nil && strings.Contains(req.URL.Path, "/manifests/") {
 		// go-containerregistry reads a manifest up to 100 MiB, eight tags
 		// at a time here.
-		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxManifestBytes,
-			over: &BlobLimit{What: "the manifest at " + req.URL.Path, Max: maxManifestBytes}}
+		resp.Body = bounded.ReadCloser(resp.Body, maxManifestBytes, &BlobLimit{What: "the manifest at " + req.URL.Path, Max: maxManifestBytes})
 	}
 	return resp, err
 }
@@ -75,34 +75,6 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // maxManifestBytes bounds a manifest or index: the OCI distribution spec
 // asks registries to accept 4 MiB; real ones are a few KiB.
 const maxManifestBytes = 4 << 20
-
-// limitedBody fails with over past left bytes.
-type limitedBody struct {
-	io.ReadCloser
-	left int64
-	over error
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		var one [1]byte
-		for {
-			n, err := b.ReadCloser.Read(one[:])
-			if n > 0 {
-				return 0, b.over
-			}
-			if err != nil {
-				return 0, err
-			}
-		}
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
 
 // parseRetryAfter reads delta-seconds or an HTTP date; 0 if absent or bad.
 func parseRetryAfter(v string, now time.Time) time.Duration {
