@@ -15,6 +15,7 @@ import (
 	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // startExtras starts what a scenario asks for beyond the registry and the
@@ -80,7 +81,7 @@ func (e *Env) startExtras(ctx context.Context) error {
 		e.Vars["PROXY"] = p.URL
 		e.Vars["REGISTRY_ADDR"] = e.Registry.Host
 	}
-	closed, err := closedAddr()
+	closed, err := loopback.ClosedAddr()
 	if err != nil {
 		return err
 	}
@@ -164,18 +165,6 @@ spec:
 	}
 	hc.Templates = map[string]string{"deployment.yaml": t}
 	return hc
-}
-
-// closedAddr is a loopback address nothing listens on: connections to it
-// are refused.
-func closedAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr, nil
 }
 
 func portOf(hostport string) string {

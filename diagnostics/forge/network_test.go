@@ -3,7 +3,6 @@ package forge_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 func creds(tok string) updater.Credentials { return updater.Credentials{Password: updater.Secret(tok)} }
@@ -32,12 +33,10 @@ func wantKind(t *testing.T, err error, k forge.Kind) *forge.Error {
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	return addr
 }
 

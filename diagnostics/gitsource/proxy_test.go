@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	labgit "github.com/imgupd/imgupd/lab/git"
+
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // corpHost is a name that resolves nowhere: only the test proxies (and
@@ -35,12 +37,10 @@ func startProxy(t *testing.T, socks bool, opts ...labgit.ProxyOption) *labgit.Pr
 // closedAddr is a loopback address nothing listens on.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	return addr
 }
 

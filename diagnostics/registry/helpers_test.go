@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
+
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 func startLab(t testing.TB, opts ...labregistry.Option) *labregistry.Server {
@@ -42,12 +43,10 @@ func testCtx(t testing.TB) context.Context {
 // closedPort returns a loopback address nothing listens on.
 func closedPort(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	return addr
 }
 

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -62,4 +65,27 @@ func (s *Server) Close() {
 			s.log.Printf("%s: serve: %v", s.name, err)
 		}
 	})
+}
+
+// ClosedAddr is a loopback address ("127.X.Y.Z:PORT") on which connections
+// are refused: a dead proxy, a registry that is down. The port is below the
+// ephemeral range, found refusing a connection, so that no test server
+// (they listen on port 0, which the kernel takes from the ephemeral range)
+// can start listening there while a test relies on it being closed, as a
+// port freed by closing a listener could. Each call picks a random address
+// of 127.0.0.0/8 (all of it is loopback), so that two calls give two hosts.
+func ClosedAddr() (string, error) {
+	ip := net.IPv4(127, byte(1+mathrand.IntN(254)), byte(mathrand.IntN(256)), byte(2+mathrand.IntN(252))).String()
+	for port := 1; port < 1024; port++ {
+		addr := net.JoinHostPort(ip, strconv.Itoa(port))
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return addr, nil
+		}
+	}
+	return "", errors.New("no loopback port below 1024 refuses connections on " + ip)
 }

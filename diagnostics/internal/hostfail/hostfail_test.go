@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/netclass"
+
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // countingDialer counts the connections a transport tries to make.
@@ -31,12 +33,10 @@ func countingTransport(n *atomic.Int64) *http.Transport {
 // closedAddr is a loopback address nothing listens on.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	return addr
 }
 
