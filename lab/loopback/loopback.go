@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	mathrand "math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -67,15 +66,17 @@ func (s *Server) Close() {
 	})
 }
 
-// ClosedAddr is a loopback address ("127.X.Y.Z:PORT") on which connections
+// ClosedAddr is a loopback address ("127.0.0.1:PORT") on which connections
 // are refused: a dead proxy, a registry that is down. The port is below the
 // ephemeral range, found refusing a connection, so that no test server
 // (they listen on port 0, which the kernel takes from the ephemeral range)
 // can start listening there while a test relies on it being closed, as a
-// port freed by closing a listener could. Each call picks a random address
-// of 127.0.0.0/8 (all of it is loopback), so that two calls give two hosts.
-func ClosedAddr() (string, error) {
-	ip := net.IPv4(127, byte(1+mathrand.IntN(254)), byte(mathrand.IntN(256)), byte(2+mathrand.IntN(252))).String()
+// port freed by closing a listener could.
+func ClosedAddr() (string, error) { return ClosedAddrOn("127.0.0.1") }
+
+// ClosedAddrOn is ClosedAddr on another loopback address (any of
+// 127.0.0.0/8), for a test that needs two closed hosts.
+func ClosedAddrOn(ip string) (string, error) {
 	for port := 1; port < 1024; port++ {
 		addr := net.JoinHostPort(ip, strconv.Itoa(port))
 		c, err := net.DialTimeout("tcp", addr, time.Second)

@@ -135,8 +135,11 @@ func TestReachableHostIsNotHeldBack(t *testing.T) {
 		t.Errorf("the reachable host after another failed: %v", err)
 	}
 	// The same address through a transport with other settings probes
-	// on its own.
-	addr := closedAddr(t)
+	// on its own (another closed host than the one above).
+	addr, err := loopback.ClosedAddrOn("127.0.0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dials.Store(0)
 	_ = get(ctx, c, "http://"+addr+"/")
 	_ = get(ctx, &http.Client{Transport: Transport(base, "b")}, "http://"+addr+"/")
