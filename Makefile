@@ -31,7 +31,8 @@ unit:
 race:
 	$(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
 
-## fuzz: every Fuzz target for FUZZTIME each (make fuzz FUZZTIME=2m for a longer run)
+## fuzz: every Fuzz target for FUZZTIME each, one worker each, as many targets at once as CPUs
+## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time)
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all.sh
 
