@@ -249,7 +249,9 @@ func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 				b.busy(ctx, inv, held)
 				return
 			}
-			defer b.users.release(inv.pr.User)
+			user := inv.pr.User
+			inv.endTurn = sync.OnceFunc(func() { b.users.release(user) })
+			defer inv.endTurn()
 		}
 		select {
 		case b.sem <- struct{}{}:

@@ -32,6 +32,9 @@ const (
 
 // invocation is one command being answered, wherever it came from.
 type invocation struct {
+	// endTurn gives the asker's turn back (see Bot.spawn); the answer is ready when it is
+	// delivered, so a person who reads it and runs the command again is not told "busy".
+	endTurn  func()
 	via      string // slash, mention, dm, button
 	envelope string
 	text     string // what the user typed (or the button's command)
@@ -206,6 +209,9 @@ func (b *Bot) answer(inv *invocation) {
 
 // reply delivers a result and finishes the invocation.
 func (b *Bot) reply(ctx context.Context, inv *invocation, res commands.Result) {
+	if inv.endTurn != nil {
+		inv.endTurn()
+	}
 	b.finish(inv, res, b.deliver(ctx, inv, res))
 }
 
