@@ -143,6 +143,7 @@ const (
 	CodeCandidatesDigestNoTag   Code = "CANDIDATES_DIGEST_WITHOUT_TAG"
 	CodeCandidatesRunningTag    Code = "CANDIDATES_RUNNING_TAG_NOT_SEMVER"
 	CodeCandidatesDowngrade     Code = "CANDIDATES_DOWNGRADE"
+	CodeCandidatesRollback      Code = "CANDIDATES_ROLLBACK"
 	CodeCandidatesAlreadyInSpec Code = "CANDIDATES_ALREADY_IN_SPEC"
 	CodeCandidatesTie           Code = "CANDIDATES_NEWEST_BUILD_TIE"
 	CodeCandidatesPlatform      Code = "CANDIDATES_PLATFORM_MISMATCH"
@@ -191,6 +192,7 @@ const (
 	CodeHistoryNone      Code = "HISTORY_NO_UPDATES"
 	CodeHistoryCRStatus  Code = "HISTORY_CR_STATUS"
 	CodeHistoryImageDate Code = "HISTORY_IMAGE_CHANGED"
+	CodeHistoryWritten   Code = "HISTORY_PICK_WRITTEN"
 )
 
 // e is a catalogue entry; a failing entry is blocked unless in() says
@@ -397,6 +399,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeCandidatesDowngrade, StageCandidates, Fail, "the pick is lower than the running tag",
 			"needsUpdate compares for equality: a running tag outside the constraint is moved to the best allowed tag, even downwards.",
 			"Widen the constraint in imageName so it includes the running version (e.g. :1.20 → :>=1.20), or pin the version you want.").in(StateWrongUpdate),
+		e(CodeCandidatesRollback, StageCandidates, Info, "a rollback to a pinned version",
+			"The constraint names one exact version (imageName repo:1.0.0, =1.0.0 or v1.0.0; or the tag the digest strategy follows) below the running tag: Image Updater moves the image down to it, as asked, and Argo CD deploys it. A range that leaves the running version out (1.20 is >=1.20.0 <1.21.0) is not a pin: that is CANDIDATES_DOWNGRADE. While the pin stays, no newer tag is picked.",
+			"When the rollback is no longer needed, write a range in imageName again (e.g. :~1.2) so Image Updater follows new releases."),
 		e(CodeCandidatesAlreadyInSpec, StageCandidates, Info, "the spec already asks for the new tag",
 			"Image Updater has written the update; it runs once Argo CD syncs it (the sync stage says whether it will).", ""),
 		e(CodeCandidatesTie, StageCandidates, Fail, "newest-build picked a tie",
@@ -496,6 +501,8 @@ var catalogue = func() map[Code]Entry {
 			"The CR's Ready or Error condition says the last reconcile had errors; its message names them.",
 			"kubectl -n <ns> get imageupdater <name> -o jsonpath='{.status.conditions}' shows the message; the report's root cause is usually the same error."),
 		e(CodeHistoryImageDate, StageHistory, Info, "the running image changed", "", ""),
+		e(CodeHistoryWritten, StageHistory, Info, "Image Updater has written the pick",
+			"What Image Updater left shows it has already written the tag it picks and that tag is not running yet: the Application spec holds it (argocd write-back), or an ImagesUpdated event, the CR's status.recentUpdates or its log records the write (git write-back), with its commit when imgupd read it. The pick is judged as before the write: what is wrong with it stays wrong once written.", ""),
 	)
 	for _, p := range targetProblemEntries() {
 		add(p)

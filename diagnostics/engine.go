@@ -537,6 +537,16 @@ func (r *Report) healthyState() State {
 	return StateUpToDate
 }
 
+// hasImageCode: an info finding with this code is about this image.
+func (r *Report) hasImageCode(c Code, alias string) bool {
+	for _, f := range r.Findings() {
+		if f.Code == c && f.Image == alias && f.Severity == Info {
+			return true
+		}
+	}
+	return false
+}
+
 // headline is the answer in one sentence.
 func (r *Report) headline() string {
 	app := r.App.String()
@@ -551,11 +561,17 @@ func (r *Report) headline() string {
 		var parts []string
 		for _, c := range r.Candidates {
 			d := c.Decision
-			switch d.Outcome {
-			case updater.OutcomeUpdate:
-				parts = append(parts, fmt.Sprintf("%s %s → %s on Image Updater's next cycle", c.Alias, displayRunning(d), d.Selected))
-			case updater.OutcomeAlreadyInSpec:
-				parts = append(parts, fmt.Sprintf("%s %s → %s written, Argo CD deploys it on its next sync", c.Alias, displayRunning(d), d.Selected))
+			if !pending(d) {
+				continue
+			}
+			move := fmt.Sprintf("%s %s → %s", c.Alias, displayRunning(d), d.Selected)
+			if _, ok := rollbackPin(d); ok {
+				move += " (a rollback to the pinned version)"
+			}
+			if d.Outcome == updater.OutcomeAlreadyInSpec || r.hasImageCode(CodeHistoryWritten, c.Alias) {
+				parts = append(parts, move+" written, Argo CD deploys it on its next sync")
+			} else {
+				parts = append(parts, move+" on Image Updater's next cycle")
 			}
 		}
 		if len(parts) == 0 {

@@ -203,12 +203,62 @@ func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) Findi
 	f := find(CodeCandidatesDowngrade, Fail, fmt.Sprintf("image %s would go down from %s to %s: the running tag is outside the constraint %q, and Image Updater moves it into it",
 		aliasOr(im), d.RunningTag, d.Selected, d.Constraint)).image(im.Alias).
 		with(ev("constraint", d.Constraint+": "+d.ConstraintMeaning))
+	if d.Outcome == updater.OutcomeAlreadyInSpec {
+		// Written is not deployed: the downgrade still stands.
+		f.Title = fmt.Sprintf("image %s goes down from %s to %s when Argo CD syncs: Image Updater has written %s into the Application spec, because the running tag is outside the constraint %q",
+			aliasOr(im), d.RunningTag, d.Selected, d.Selected, d.Constraint)
+		f = f.with(ev("written", "the Application spec asks for "+d.Selected.String()+"; "+displayRunning(d)+" still runs"))
+	}
 	if c := r.admittingConstraint(im, d, highestVersion(d)); c != "" {
 		p := r.imagePlace(im, "imageName")
-		return f.fix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
+		f = f.fix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
 			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
 	}
+	if restore := r.specRestore(im, d); restore != "" && f.Fix != nil {
+		// Image Updater does not write a tag that needs no update: with the
+		// constraint fixed, the spec would keep the written downgrade.
+		f.Fix.Summary += " Then put the running tag back into the Application spec: with nothing to update, Image Updater leaves the written " + d.Selected.String() + " there, and Argo CD would still deploy it."
+		f.Fix.Snippet += "\n\n# then, before Argo CD syncs:\n" + restore
+		if f.Fix.Lang != "sh" {
+			f.Fix.Lang = "text"
+		}
+	}
 	return f
+}
+
+// specRestore is the command that writes the running tag back where argocd
+// write-back wrote the pick (Kustomize images or Helm parameters), or "".
+func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) string {
+	if d.Outcome != updater.OutcomeAlreadyInSpec || d.RunningTag == "" {
+		return ""
+	}
+	src := r.editedSource(im.Target.Kind)
+	if src == nil {
+		return ""
+	}
+	app := r.req.App
+	if r.req.Namespace != "" {
+		app = r.req.Namespace + "/" + app
+	}
+	running := updater.ImageRef{Tag: d.RunningTag, Digest: d.RunningDigest}.TagWithDigest()
+	switch {
+	case src.Kustomize != nil && im.Target.Kind != updater.TargetKindHelm:
+		entry := im.Image.FullName() + ":" + running
+		if k := kustomizeName(im); k != "" {
+			entry = k + "=" + entry
+		}
+		return fmt.Sprintf("argocd app set %s --kustomize-image %s", app, shQuote(entry))
+	case src.Helm != nil:
+		if t := im.Target; t.Spec != "" {
+			return fmt.Sprintf("argocd app set %s --helm-set-string %s", app, shQuote(t.Spec+"="+im.Image.FullName()+":"+running))
+		}
+		tagP := im.Target.Tag
+		if tagP == "" {
+			tagP = "image.tag"
+		}
+		return fmt.Sprintf("argocd app set %s --helm-set-string %s", app, shQuote(tagP+"="+running))
+	}
+	return ""
 }
 
 // errorFix adds the image's place to a failing pick (an improper

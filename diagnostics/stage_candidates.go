@@ -152,13 +152,13 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 		out = append(out, r.heldBackFix(f, im, d, droppedTags(d)))
 	case updater.OutcomeAlreadyInSpec:
 		out = append(out, find(CodeCandidatesAlreadyInSpec, Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).image(im.Alias).with(table))
+		// Written is not yet running: the pick is judged as before the write.
+		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpdate:
 		f := find(CodeCandidatesUpdate, Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).image(im.Alias).with(table)
 		f.Detail = d.Reason
 		out = append(out, f)
-		if isDowngrade(d) {
-			out = append(out, r.downgradeFinding(im, d))
-		}
+		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpToDate:
 		out = append(out, find(CodeCandidatesUpToDate, Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).image(im.Alias).with(table))
 		if newer := newerDropped(d, im); len(newer) > 0 {
@@ -173,7 +173,7 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 		// A version tag losing the tie to a word (latest, main) is written
 		// as that word: not the update anyone wanted.
 		sev := Warn
-		if d.Outcome == updater.OutcomeUpdate && !isVersion(d.Selected.Tag) {
+		if pending(d) && !isVersion(d.Selected.Tag) {
 			sev = Fail
 			tie += "; Image Updater writes " + d.Selected.Tag + " instead of a version"
 		}
@@ -187,6 +187,74 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 		out = append(out, r.platformFinding(im, d, n))
 	}
 	return out
+}
+
+// pending: the pick is not running yet, whether Image Updater writes it
+// this cycle or has written it already. Both are judged alike.
+func pending(d updater.Decision) bool {
+	return d.Selected != nil && (d.Outcome == updater.OutcomeUpdate || d.Outcome == updater.OutcomeAlreadyInSpec)
+}
+
+// movedDown judges a pick below the running version: an exact pin is a
+// deliberate rollback, on its way; any other constraint that leaves the
+// running version out moves the image down by accident, a wrong update.
+func (r *run) movedDown(im updater.ImageConfig, d updater.Decision) []Finding {
+	if pin, ok := rollbackPin(d); ok {
+		return []Finding{r.rollbackFinding(im, d, pin)}
+	}
+	if isDowngrade(d) {
+		return []Finding{r.downgradeFinding(im, d)}
+	}
+	return nil
+}
+
+// rollbackPin returns the pin of a pick below the running version that the
+// configuration names exactly: a semver constraint that admits one version
+// (updater.ExactPin: 1.0.0, =1.0.0, v1.0.0), or the tag the digest strategy
+// follows. Both versions must parse; a word such as latest is no version.
+func rollbackPin(d updater.Decision) (string, bool) {
+	if !pending(d) {
+		return "", false
+	}
+	run, err1 := semver.NewVersion(d.RunningTag)
+	pick, err2 := semver.NewVersion(d.Selected.Tag)
+	if err1 != nil || err2 != nil || !pick.LessThan(run) {
+		return "", false
+	}
+	switch d.Strategy {
+	case updater.StrategySemver:
+		return updater.ExactPin(d.Constraint)
+	case updater.StrategyDigest:
+		return d.Constraint, d.Constraint != "" && d.Constraint == d.Selected.Tag
+	}
+	return "", false
+}
+
+// rollbackFinding: the pick is the exact version the configuration pins,
+// below the running one. Image Updater writes it as asked and Argo CD
+// deploys it; the finding says so, and how to follow releases again.
+func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin string) Finding {
+	verb := "rolls back"
+	if d.Outcome == updater.OutcomeAlreadyInSpec {
+		verb = "is rolling back"
+	}
+	by := fmt.Sprintf("the constraint %q names that one version", d.Constraint)
+	if d.Strategy == updater.StrategyDigest {
+		by = fmt.Sprintf("the digest strategy follows the tag %q", d.Constraint)
+	}
+	f := find(CodeCandidatesRollback, Info, fmt.Sprintf("image %s %s from %s to the pinned %s: %s", aliasOr(im), verb, d.RunningTag, d.Selected, by)).image(im.Alias).
+		with(ev("pin", pin), ev("running", displayRunning(d)))
+	if d.Outcome == updater.OutcomeAlreadyInSpec {
+		f = f.with(ev("written", fmt.Sprintf("the Application spec already asks for %s; Argo CD deploys it on its next sync", d.Selected)))
+	}
+	// The fix is for later: a range again once the rollback is over.
+	if v, err := semver.NewVersion(d.RunningTag); err == nil && d.Strategy == updater.StrategySemver {
+		c := fmt.Sprintf("~%d.%d", v.Major(), v.Minor())
+		p := r.imagePlace(im, "imageName")
+		return f.fix(fmt.Sprintf("Nothing to do for the rollback. When it is over, write a range in imageName again, e.g. %q, so Image Updater follows new releases (it would move back to the newest %d.%d.x).", c, v.Major(), v.Minor()),
+			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+	}
+	return f
 }
 
 func isVersion(tag string) bool {

@@ -6,8 +6,11 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
 // checkHistory builds the timeline Image Updater and Argo CD leave behind:
@@ -51,6 +54,7 @@ func checkHistory(ctx context.Context, r *run) []Finding {
 		}
 		out = append(out, f)
 	}
+	out = append(out, r.writtenFindings(events)...)
 	if h := r.app.Status.History; len(h) > 0 {
 		last := h[len(h)-1]
 		out = append(out, find(CodeHistoryImageDate, Info, fmt.Sprintf("last deploy by Argo CD: %s (revision %s)", last.DeployedAt.UTC().Format("2006-01-02 15:04Z"), shortHash(last.Revision))))
@@ -82,4 +86,102 @@ func (r *run) selectedCR() *updater.ImageUpdater {
 		}
 	}
 	return nil
+}
+
+// writtenFindings: for each image whose pick is not running yet, what the
+// controller left that shows it has written that pick already (the spec,
+// an ImagesUpdated event, the CR's status.recentUpdates, its log, its
+// commit). The pick is judged in the candidates stage either way; this
+// says the write happened, so the answer reads "written", not "next cycle".
+func (r *run) writtenFindings(events []corev1.Event) []Finding {
+	var out []Finding
+	for _, im := range r.images {
+		d, ok := r.decision[im.Alias]
+		if !ok || !pending(d) {
+			continue
+		}
+		evs := r.writtenEvidence(im, d, events)
+		if len(evs) == 0 {
+			continue
+		}
+		if r.iuCommit != "" && r.target.WriteBack != nil && r.target.WriteBack.Method == "git" {
+			c := shortHash(r.iuCommit)
+			if r.iuCommitUndeployed {
+				c += ", not yet in Argo CD's revision " + shortHash(r.app.Status.Sync.Revision)
+			}
+			evs = append(evs, ev("Image Updater's last commit", c))
+		}
+		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).image(im.Alias)
+		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") {
+			// argocd write-back: the spec is where the write lives, and it
+			// no longer holds the pick. Something reverts it.
+			f.Severity = Warn
+			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but the Application spec no longer asks for it: something reverts the spec, and Image Updater writes it again each cycle", aliasOr(im), d.Selected)
+		}
+		out = append(out, f.with(evs...))
+	}
+	return out
+}
+
+// writtenEvidence lists what records the write of d's pick for im.
+func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events []corev1.Event) []Evidence {
+	var out []Evidence
+	pick := d.Selected
+	// Image Updater records NewTag.String(): the digest when there is one.
+	isPick := func(v string) bool { return v != "" && (v == pick.Tag || v == pick.Digest || v == pick.String()) }
+	name := im.Image.FullName()
+	if d.Outcome == updater.OutcomeAlreadyInSpec {
+		out = append(out, ev("Application spec", "asks for "+name+":"+pick.String()))
+	}
+	for _, e := range events {
+		if e.Reason != "ImagesUpdated" {
+			continue
+		}
+		for i := 0; ; i++ {
+			p := fmt.Sprintf("argocd-image-updater.image-%d/", i)
+			n, ok := e.Annotations[p+"full-image-name"]
+			if !ok {
+				break
+			}
+			if n == name && isPick(e.Annotations[p+"new-tag"]) {
+				t := e.LastTimestamp.Time
+				if t.IsZero() {
+					t = e.EventTime.Time
+				}
+				out = append(out, ev("event ImagesUpdated", clip(fmt.Sprintf("%s %s → %s", t.UTC().Format("2006-01-02 15:04Z"), e.Annotations[p+"old-tag"], e.Annotations[p+"new-tag"]), 200)))
+			}
+		}
+	}
+	if cr := r.selectedCR(); cr != nil {
+		alias := im.Alias
+		if alias == "" {
+			alias = im.Image.Name
+		}
+		for _, u := range cr.Status.RecentUpdates {
+			if (u.Alias == alias || u.Image == name) && isPick(u.NewVersion) {
+				out = append(out, ev("ImageUpdater "+r.target.CR+" status.recentUpdates", clip(fmt.Sprintf("%s %s %s", u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Alias, oneLine(u.Message)), 200)))
+			}
+		}
+	}
+	if r.logs != nil {
+		want := name + ":" + pick.String()
+		var last *updaterlog.Event
+		for i, e := range r.logs.ForApp {
+			switch e.Code {
+			case updaterlog.CodeImageAlreadyInSpec:
+				if e.Captures[updaterlog.CaptureImage] == want {
+					last = &r.logs.ForApp[i]
+				}
+			case updaterlog.CodeImageUpdated:
+				// Set in memory; written once the commit that follows succeeds.
+				if e.Captures[updaterlog.CaptureImage] == want && e.Captures["dry_run"] == "false" && r.logs.LastUpdate != nil && !r.logs.LastUpdate.Time.Before(e.Time) {
+					last = &r.logs.ForApp[i]
+				}
+			}
+		}
+		if last != nil {
+			out = append(out, ev("Image Updater's log", clip(last.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+oneLine(last.Redacted().Line.Msg), 200)))
+		}
+	}
+	return out
 }

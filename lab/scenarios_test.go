@@ -98,6 +98,7 @@ var silentScenarios = map[string]string{
 	"healthy-through-updater-proxy":      "the update is due on the next cycle; nothing logged per app yet",
 	"sync-off-update-due":                "the update is due on the next cycle; nothing logged per app yet",
 	"constraint-downgrade":               "the downgrade is due on the next cycle; nothing logged per app yet",
+	"rollback-pin":                       "the rollback is due on the next cycle; nothing logged per app yet",
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
 	"source-private-ca":                  "no write in the objects yet; nothing fails before it",
 	"source-insecure-true":               "no write in the objects yet; nothing fails before it",

@@ -171,3 +171,35 @@ func explainPart(p string) (string, bool) {
 	}
 	return "", false
 }
+
+// ExactPin reports whether a semver constraint admits exactly one version,
+// and which: one comparison, with no operator or "=", naming a full
+// major.minor.patch version (a pre-release and build part allowed, a "v"
+// prefix too), as Masterminds/semver v3 reads "1.0.0", "=1.0.0" or
+// "v1.0.0". A missing or wildcard part ("1.0", "=1.0", "1.0.x") makes a
+// tilde range, and ranges, "||" and AND lists are not pins, even when they
+// happen to admit one version. The version is returned as written, without
+// the operator.
+func ExactPin(c string) (string, bool) {
+	c = strings.TrimSpace(c)
+	if c == "" || strings.Contains(c, "||") || strings.Contains(c, " - ") {
+		return "", false
+	}
+	parts := splitAnd(c)
+	if len(parts) != 1 {
+		return "", false
+	}
+	m := constraintPart.FindStringSubmatch(parts[0])
+	if m == nil || (m[1] != "" && m[1] != "=") {
+		return "", false
+	}
+	for _, p := range m[2:5] {
+		if p == "" || p == "x" || p == "X" || p == "*" {
+			return "", false
+		}
+	}
+	if _, err := semver.NewConstraint(c); err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(parts[0], "=")), true
+}

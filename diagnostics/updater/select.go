@@ -509,6 +509,10 @@ func (d *Decision) decideUpdate(in SelectInput) {
 			}
 		}
 	}
+	if _, pin := ExactPin(in.Image.Constraint()); pin && verb == "DOWNGRADE" {
+		d.Reason = fmt.Sprintf("Image Updater would roll %s back from %s to %s, the one version the constraint %q admits.", in.Image.FullName(), displayTag(*in.Live), pick, in.Image.Constraint())
+		return
+	}
 	d.Reason = fmt.Sprintf("Image Updater would %s %s from %s to %s.", strings.ToLower(verb), in.Image.FullName(), displayTag(*in.Live), pick)
 	if verb == "DOWNGRADE" {
 		d.Reason += " The running tag is outside the constraint, and Image Updater moves to the best allowed tag even when it is lower (needsUpdate compares for equality, not order)."

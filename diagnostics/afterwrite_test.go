@@ -1,0 +1,130 @@
+package diagnostics_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// After the write, the same judgement as before it: a pick is judged
+// whether Image Updater writes it on its next cycle or has written it
+// already (the Application spec holds it, the event, the CR status and the
+// log record it) and Argo CD has not deployed it yet.
+
+func diagnose(t *testing.T, name string, edit func(*lab.Scenario)) *diagnostics.Report {
+	t.Helper()
+	return start(t, name, edit).Diagnose(context.Background())
+}
+
+func findingsOf(r *diagnostics.Report, c diagnostics.Code) []diagnostics.Finding {
+	var out []diagnostics.Finding
+	for _, f := range r.Findings() {
+		if f.Code == c {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
+	for _, name := range []string{"constraint-downgrade", "constraint-downgrade-after-write"} {
+		t.Run(name, func(t *testing.T) {
+			r := diagnose(t, name, nil)
+			if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesDowngrade {
+				t.Fatalf("state %s, root cause %v; want wrong-update, CANDIDATES_DOWNGRADE\n%s", r.State, r.RootCause, dump(r))
+			}
+			written := findingsOf(r, diagnostics.CodeHistoryWritten)
+			if name == "constraint-downgrade" {
+				if len(written) != 0 {
+					t.Fatalf("nothing is written before the cycle, but: %v", written)
+				}
+				return
+			}
+			if len(written) != 1 || written[0].Severity != diagnostics.Info || len(written[0].Evidence) < 4 {
+				t.Fatalf("want one HISTORY_PICK_WRITTEN with the spec, event, CR status and log as evidence, got %+v", written)
+			}
+			if !strings.Contains(r.RootCause.Title, "has written 1.20.3") {
+				t.Errorf("the root cause does not say the downgrade is written: %q", r.RootCause.Title)
+			}
+			// Widening the constraint alone leaves the written 1.20.3 in the
+			// spec (Image Updater writes nothing when no update is needed).
+			fix := r.RootCause.Fix
+			if fix == nil || !strings.Contains(fix.Snippet, "argocd app set argocd/web --kustomize-image") || !strings.Contains(fix.Snippet, "/team/web:1.21.0'") {
+				t.Errorf("the fix does not put the running 1.21.0 back into the spec: %+v", fix)
+			}
+		})
+	}
+}
+
+func TestRollbackPinIsOnItsWay(t *testing.T) {
+	for _, tc := range []struct{ name, written string }{
+		{"rollback-pin", "on Image Updater's next cycle"},
+		{"rollback-pin-after-write", "written, Argo CD deploys it on its next sync"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := diagnose(t, tc.name, nil)
+			if r.State != diagnostics.StateOnItsWay || r.RootCause != nil {
+				t.Fatalf("state %s, root cause %v; want update-on-its-way\n%s", r.State, r.RootCause, dump(r))
+			}
+			if len(findingsOf(r, diagnostics.CodeCandidatesRollback)) != 1 || len(findingsOf(r, diagnostics.CodeCandidatesDowngrade)) != 0 {
+				t.Fatalf("want CANDIDATES_ROLLBACK and no downgrade\n%s", dump(r))
+			}
+			want := "web 1.2.0 → 1.0.0 (a rollback to the pinned version) " + tc.written
+			if !strings.Contains(r.Headline, want) {
+				t.Errorf("headline %q does not say %q", r.Headline, want)
+			}
+		})
+	}
+}
+
+// TestWhatCountsAsAPin: one exact version, with or without "=" or "v", is a
+// rollback; a range that leaves the running version out is a downgrade, even
+// one that admits only the same tag here. Both before and after the write.
+func TestWhatCountsAsAPin(t *testing.T) {
+	cases := []struct {
+		constraint string
+		want       diagnostics.Code
+	}{
+		{"1.0.0", diagnostics.CodeCandidatesRollback},
+		{"=1.0.0", diagnostics.CodeCandidatesRollback},
+		{"v1.0.0", diagnostics.CodeCandidatesRollback},
+		{"1.0", diagnostics.CodeCandidatesDowngrade},
+		{"~1.0.0", diagnostics.CodeCandidatesDowngrade},
+		{"<=1.0.0", diagnostics.CodeCandidatesDowngrade},
+		{">=1.0.0 <1.1.0", diagnostics.CodeCandidatesDowngrade},
+	}
+	for _, scen := range []string{"rollback-pin", "rollback-pin-after-write"} {
+		for _, tc := range cases {
+			t.Run(scen+"/"+tc.constraint, func(t *testing.T) {
+				r := diagnose(t, scen, func(sc *lab.Scenario) {
+					sc.Objects = strings.Replace(sc.Objects, `imageName: "${REGISTRY}/team/web:1.0.0"`, `imageName: "${REGISTRY}/team/web:`+tc.constraint+`"`, 1)
+				})
+				if len(findingsOf(r, tc.want)) != 1 {
+					t.Fatalf("constraint %q: want %s\n%s", tc.constraint, tc.want, dump(r))
+				}
+				wantState := diagnostics.StateOnItsWay
+				if tc.want == diagnostics.CodeCandidatesDowngrade {
+					wantState = diagnostics.StateWrongUpdate
+				}
+				if r.State != wantState {
+					t.Fatalf("constraint %q: state %s, want %s\n%s", tc.constraint, r.State, wantState, dump(r))
+				}
+			})
+		}
+	}
+}
+
+// TestDigestPinIsARollback: the digest strategy following an older version
+// tag moves the image down to it, as asked.
+func TestDigestPinIsARollback(t *testing.T) {
+	r := diagnose(t, "rollback-pin", func(sc *lab.Scenario) {
+		sc.Objects = strings.Replace(sc.Objects, `imageName: "${REGISTRY}/team/web:1.0.0"`,
+			`imageName: "${REGISTRY}/team/web:1.0.0"`+"\n      commonUpdateSettings: {updateStrategy: digest}", 1)
+	})
+	if r.State != diagnostics.StateOnItsWay || len(findingsOf(r, diagnostics.CodeCandidatesRollback)) != 1 {
+		t.Fatalf("state %s; want update-on-its-way with CANDIDATES_ROLLBACK\n%s", r.State, dump(r))
+	}
+}
