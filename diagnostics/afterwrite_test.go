@@ -128,3 +128,28 @@ func TestDigestPinIsARollback(t *testing.T) {
 		t.Fatalf("state %s; want update-on-its-way with CANDIDATES_ROLLBACK\n%s", r.State, dump(r))
 	}
 }
+
+// TestUnknownForgePushBeforeTheCycle: before Image Updater's first push, a
+// protected branch on a host imgupd does not know as a forge cannot be
+// seen: the update is on its way, with the push listed as not verified
+// (and not deciding the answer). Once the log shows the rejection, the
+// answer is blocked (article-4-protected-branch).
+func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
+	r := diagnose(t, "protected-branch-unknown-forge-before", nil)
+	if r.State != diagnostics.StateOnItsWay {
+		t.Fatalf("state %s, want update-on-its-way\n%s", r.State, dump(r))
+	}
+	found := false
+	for _, nv := range r.NotVerified {
+		if nv.Code == diagnostics.CodeWriteBackPushUnverified {
+			found = !nv.Decides
+		}
+	}
+	if !found {
+		t.Fatalf("the push is not listed as not verified (without deciding)\n%s", dump(r))
+	}
+	after := diagnose(t, "article-4-protected-branch", nil)
+	if after.State != diagnostics.StateBlocked || after.RootCause == nil || after.RootCause.Code != diagnostics.CodeWriteBackCommitFailed {
+		t.Fatalf("after the push: state %s, root cause %v; want blocked by the logged rejection\n%s", after.State, after.RootCause, dump(after))
+	}
+}

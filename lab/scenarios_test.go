@@ -98,7 +98,6 @@ var silentScenarios = map[string]string{
 	"healthy-through-updater-proxy":      "the update is due on the next cycle; nothing logged per app yet",
 	"sync-off-update-due":                "the update is due on the next cycle; nothing logged per app yet",
 	"constraint-downgrade":               "the downgrade is due on the next cycle; nothing logged per app yet",
-	"rollback-pin":                       "the rollback is due on the next cycle; nothing logged per app yet",
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
 	"source-private-ca":                  "no write in the objects yet; nothing fails before it",
 	"source-insecure-true":               "no write in the objects yet; nothing fails before it",
@@ -126,6 +125,9 @@ var silentScenarios = map[string]string{
 	"updater-v1-3-prerelease-ignored": "pre-releases are ignored at debug level only",
 	// v1.x ignores annotations without a CR: no cycle for the app (§1.5, §10.11).
 	"upgrade-v1-without-crs": "no ImageUpdater CR selects the app",
+	// Before the first cycle of issue 15's "before" forms: nothing per app yet.
+	"rollback-pin":                          "the rollback is due on the next cycle; nothing logged per app yet",
+	"protected-branch-unknown-forge-before": "before the first push: nothing logged per app yet",
 }
 
 // isCycleLine reports whether a log line is a generic cycle line, which says
