@@ -30,7 +30,7 @@ func findingsOf(r *diagnostics.Report, c diagnostics.Code) []diagnostics.Finding
 }
 
 func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
-	for _, name := range []string{"constraint-downgrade", "constraint-downgrade-after-write"} {
+	for _, name := range []string{"constraint-downgrade", "constraint-downgrade-after-write", "constraint-downgrade-git-after-write"} {
 		t.Run(name, func(t *testing.T) {
 			r := diagnose(t, name, nil)
 			if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesDowngrade {
@@ -46,12 +46,22 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 			if len(written) != 1 || written[0].Severity != diagnostics.Info || len(written[0].Evidence) < 4 {
 				t.Fatalf("want one HISTORY_PICK_WRITTEN with the spec, event, CR status and log as evidence, got %+v", written)
 			}
+			fix := r.RootCause.Fix
+			if name == "constraint-downgrade-git-after-write" {
+				// The commit, not the spec, holds the downgrade.
+				if !strings.Contains(r.RootCause.Title, "has committed 1.20.3") {
+					t.Errorf("the root cause does not say the downgrade is committed: %q", r.RootCause.Title)
+				}
+				if fix == nil || !strings.Contains(fix.Snippet, "git revert ") {
+					t.Errorf("the fix does not revert Image Updater's commit: %+v", fix)
+				}
+				return
+			}
 			if !strings.Contains(r.RootCause.Title, "has written 1.20.3") {
 				t.Errorf("the root cause does not say the downgrade is written: %q", r.RootCause.Title)
 			}
 			// Widening the constraint alone leaves the written 1.20.3 in the
 			// spec (Image Updater writes nothing when no update is needed).
-			fix := r.RootCause.Fix
 			if fix == nil || !strings.Contains(fix.Snippet, "argocd app set argocd/web --kustomize-image") || !strings.Contains(fix.Snippet, "/team/web:1.21.0'") {
 				t.Errorf("the fix does not put the running 1.21.0 back into the spec: %+v", fix)
 			}

@@ -407,6 +407,10 @@ func (r *run) reconcile() {
 					f.Decides = false
 					changed = true
 				}
+			case CodeCandidatesDowngrade:
+				if r.retitleCommittedDowngrade(f) {
+					changed = true
+				}
 			case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
 				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
 					f.Severity = Warn
@@ -428,6 +432,28 @@ func (r *run) reconcile() {
 			st.Status = worst(st.Findings)
 		}
 	}
+}
+
+// retitleCommittedDowngrade: a downgrade that git write-back has already
+// committed (HISTORY_PICK_WRITTEN) is said to be written, and its fix also
+// reverts the commit: with the constraint fixed Image Updater commits
+// nothing, and Argo CD would deploy the committed tag.
+func (r *run) retitleCommittedDowngrade(f *Finding) bool {
+	d, ok := r.decision[f.Image]
+	if !ok || d.Outcome != updater.OutcomeUpdate || d.Selected == nil || !r.rep.hasImageCode(CodeHistoryWritten, f.Image) {
+		return false
+	}
+	f.Title = fmt.Sprintf("image %s goes down from %s to %s when Argo CD syncs: Image Updater has committed %s, because the running tag is outside the constraint %q",
+		f.Image, d.RunningTag, d.Selected, d.Selected, d.Constraint)
+	if f.Fix != nil && r.iuCommit != "" && r.target.WriteBack != nil {
+		f.Fix.Summary += fmt.Sprintf(" Then revert Image Updater's commit %s on %s before Argo CD syncs: with nothing to update, Image Updater leaves the committed %s in place.",
+			shortHash(r.iuCommit), r.target.WriteBack.Repository, d.Selected)
+		f.Fix.Snippet += fmt.Sprintf("\n\n# then, before Argo CD syncs:\ngit revert %s && git push", r.iuCommit)
+		if f.Fix.Lang != "sh" {
+			f.Fix.Lang = "text"
+		}
+	}
+	return true
 }
 
 // aliasTypo is an annotation for an alias image-list does not have.

@@ -112,9 +112,9 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 			evs = append(evs, ev("Image Updater's last commit", c))
 		}
 		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).image(im.Alias)
-		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") {
+		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) {
 			// argocd write-back: the spec is where the write lives, and it
-			// no longer holds the pick. Something reverts it.
+			// holds another tag. Something reverts it.
 			f.Severity = Warn
 			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but the Application spec no longer asks for it: something reverts the spec, and Image Updater writes it again each cycle", aliasOr(im), d.Selected)
 		}
@@ -184,4 +184,12 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 		}
 	}
 	return out
+}
+
+// specReadable: imgupd reads what argocd write-back wrote for im (Helm
+// parameters, Kustomize images; not plugin env), so a spec without the
+// pick is one that does not hold it.
+func (r *run) specReadable(im updater.ImageConfig) bool {
+	src := r.editedSource(im.Target.Kind)
+	return src != nil && src.Plugin == nil && im.Target.Kind != updater.TargetKindPlugin
 }
