@@ -502,7 +502,7 @@ var catalogue = func() map[Code]Entry {
 			"kubectl -n <ns> get imageupdater <name> -o jsonpath='{.status.conditions}' shows the message; the report's root cause is usually the same error."),
 		e(CodeHistoryImageDate, StageHistory, Info, "the running image changed", "", ""),
 		e(CodeHistoryWritten, StageHistory, Info, "Image Updater has written the pick",
-			"What Image Updater left shows it has already written the tag it picks and that tag is not running yet: the Application spec holds it (argocd write-back), or an ImagesUpdated event, the CR's status.recentUpdates or its log records the write (git write-back), with its commit when imgupd read it. The pick is judged as before the write: what is wrong with it stays wrong once written.", ""),
+			"What Image Updater left shows it has already written the tag it picks and that tag is not running yet: the Application spec holds it (argocd write-back), or an ImagesUpdated event, the CR's status.recentUpdates or its log records the write (git write-back), with its commit when imgupd read it. The pick is judged as before the write: what is wrong with it stays wrong once written. With argocd write-back, a write the log or an event records that the spec no longer holds is a warning: something reverts the spec (a parent Application, an ApplicationSet), and Image Updater writes it again each cycle.", ""),
 	)
 	for _, p := range targetProblemEntries() {
 		add(p)
