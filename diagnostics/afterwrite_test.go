@@ -163,3 +163,19 @@ func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
 		t.Fatalf("after the push: state %s, root cause %v; want blocked by the logged rejection\n%s", after.State, after.RootCause, dump(after))
 	}
 }
+
+// TestOtherWrongPicksStayWrongOnceWritten: a pick the CR did not ask for
+// (the CRD-defaulted strategy's) is as wrong in the spec as before it.
+func TestOtherWrongPicksStayWrongOnceWritten(t *testing.T) {
+	r := diagnose(t, "crd-defaulted-strategy", func(sc *lab.Scenario) {
+		sc.Objects = strings.Replace(sc.Objects, `targetRevision: main, kustomize: {}}`,
+			`targetRevision: main, kustomize: {images: ["${REGISTRY}/team/web:2.0.0"]}}`, 1)
+		sc.Objects = strings.Replace(sc.Objects, `sync: {status: Synced, revision: abc123}`, `sync: {status: OutOfSync, revision: abc123}`, 1)
+	})
+	if len(findingsOf(r, diagnostics.CodeCandidatesAlreadyInSpec)) != 1 {
+		t.Fatalf("the edit did not put the pick into the spec\n%s", dump(r))
+	}
+	if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != "TARGET_CRD_DEFAULTED_STRATEGY" {
+		t.Fatalf("state %s, root cause %v; want wrong-update, TARGET_CRD_DEFAULTED_STRATEGY\n%s", r.State, r.RootCause, dump(r))
+	}
+}
