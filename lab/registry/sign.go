@@ -61,3 +61,12 @@ func (s *Server) Sign(ctx context.Context, host, repo, tag string, key *ecdsa.Pr
 	}
 	return s.putManifest(ctx, repo, signature.DigestTag(digest.String())+".sig", rawManifest{body: body, mediaType: types.OCIManifestSchema1})
 }
+
+// Digest is the manifest digest of repo:tag, "sha256:<hex>".
+func (s *Server) Digest(ctx context.Context, repo, tag string) (string, error) {
+	m, err := s.getManifest(ctx, repo, tag)
+	if err != nil {
+		return "", fmt.Errorf("labregistry: digest of %s:%s: %w", repo, tag, err)
+	}
+	return fmt.Sprintf("sha256:%x", sha256.Sum256(m.body)), nil
+}
