@@ -20,6 +20,8 @@ package signature
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -353,11 +355,15 @@ func ParsePublicKey(pemKey []byte) (*ecdsa.PublicKey, error) {
 	if err != nil {
 		return nil, &KeyError{Reason: "the PEM block is not a PKIX public key (" + block.Type + ")"}
 	}
-	k, ok := pub.(*ecdsa.PublicKey)
-	if !ok {
-		return nil, &KeyError{Reason: fmt.Sprintf("a %T key, but Image Updater v1.3 verifies only ECDSA keys", pub)}
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		return k, nil
+	case *rsa.PublicKey:
+		return nil, &KeyError{Reason: "an RSA key, but Image Updater v1.3 verifies only ECDSA keys"}
+	case ed25519.PublicKey:
+		return nil, &KeyError{Reason: "an ed25519 key, but Image Updater v1.3 verifies only ECDSA keys"}
 	}
-	return k, nil
+	return nil, &KeyError{Reason: "not an ECDSA key, which is all Image Updater v1.3 verifies"}
 }
 
 // Outcome is the answer of Check.
