@@ -434,10 +434,10 @@ var catalogue = func() map[Code]Entry {
 			"Create the Secret in the Application's namespace with the public key under the named field: kubectl -n <namespace> create secret generic <secretName> --from-file=<key>=cosign.pub"),
 		e(CodeSignatureKeyDenied, StageCandidates, Fail, "Image Updater may not read the cosignKey Secret",
 			"Image Updater's ServiceAccount may not get the Secret that holds the cosign public key, so it drops the image every cycle (\"Could not set images verification settings\"). imgupd did not read it either.",
-			"Let Image Updater's ServiceAccount get the Secret (a Role and RoleBinding in the Application's namespace, limited to the Secret by name)."),
+			"Let Image Updater's ServiceAccount get the Secret: a Role with resources: [\"secrets\"], resourceNames: [\"<secretName>\"], verbs: [\"get\"] in the Application's namespace, and a RoleBinding to the ServiceAccount."),
 		e(CodeSignatureNotVerified, StageCandidates, Unknown, "the pick's signature could not be checked",
 			"imagesVerification is on, and imgupd could not read the key or the signatures (registry failure, a Secret it may not ask about), so it cannot tell whether Image Updater verifies the pick and writes it.",
-			"Fix the read named in the finding, or read Image Updater's log for \"Unable to verify image\"."),
+			"Fix the read named in the finding and re-run, or read the answer in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Unable to verify image'."),
 
 		e(CodeWriteBackMethod, StageWriteBack, Info, "write-back method", "How Image Updater records the update: argocd (the Application spec) or git (a commit).", ""),
 		e(CodeWriteBackParentReverts, StageWriteBack, Fail, "a parent will revert the argocd write-back",
