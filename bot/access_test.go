@@ -20,6 +20,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab"
 )
@@ -187,6 +188,11 @@ func (s registrySeam) Metadata(ctx context.Context, t registry.Target, tags []st
 }
 
 func (s registrySeam) Stats() registry.Stats { return s.reg.Stats() }
+
+func (s registrySeam) Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error) {
+	s.note("signatures %s:%s", t.Repository, tag)
+	return s.reg.Signatures(ctx, t, tag)
+}
 
 type gitSeam struct{ *seam }
 

@@ -148,6 +148,14 @@ const (
 	CodeCandidatesTie           Code = "CANDIDATES_NEWEST_BUILD_TIE"
 	CodeCandidatesPlatform      Code = "CANDIDATES_PLATFORM_MISMATCH"
 	CodeCandidatesPartialList   Code = "CANDIDATES_FROM_PARTIAL_TAG_LIST"
+	// Signature verification (imagesVerification, v1.3.0+): signature_check.go.
+	CodeSignatureVerified    Code = "CANDIDATES_SIGNATURE_VERIFIED"
+	CodeSignatureMissing     Code = "CANDIDATES_SIGNATURE_MISSING"
+	CodeSignatureWrongKey    Code = "CANDIDATES_SIGNATURE_WRONG_KEY"
+	CodeSignatureKeyInvalid  Code = "CANDIDATES_SIGNATURE_KEY_INVALID"
+	CodeSignatureKeyMissing  Code = "CANDIDATES_SIGNATURE_KEY_MISSING"
+	CodeSignatureKeyDenied   Code = "CANDIDATES_SIGNATURE_KEY_FORBIDDEN_FOR_UPDATER"
+	CodeSignatureNotVerified Code = "CANDIDATES_SIGNATURE_NOT_VERIFIED"
 )
 
 // Write-back.
@@ -414,6 +422,27 @@ var catalogue = func() map[Code]Entry {
 		e(CodeCandidatesPartialList, StageCandidates, Unknown, "the pick was made from part of the tag list",
 			"The tag list stopped at imgupd's read bound, so the candidate table holds the tags read and the pick is the best of them; findings that depend on the tags not listed are warnings. It decides the state only when the tags past the bound could change it: an update due among the tags read (the running tag a candidate below the pick) stays due, since a later tag can only be picked instead; up to date, no candidate or a downgrade could change.",
 			"Prune the repository below 100,000 tags (the registry's retention policy) so imgupd reads all of it, or read the pick in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Setting new image'."),
+
+		e(CodeSignatureVerified, StageCandidates, Pass, "the pick is signed with the configured key",
+			"imagesVerification is on for the image, and a cosign signature of the picked tag's manifest digest verifies with the ECDSA public key in the cosignKey Secret, as Image Updater v1.3 checks it before it writes the tag.", ""),
+		e(CodeSignatureMissing, StageCandidates, Fail, "the pick has no cosign signature",
+			"imagesVerification is on for the image and the picked tag has no cosign signature of its manifest digest where Image Updater v1.3 looks (OCI referrers, then the tags sha256-<hex> and sha256-<hex>.sig; a signature of another digest does not count). Image Updater logs \"Unable to verify image … no cosign signature found\", counts an error and writes nothing, every cycle.",
+			"Sign the image with the key whose public half is in the cosignKey Secret: cosign sign --key cosign.key <registry>/<repository>@<digest>. Or, if the image is not meant to be verified, set imagesVerification.enabled: false on the image."),
+		e(CodeSignatureWrongKey, StageCandidates, Fail, "the pick is not signed with the configured key",
+			"The picked tag has cosign signatures, but none verifies with the public key in the cosignKey Secret: the image was signed with another key, or the Secret holds the wrong key. Image Updater logs \"Unable to verify image … no matching signature found\" and writes nothing, every cycle.",
+			"Put the public key of the key that signs the images into the Secret (cosign public-key --key cosign.key), or sign the image with the key the Secret holds."),
+		e(CodeSignatureKeyInvalid, StageCandidates, Fail, "the cosignKey is not an ECDSA public key in PEM",
+			"Image Updater v1.3 reads the Secret's field as one PEM block holding a PKIX ECDSA public key (cosign.pub); anything else (a private key, RSA or ed25519, base64 twice) fails every signature, so no update is ever written.",
+			"Store cosign.pub as written by cosign generate-key-pair (-----BEGIN PUBLIC KEY-----, ECDSA P-256) in the Secret's field."),
+		e(CodeSignatureKeyMissing, StageCandidates, Fail, "the cosignKey Secret or its field does not exist",
+			"Image Updater v1.3 reads imagesVerification.cosignKey from the Secret in the Application's namespace when it builds the image list; when the Secret or the field is missing it logs \"Could not set images verification settings for image …, skipping\" and drops the image every cycle.",
+			"Create the Secret in the Application's namespace with the public key under the named field: kubectl -n <namespace> create secret generic <secretName> --from-file=<key>=cosign.pub"),
+		e(CodeSignatureKeyDenied, StageCandidates, Fail, "Image Updater may not read the cosignKey Secret",
+			"Image Updater's ServiceAccount may not get the Secret that holds the cosign public key, so it drops the image every cycle (\"Could not set images verification settings\"). imgupd did not read it either.",
+			"Let Image Updater's ServiceAccount get the Secret: a Role with resources: [\"secrets\"], resourceNames: [\"<secretName>\"], verbs: [\"get\"] in the Application's namespace, and a RoleBinding to the ServiceAccount."),
+		e(CodeSignatureNotVerified, StageCandidates, Unknown, "the pick's signature could not be checked",
+			"imagesVerification is on, and imgupd could not read the key or the signatures (registry failure, a Secret it may not ask about), so it cannot tell whether Image Updater verifies the pick and writes it.",
+			"Fix the read named in the finding and re-run, or read the answer in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Unable to verify image'."),
 
 		e(CodeWriteBackMethod, StageWriteBack, Info, "write-back method", "How Image Updater records the update: argocd (the Application spec) or git (a commit).", ""),
 		e(CodeWriteBackParentReverts, StageWriteBack, Fail, "a parent will revert the argocd write-back",

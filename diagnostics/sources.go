@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -43,6 +44,8 @@ type Registry interface {
 	ListTags(ctx context.Context, t registry.Target) ([]string, error)
 	Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error)
 	Stats() registry.Stats
+	// Signatures reads the cosign signatures of a tag (imagesVerification).
+	Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error)
 }
 
 // Git is what the engine reads from git servers. *gitsource.Client

@@ -49,6 +49,7 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 		if ir.partial != nil {
 			fs = partialPick(im, d, ir.partial, fs)
 		}
+		fs = append(fs, r.signatureFindings(ctx, ir, im, d)...)
 		out = append(out, fs...)
 	}
 	return out

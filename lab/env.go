@@ -261,7 +261,7 @@ func (e *Env) startRegistry(ctx context.Context) error {
 			return fmt.Errorf("pushing %s: %w", repo, err)
 		}
 	}
-	return nil
+	return e.signImages(ctx, srv)
 }
 
 func (e *Env) startGit() error {

@@ -118,6 +118,11 @@ type RegistrySpec struct {
 	Hostname string `json:"hostname,omitempty"`
 	// Charts are Helm charts pushed as OCI artifacts.
 	Charts []Chart `json:"charts,omitempty"`
+	// CosignKeys names cosign key pairs the lab makes (ECDSA P-256, fresh
+	// each run): ${COSIGN_PUBLIC_KEY_<NAME>} is the PEM public key of key
+	// NAME (upper-cased, - as _), for a Secret; images name the key that
+	// signs them with signedWith.
+	CosignKeys []string `json:"cosignKeys,omitempty"`
 }
 
 // RegistryAuth is the registry's authentication.
@@ -156,6 +161,11 @@ type Image struct {
 	Platforms []string `json:"platforms,omitempty"`
 	// SameAs makes this tag point at another tag's manifest.
 	SameAs string `json:"sameAs,omitempty"`
+	// SignedWith signs the tag with the named cosign key (one of
+	// registry.cosignKeys), as `cosign sign --key` does on a registry
+	// without OCI referrers: a simple-signing manifest at
+	// sha256-<hex>.sig.
+	SignedWith string `json:"signedWith,omitempty"`
 }
 
 // GitSpec describes the git server.

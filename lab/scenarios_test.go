@@ -93,11 +93,18 @@ var silentScenarios = map[string]string{
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
-	"proxy-missing":                      "no referenced wording for a missing proxy; no line is invented",
-	"healthy-up-to-date":                 "nothing to update: at info level nothing is logged per app",
-	"healthy-through-updater-proxy":      "the update is due on the next cycle; nothing logged per app yet",
-	"sync-off-update-due":                "the update is due on the next cycle; nothing logged per app yet",
-	"constraint-downgrade":               "the downgrade is due on the next cycle; nothing logged per app yet",
+	"proxy-missing":                 "no referenced wording for a missing proxy; no line is invented",
+	"healthy-up-to-date":            "nothing to update: at info level nothing is logged per app",
+	"healthy-through-updater-proxy": "the update is due on the next cycle; nothing logged per app yet",
+	"sync-off-update-due":           "the update is due on the next cycle; nothing logged per app yet",
+	"constraint-downgrade":          "the downgrade is due on the next cycle; nothing logged per app yet",
+	// Before the cycle that meets the new tag: nothing is verified or fails yet.
+	"signature-unsigned-pick": "the pick is checked on the next cycle; nothing logged per app yet",
+	"signature-wrong-key":     "the pick is checked on the next cycle; nothing logged per app yet",
+	"healthy-signed-pick":     "the pick is checked on the next cycle; nothing logged per app yet",
+	"signature-key-not-ecdsa": "the pick is checked on the next cycle; nothing logged per app yet",
+	// The key is read when the image list is built: the next cycle logs the drop (see the -after form).
+	"signature-key-secret-missing":       "no cycle since the CR named the Secret; the next one logs the drop",
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
 	"source-private-ca":                  "no write in the objects yet; nothing fails before it",
 	"source-insecure-true":               "no write in the objects yet; nothing fails before it",

@@ -13,6 +13,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/internal/flight"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -220,3 +221,7 @@ func (c *registryCache) Metadata(ctx context.Context, t registry.Target, tags []
 }
 
 func (c *registryCache) Stats() registry.Stats { return c.inner.Stats() }
+
+func (c *registryCache) Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error) {
+	return c.inner.Signatures(ctx, t, tag)
+}

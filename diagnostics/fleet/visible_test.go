@@ -18,6 +18,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab"
 )
@@ -107,6 +108,11 @@ func (s *seam) Metadata(ctx context.Context, t registry.Target, tags []string, w
 }
 
 func (s *seam) Stats() registry.Stats { return s.reg.Stats() }
+
+func (s *seam) Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error) {
+	s.note("signatures %s:%s", t.Repository, tag)
+	return s.reg.Signatures(ctx, t, tag)
+}
 
 // recorded puts a seam between the engine and the env's cluster and registry.
 func recorded(env *lab.Env) (*diagnostics.Engine, *seam) {

@@ -185,23 +185,43 @@ func MergeWriteBackConfig(global, ref *WriteBackConfig) (*WriteBackConfig, map[s
 }
 
 // MergeImagesVerification resolves the imagesVerification block for one
-// image: the most specific present block (image, then ref, then CR) wins as
-// a whole. It returns nil and SettingFromDefault when no level has a block
-// (no verification), and nothing at all before v1.3.0, which does not know
-// the field.
+// image as Image Updater v1.3.0's mergeImagesVerification does
+// (pkg/argocd/argocd.go): CR, then ref, then image, field by field, the
+// last non-nil enabled and the last non-nil cosignKey winning; so an image
+// block with only enabled: true uses the CR's key. It returns nil and
+// SettingFromDefault when no level has a block (no verification), and
+// nothing at all before v1.3.0, which does not know the field. The source
+// is the level of the cosignKey used, or of the most specific block when
+// no level names a key. In useAnnotations mode pass cr nil: Image Updater
+// then takes the ref's block only.
 func MergeImagesVerification(v Version, cr, ref, img *ImagesVerification) (*ImagesVerification, SettingSource) {
 	if !v.SupportsImagesVerification() {
 		return nil, SettingFromDefault
 	}
-	switch {
-	case img != nil:
-		return img, SettingFromImage
-	case ref != nil:
-		return ref, SettingFromRef
-	case cr != nil:
-		return cr, SettingFromCR
+	var out *ImagesVerification
+	src, keySrc := SettingFromDefault, SettingFromDefault
+	for _, l := range []struct {
+		iv  *ImagesVerification
+		src SettingSource
+	}{{cr, SettingFromCR}, {ref, SettingFromRef}, {img, SettingFromImage}} {
+		if l.iv == nil {
+			continue
+		}
+		if out == nil {
+			out = &ImagesVerification{}
+		}
+		src = l.src
+		if l.iv.Enabled != nil {
+			out.Enabled = l.iv.Enabled
+		}
+		if l.iv.CosignKey != nil {
+			out.CosignKey, keySrc = l.iv.CosignKey, l.src
+		}
 	}
-	return nil, SettingFromDefault
+	if out != nil && out.CosignKey != nil {
+		src = keySrc
+	}
+	return out, src
 }
 
 // VerificationError says why an imagesVerification block is unusable; Image

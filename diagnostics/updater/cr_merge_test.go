@@ -135,14 +135,17 @@ func TestMergeAndValidateImagesVerification(t *testing.T) {
 	}{
 		{"none", V1_3, nil, nil, nil, nil, SettingFromDefault, false},
 		{"cr level", V1_3, crIV, nil, nil, crIV, SettingFromCR, false},
-		{"ref disables", V1_3, crIV, refIV, nil, refIV, SettingFromRef, false},
-		{"image block wins whole and lacks a key", V1_3, crIV, refIV, imgIV, imgIV, SettingFromImage, true},
+		{"ref disables", V1_3, crIV, refIV, nil, &ImagesVerification{Enabled: cfgBool(false), CosignKey: key}, SettingFromCR, false},
+		// mergeImagesVerification merges field by field: the image's
+		// enabled: true re-enables with the CR's key.
+		{"image re-enables with the cr key", V1_3, crIV, refIV, imgIV, &ImagesVerification{Enabled: cfgBool(true), CosignKey: key}, SettingFromCR, false},
+		{"image enabled without any key", V1_3, nil, refIV, imgIV, &ImagesVerification{Enabled: cfgBool(true)}, SettingFromImage, true},
 		{"ignored before v1.3", V1_2, crIV, refIV, imgIV, nil, SettingFromDefault, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, from := MergeImagesVerification(tc.v, tc.cr, tc.ref, tc.img)
-			if got != tc.want || from != tc.from {
+			if !reflect.DeepEqual(got, tc.want) || from != tc.from {
 				t.Fatalf("got %+v from %s", got, from)
 			}
 			err := ValidateImagesVerification(got, from)

@@ -635,7 +635,9 @@ func finishCR(app Application, sel *crSelection, opts SelectOptions, t *Targetin
 	switch sel.mode {
 	case ModeUseAnnotations:
 		t.add(sel.ann.Problems...)
-		civ, civFrom := MergeImagesVerification(v, cr.Spec.ImagesVerification, ref.ImagesVerification, nil)
+		// useAnnotations: Image Updater v1.3.0 takes the ref's block alone,
+		// not the CR-wide one (argocd.go, FilterApplicationsForUpdate).
+		civ, civFrom := MergeImagesVerification(v, nil, ref.ImagesVerification, nil)
 		for _, ic := range sel.ann.Images {
 			ic.Verification, ic.VerificationFrom = civ, civFrom
 			if err := ValidateImagesVerification(civ, civFrom); err != nil {

@@ -228,9 +228,20 @@ func TestSelectUseAnnotations(t *testing.T) {
 			t.Fatalf("%+v", got)
 		}
 	})
-	t.Run("CR verification applies in annotation mode", func(t *testing.T) {
+	// In useAnnotations mode v1.3.0 takes the ref's imagesVerification
+	// alone (argocd.go: mergedImagesVerification =
+	// applicationRef.ImagesVerification): the CR-wide block is ignored.
+	t.Run("CR-wide verification is ignored in annotation mode", func(t *testing.T) {
 		cr := mk()
 		cr.Spec.ImagesVerification = &ImagesVerification{Enabled: &tr}
+		got := SelectTarget(app, []ImageUpdater{cr}, selOpts)
+		if len(got.Dropped) != 0 || !got.Selected || got.Images[0].Verification != nil {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("ref verification applies in annotation mode", func(t *testing.T) {
+		cr := mk()
+		cr.Spec.ApplicationRefs[0].ImagesVerification = &ImagesVerification{Enabled: &tr}
 		got := SelectTarget(app, []ImageUpdater{cr}, selOpts)
 		if len(got.Dropped) != 1 || got.Selected || !got.HasProblem(ProblemImageDropped) {
 			t.Fatalf("%+v", got)

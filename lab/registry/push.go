@@ -1,16 +1,18 @@
 package labregistry
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -40,7 +42,7 @@ const LabelTag = "org.imgupd.lab.tag"
 // authentication, behaviours and request counting, so they are fast (5,000
 // tags in well under a second) and do not disturb Requests().
 func (s *Server) Push(ctx context.Context, repo string, images ...Image) error {
-	layer, err := random.Layer(64, types.OCILayer)
+	layer, err := labLayer()
 	if err != nil {
 		return fmt.Errorf("labregistry: push %s: layer: %w", repo, err)
 	}
@@ -219,4 +221,25 @@ func (s *Server) direct(ctx context.Context, method, target, contentType string,
 		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, target, cw.status, bytes.TrimSpace(cw.body.Bytes()))
 	}
 	return cw, nil
+}
+
+// labLayer is the one layer of every lab image: a tar of one 64-byte
+// file, the same bytes every run, so a tag's digest depends only on what
+// the scenario says (its tag, date and platform). Digests name cosign's
+// signature tags (sha256-<hex>.sig), which the goldens show.
+func labLayer() (v1.Layer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	content := bytes.Repeat([]byte("imgupd lab layer\n"), 4)
+	if err := tw.WriteHeader(&tar.Header{Name: "lab", Mode: 0o644, Size: int64(len(content)), ModTime: time.Unix(0, 0)}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(content); err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }, tarball.WithMediaType(types.OCILayer))
 }
