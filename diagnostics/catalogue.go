@@ -147,6 +147,8 @@ const (
 	CodeCandidatesTie           Code = "CANDIDATES_NEWEST_BUILD_TIE"
 	CodeCandidatesPlatform      Code = "CANDIDATES_PLATFORM_MISMATCH"
 	CodeCandidatesPartialList   Code = "CANDIDATES_FROM_PARTIAL_TAG_LIST"
+	CodeCandidatesCRsDisagree   Code = "CANDIDATES_CRS_DISAGREE"
+	CodeCandidatesCRsAgree      Code = "CANDIDATES_CRS_AGREE"
 )
 
 // Write-back.
@@ -406,6 +408,11 @@ var catalogue = func() map[Code]Entry {
 			"newest-build and digest keep only images for the configured platforms, or the controller's own (linux/amd64) when none is set; linux/arm64/v8 does not match linux/arm64.",
 			"Set platforms on the image to what you build (platforms: [\"linux/arm64\"]), or build the images for the controller's platform too (docker buildx build --platform linux/amd64,linux/arm64)."),
 
+		e(CodeCandidatesCRsDisagree, StageCandidates, Fail, "several CRs pick different tags",
+			"Image Updater reconciles each ImageUpdater CR on its own, with its own settings, every check interval, and does not de-conflict CRs that select the same app. Each CR writes its pick whenever the running tag differs from it (downwards too), so two CRs with different picks rewrite the image in turn, one write per cycle and sync; a CR that picks nothing leaves the image to the other, which moves it past the first CR's constraint.",
+			"Let one CR own the app: narrow the team-wide CR's applicationRefs (labelSelectors the app does not match: kubectl label application <app> image-updater-cr=<own-cr>, and matchExpressions [{key: image-updater-cr, operator: DoesNotExist}] on the team-wide ref), or drop the app from one of the CRs.").in(StateWrongUpdate),
+		e(CodeCandidatesCRsAgree, StageCandidates, Info, "several CRs pick the same tag",
+			"Several ImageUpdater CRs select the app and each would write the same tag: they do not fight, for now. Different settings may still make them disagree on a later tag.", ""),
 		e(CodeCandidatesPartialList, StageCandidates, Unknown, "the pick was made from part of the tag list",
 			"The tag list stopped at imgupd's read bound, so the candidate table holds the tags read and the pick is the best of them; findings that depend on the tags not listed are warnings. It decides the state only when the tags past the bound could change it: an update due among the tags read (the running tag a candidate below the pick) stays due, since a later tag can only be picked instead; up to date, no candidate or a downgrade could change.",
 			"Prune the repository below 100,000 tags (the registry's retention policy) so imgupd reads all of it, or read the pick in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Setting new image'."),

@@ -51,7 +51,8 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 		}
 		out = append(out, fs...)
 	}
-	return out
+	first, rest := r.otherCRPicks(ctx, out)
+	return append(first, append(out, rest...)...)
 }
 
 // selectWithMetadata runs the model, fetching the metadata the strategy
