@@ -67,7 +67,37 @@ func (r *run) otherCRPicks(ctx context.Context, own []Finding) (first, rest []Fi
 		first = append(first, r.crsDisagreeFinding(im, c))
 		demoteHeldBack(own, im.Alias, c)
 	}
-	return first, rest
+	return first, append(rest, r.otherCRImages()...)
+}
+
+// otherCRImages: the live images that only another selecting CR lists.
+// Image Updater updates them with that CR's settings; imgupd does not pick
+// for them, and says so.
+func (r *run) otherCRImages() []Finding {
+	var out []Finding
+	for _, o := range r.target.Also {
+		if !o.Selected {
+			continue
+		}
+	next:
+		for _, oi := range o.Images {
+			for _, im := range r.images {
+				if oi.Image.SameImage(im.Image) {
+					continue next
+				}
+			}
+			m := updater.MatchLive(oi.Image, kustomizeName(oi), oi.Settings.ForceUpdate, r.model.LiveImages, r.version)
+			if !m.Found {
+				continue // Image Updater skips an image that is not live
+			}
+			f := find(CodeCandidatesOtherCRImage, Unknown, fmt.Sprintf("image %s of ImageUpdater %s is updated by that CR too; imgupd judges only the images of ImageUpdater %s", aliasOr(oi), o.CR, r.target.CR)).
+				with(ev("ImageUpdater "+o.CR, imageSettings(oi)), ev("live", m.Live.String()))
+			f.Verify = fmt.Sprintf("Image Updater's log lines for %s with imageUpdater_name=%s, or imgupd simulate %s --update-strategy %s --current-tag %s",
+				r.req.App, crName(o.CR), oi.Image.String(), oi.Settings.Strategy.String(), m.Live.Tag)
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // demoteHeldBack turns the followed CR's "held back" and "no pick"
