@@ -107,3 +107,25 @@ func TestOtherCRImageNotJudged(t *testing.T) {
 		t.Fatalf("not listed as not verified (without deciding): %+v", r.NotVerified)
 	}
 }
+
+// After the cycle the team CR's write is in the spec and its log: the
+// answer is the same as before it, with the write as evidence.
+func TestCRsDisagreeAfterTheWrite(t *testing.T) {
+	env := start(t, multiCR+"-after", nil)
+	r := env.Diagnose(context.Background())
+	if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesCRsDisagree {
+		t.Fatalf("state %s, root cause %v\n%s", r.State, r.RootCause, dump(r))
+	}
+	var picks, logged string
+	for _, e := range r.RootCause.Evidence {
+		switch e.Label {
+		case "ImageUpdater argocd/team-all picks":
+			picks = e.Value
+		case "ImageUpdater argocd/team-all's last write in the log":
+			logged = e.Value
+		}
+	}
+	if !strings.HasPrefix(picks, "2.0.0 (already written in the spec)") || !strings.Contains(logged, "Setting new image to ") || !strings.HasSuffix(logged, "/team/web:2.0.0") {
+		t.Fatalf("evidence %+v", r.RootCause.Evidence)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -190,6 +191,14 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Find
 		f = f.with(crPickEvidence(o))
 	}
 	f = f.with(ev("running", running))
+	for _, p := range append([]updater.CRPick{own}, c.Others...) {
+		if e := r.lastCRWrite(p.CR); e != "" {
+			f = f.with(ev("ImageUpdater "+p.CR+"'s last write in the log", e))
+		}
+	}
+	if r.logs != nil && r.logs.CycleInterval > 0 {
+		f = f.with(ev("cycle interval in the log", r.logs.CycleInterval.String()))
+	}
 	// The fix narrows the broader CR: the followed one is the most
 	// specific, so the others are team-wide (or as specific: either one).
 	broad := other
@@ -213,6 +222,22 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Find
 			ns, r.req.App, label, ownName, crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
 	}
 	return f.fix(summary, where, snippet, "sh")
+}
+
+// lastCRWrite is the last "Setting new image" line of the CR's reconcile
+// about the app in Image Updater's log (redacted, one line), or "".
+func (r *run) lastCRWrite(cr string) string {
+	if r.logs == nil {
+		return ""
+	}
+	for i := len(r.logs.ForApp) - 1; i >= 0; i-- {
+		l := r.logs.ForApp[i].Redacted().Line
+		if l.Field("imageUpdater_name") != crName(cr) || l.Field("imageUpdater_namespace") != crNamespace(cr) || !strings.HasPrefix(l.Msg, "Setting new image to ") {
+			continue
+		}
+		return clip(oneLine(l.Time.UTC().Format(time.RFC3339)+" "+l.Msg), 300)
+	}
+	return ""
 }
 
 // crRefSelector says whether the CR's selecting ref already has
