@@ -139,6 +139,9 @@ func pickWords(p updater.CRPick) string {
 	if d.Outcome == updater.OutcomeError && d.Err != nil {
 		return "nothing (" + d.Err.Log + ")"
 	}
+	if d.Outcome == updater.OutcomeNoCandidate {
+		return "nothing (no tag is a candidate)"
+	}
 	return "nothing (" + string(d.Outcome) + ")"
 }
 
