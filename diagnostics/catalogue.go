@@ -156,6 +156,10 @@ const (
 	CodeSignatureKeyMissing  Code = "CANDIDATES_SIGNATURE_KEY_MISSING"
 	CodeSignatureKeyDenied   Code = "CANDIDATES_SIGNATURE_KEY_FORBIDDEN_FOR_UPDATER"
 	CodeSignatureNotVerified Code = "CANDIDATES_SIGNATURE_NOT_VERIFIED"
+
+	CodeCandidatesCRsDisagree  Code = "CANDIDATES_CRS_DISAGREE"
+	CodeCandidatesCRsAgree     Code = "CANDIDATES_CRS_AGREE"
+	CodeCandidatesOtherCRImage Code = "CANDIDATES_OTHER_CR_IMAGE_NOT_JUDGED"
 )
 
 // Write-back.
@@ -419,6 +423,14 @@ var catalogue = func() map[Code]Entry {
 			"newest-build and digest keep only images for the configured platforms, or the controller's own (linux/amd64) when none is set; linux/arm64/v8 does not match linux/arm64.",
 			"Set platforms on the image to what you build (platforms: [\"linux/arm64\"]), or build the images for the controller's platform too (docker buildx build --platform linux/amd64,linux/arm64)."),
 
+		e(CodeCandidatesCRsDisagree, StageCandidates, Fail, "several CRs pick different tags",
+			"Image Updater reconciles each ImageUpdater CR on its own, with its own settings, every check interval, and does not de-conflict CRs that select the same app. Each CR writes its pick whenever the running tag differs from it (downwards too), so two CRs with different picks rewrite the image in turn, one write per cycle and sync; a CR that picks nothing leaves the image to the other, which moves it past the first CR's constraint.",
+			"Let one CR own the app: narrow the team-wide CR's applicationRefs (labelSelectors the app does not match: kubectl label application <app> image-updater-cr=<own-cr>, and matchExpressions [{key: image-updater-cr, operator: DoesNotExist}] on the team-wide ref), or drop the app from one of the CRs.").in(StateWrongUpdate),
+		e(CodeCandidatesCRsAgree, StageCandidates, Info, "several CRs pick the same tag",
+			"Several ImageUpdater CRs select the app and each would write the same tag: they do not fight, for now. Different settings may still make them disagree on a later tag.", ""),
+		e(CodeCandidatesOtherCRImage, StageCandidates, Unknown, "another CR updates an image imgupd does not judge",
+			"Another ImageUpdater CR that selects the app lists a live image the followed CR does not; Image Updater updates it with that CR's settings, and imgupd does not pick for it. It does not change the answer for the followed CR's images.",
+			"Read Image Updater's log lines for the app with imageUpdater_name=<cr> (kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'application=<ns>/<app>'), or run imgupd simulate <image> with that CR's constraint and strategy."),
 		e(CodeCandidatesPartialList, StageCandidates, Unknown, "the pick was made from part of the tag list",
 			"The tag list stopped at imgupd's read bound, so the candidate table holds the tags read and the pick is the best of them; findings that depend on the tags not listed are warnings. It decides the state only when the tags past the bound could change it: an update due among the tags read (the running tag a candidate below the pick) stays due, since a later tag can only be picked instead; up to date, no candidate or a downgrade could change.",
 			"Prune the repository below 100,000 tags (the registry's retention policy) so imgupd reads all of it, or read the pick in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Setting new image'."),

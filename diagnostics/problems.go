@@ -54,7 +54,7 @@ var problemDocs = []problemDoc{
 		"Every matching ref failed to build; the app is dropped with a warning in the logs.",
 		"Correct the applicationRef: with useAnnotations: true the annotation the finding before this one names (kubectl -n <ns> annotate application <app> --overwrite <key>=<value>), else its writeBackConfig.method or writeBackConfig.gitConfig.branch."},
 	{updater.ProblemMultipleCRsMatch, "TARGET_MULTIPLE_CRS_MATCH", StageTarget, "several CRs select the app",
-		"CRs are not de-conflicted; they fight over the app.",
+		"Image Updater reconciles each CR on its own and does not de-conflict them; the candidates stage compares their picks for each image (CANDIDATES_CRS_DISAGREE when they differ).",
 		"Narrow namePattern or labelSelectors in all CRs but one, so that exactly one selects the app."},
 	{updater.ProblemAnnotationsIgnoredWithoutCR, "TARGET_ANNOTATIONS_IGNORED", StageTarget, "the app's annotations are ignored",
 		"v1.x only reads argocd-image-updater.argoproj.io annotations through a CR ref with useAnnotations: true; after an upgrade from v0.x updates stop silently.",

@@ -52,7 +52,8 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 		fs = append(fs, r.signatureFindings(ctx, ir, im, d)...)
 		out = append(out, fs...)
 	}
-	return out
+	first, rest := r.otherCRPicks(ctx, out)
+	return append(first, append(out, rest...)...)
 }
 
 // selectWithMetadata runs the model, fetching the metadata the strategy

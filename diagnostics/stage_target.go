@@ -88,6 +88,19 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	for _, d := range t.Dropped {
 		f = f.with(ev("dropped image "+d.ImageName, d.Reason))
 	}
+	// Image Updater runs the other selecting CRs too; the candidates stage
+	// compares their picks with this one's.
+	for _, o := range t.Also {
+		what := "does not process the app"
+		if o.Selected {
+			var ims []string
+			for _, im := range o.Images {
+				ims = append(ims, imageSettings(im))
+			}
+			what = strings.Join(ims, "; ")
+		}
+		f = f.with(ev("also ImageUpdater "+o.CR, fmt.Sprintf("applicationRef #%d namePattern %q: %s", o.RefIndex, o.NamePattern, what)))
+	}
 	return append(out, f)
 }
 

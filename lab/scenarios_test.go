@@ -83,6 +83,10 @@ var silentScenarios = map[string]string{
 	// logs per application only updates and errors (candidate and up-to-date lines are debug, §6).
 	"healthy-git-writeback":    "the update is due on the next cycle; nothing logged per app yet",
 	"healthy-kustomize-argocd": "the update is due on the next cycle; nothing logged per app yet",
+	// Before the new tag's cycle neither CR has written anything yet (§1.4).
+	"multi-cr-agree": "the update is due on the next cycle; nothing logged per app yet",
+	"multi-cr-team-wide-overrides-constraint": "the writes are due on the next cycle; nothing logged per app yet",
+	"multi-cr-team-wide-moves-held-image":     "the write is due on the next cycle; no candidate is logged at debug level only",
 	// The Application objects show no override written yet, and nothing fails
 	// before the write; a logged successful update would contradict them.
 	"article-6-kustomize-name-not-used":       "no write in the objects yet; nothing fails before it",

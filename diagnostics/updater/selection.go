@@ -209,14 +209,24 @@ type Targeting struct {
 	// image remains.
 	Selected bool          `json:"selected"`
 	Mode     SelectionMode `json:"mode"`
-	// CR, RefIndex and NamePattern identify the configuration used (the
-	// first CR in namespace/name order when several select the app).
+	// CR, RefIndex and NamePattern identify the configuration used. When
+	// several CRs select the app it is one that processes it (Selected, if
+	// any does) whose selecting ref is the most specific (Specificity;
+	// equal scores: namespace/name order): the app's own CR rather than a
+	// team-wide one. The others are in Also.
 	CR          string `json:"cr,omitempty"`
 	RefIndex    int    `json:"refIndex"`
 	NamePattern string `json:"namePattern,omitempty"`
+	// Specificity is the score of the selecting ref.
+	Specificity int `json:"specificity,omitempty"`
 	// AlsoSelectedBy lists other CRs that select the Application too.
-	AlsoSelectedBy []string  `json:"alsoSelectedBy,omitempty"`
-	CRs            []CRTrace `json:"crs,omitempty"`
+	AlsoSelectedBy []string `json:"alsoSelectedBy,omitempty"`
+	// Also holds the configuration each of those CRs applies, in the order
+	// of AlsoSelectedBy. Image Updater reconciles every CR on its own (its
+	// own settings, pick and write, each on its own requeue interval) and
+	// does not de-conflict them, so each of these updates the app too.
+	Also []Targeting `json:"also,omitempty"`
+	CRs  []CRTrace   `json:"crs,omitempty"`
 
 	Images    []ImageConfig  `json:"images,omitempty"`
 	Dropped   []DroppedImage `json:"dropped,omitempty"`
@@ -429,20 +439,51 @@ func SelectTarget(app Application, crs []ImageUpdater, opts SelectOptions) Targe
 		}
 		t.add(n)
 	}
-	primary := chosen[0]
+	// Image Updater runs every selecting CR on its own; imgupd follows one
+	// in full (the later stages) and the candidates stage judges the
+	// others' picks against its pick. It follows one that processes the app
+	// (a CR whose images are all dropped, or whose source type is skipped,
+	// writes nothing) and among those the app's own: the most specific
+	// selecting ref; chosen is in key order, which breaks ties.
+	slices.SortStableFunc(chosen, func(a, b *crSelection) int { return cmp.Compare(b.specificity(), a.specificity()) })
+	finished := make([]Targeting, len(chosen))
+	pi := -1
+	for i, c := range chosen {
+		finished[i] = Targeting{App: t.App, Version: t.Version, RefIndex: -1, Problems: c.details}
+		finishCR(app, c, opts, &finished[i])
+		if pi < 0 && finished[i].Selected {
+			pi = i
+		}
+	}
+	if pi < 0 {
+		pi = 0
+	}
+	primary := chosen[pi]
 	t.add(primary.details...)
 	if len(chosen) > 1 {
 		var others []string
-		for _, c := range chosen[1:] {
+		for i, c := range chosen {
+			if i == pi {
+				continue
+			}
 			others = append(others, c.cr.Key())
+			t.Also = append(t.Also, finished[i])
 		}
 		t.AlsoSelectedBy = others
 		t.add(problemf(ProblemMultipleCRsMatch, SeverityWarning,
-			"%d ImageUpdater CRs select this application (%s and %s); Image Updater does not de-conflict them: each CR processes it with its own settings and they may fight over the image",
+			"%d ImageUpdater CRs select this application (%s and %s); Image Updater reconciles each CR on its own, with its own settings, pick and write, and does not de-conflict them: where their picks differ they rewrite the image in turn",
 			len(chosen), primary.cr.Key(), strings.Join(others, ", ")))
 	}
 	finishCR(app, primary, opts, &t)
 	return t
+}
+
+// specificity is the score of the ref the CR selected the app with.
+func (s *crSelection) specificity() int {
+	if s.refIdx < 0 {
+		return -1
+	}
+	return Specificity(s.cr.Spec.ApplicationRefs[s.refIdx])
 }
 
 // evaluateCR walks one CR's refs for the app.
@@ -618,7 +659,7 @@ func finishCR(app Application, sel *crSelection, opts SelectOptions, t *Targetin
 	v := opts.Version
 	cr := sel.cr
 	ref := cr.Spec.ApplicationRefs[sel.refIdx]
-	t.Mode, t.CR, t.RefIndex, t.NamePattern = sel.mode, cr.Key(), sel.refIdx, ref.NamePattern
+	t.Mode, t.CR, t.RefIndex, t.NamePattern, t.Specificity = sel.mode, cr.Key(), sel.refIdx, ref.NamePattern, Specificity(ref)
 	wb := sel.wb
 	t.WriteBack = &wb
 	writeBackProblems(wb, t)

@@ -341,6 +341,30 @@ func TestSelectCRErrorsAndConflicts(t *testing.T) {
 			t.Fatalf("%+v", got)
 		}
 	})
+	t.Run("the app's own CR is followed, the team-wide one is judged beside it", func(t *testing.T) {
+		team := crWith("argocd", ApplicationRef{NamePattern: "*", Images: []CRImage{{Alias: "web", ImageName: "ghcr.io/acme/web"}}})
+		team.Name = "a-team"
+		own := crWith("argocd", ApplicationRef{NamePattern: "web-prod", Images: webImages()})
+		own.Name = "z-web"
+		got := SelectTarget(selApp(), []ImageUpdater{team, own}, selOpts)
+		if got.CR != "argocd/z-web" || !reflect.DeepEqual(got.AlsoSelectedBy, []string{"argocd/a-team"}) {
+			t.Fatalf("followed %s, also %v", got.CR, got.AlsoSelectedBy)
+		}
+		if len(got.Also) != 1 || got.Also[0].CR != "argocd/a-team" || !got.Also[0].Selected || len(got.Also[0].Images) != 1 ||
+			got.Also[0].Images[0].Image.Constraint() != "" || got.Also[0].Specificity >= got.Specificity {
+			t.Fatalf("also %+v", got.Also)
+		}
+	})
+	t.Run("a CR that processes the app is followed over one that does not", func(t *testing.T) {
+		team := crWith("argocd", ApplicationRef{NamePattern: "*", Images: webImages()})
+		team.Name = "team"
+		own := crWith("argocd", ApplicationRef{NamePattern: "web-prod"}) // no images: drops the app
+		own.Name = "web"
+		got := SelectTarget(selApp(), []ImageUpdater{team, own}, selOpts)
+		if got.CR != "argocd/team" || !got.Selected || len(got.Also) != 1 || got.Also[0].Selected {
+			t.Fatalf("followed %s (selected %v), also %+v", got.CR, got.Selected, got.Also)
+		}
+	})
 	t.Run("no CR but annotations", func(t *testing.T) {
 		app := selApp()
 		app.Annotations = map[string]string{AnnotationImageList: "web=nginx"}
