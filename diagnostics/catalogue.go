@@ -312,7 +312,7 @@ var catalogue = func() map[Code]Entry {
 			"status.summary.images is empty (never synced, render failure, or Argo CD issue argo-cd#27861): Image Updater treats every image as not live and skips it.",
 			"Sync the Application once (argocd app sync APP) or fix its render error (status.conditions); to update anyway, set commonUpdateSettings.forceUpdate: true on the image (annotation <alias>.force-update: \"true\")."),
 		e(CodeLiveNotLive, StageLive, Fail, "the image is not live in the Application",
-			"Image Updater only updates images found in status.summary.images with the same registry and name; the configured name differs from what runs (registry prefix, library/, path, Kustomize newName).",
+			"Image Updater only updates images found in status.summary.images with the same registry and name; the configured name differs from what runs (registry prefix, library/, path, Kustomize newName), or the app does not run the image. It skips such an image and goes on with the others: the root cause (blocked) only when no configured image is live; a warning when another one is (a multi-image CR whose chart runs some of its images, upstream issue #1584).",
 			"Write imageName exactly as the running image (registry and path as in status.summary.images; the finding gives the value), set manifestTargets.kustomize.name, or set forceUpdate: true."),
 		e(CodeLiveForced, StageLive, Info, "the image is not live but forceUpdate adds it", "With forceUpdate the first cycle always updates.", ""),
 		e(CodeLiveOK, StageLive, Pass, "the image is live", "", ""),
