@@ -104,3 +104,24 @@ func kustomizeName(im updater.ImageConfig) string {
 	}
 	return ""
 }
+
+// skippedNotLive: f says an image's write would change nothing, but the
+// image is not live while another configured image is, so Image Updater
+// skips it and writes nothing for it (the live stage warns about it).
+func (r *run) skippedNotLive(f *Finding) bool {
+	switch f.Code {
+	case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+	default:
+		return false
+	}
+	m, ok := r.live[f.Image]
+	if f.Severity != Fail || f.Image == "" || !ok || m.Found || m.ForceAdded {
+		return false
+	}
+	for _, o := range r.live {
+		if o.Found || o.ForceAdded {
+			return true
+		}
+	}
+	return false
+}
