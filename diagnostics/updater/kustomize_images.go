@@ -129,8 +129,9 @@ type KustomizeLoss struct {
 	Due   bool   `json:"due"`
 	// Written is the override Image Updater set for it.
 	Written string `json:"written"`
-	// ReplacedBy is the override that took its entry, and ByAlias the
-	// image that wrote it.
+	// ReplacedBy is the override of another image name that took its
+	// entry, and ByAlias the image that wrote it; both "" when an image of
+	// the same name replaced it.
 	ReplacedBy string `json:"replacedBy"`
 	ByAlias    string `json:"byAlias"`
 	// Compared is the text Argo CD's Match compared, equal in both ("127.0.0.1").
@@ -161,8 +162,15 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 	type repl struct{ by, byAlias, compared string }
 	lastRepl := map[string]repl{}
 	set := map[string]KustomizeWrite{}
+	keyOf := map[string]string{}
+	for _, w := range writes {
+		keyOf[w.Alias] = w.key(v)
+	}
 	take := func(i int, w KustomizeWrite, param, compared string) {
-		if o := owner[i]; o != "" && o != w.Alias {
+		// Two images Kustomize sees as one name (the same image twice in
+		// the CR) replace each other by Kustomize's own rule; only an
+		// override of another name taking the entry is a collision.
+		if o := owner[i]; o != "" && o != w.Alias && keyOf[o] != keyOf[w.Alias] {
 			lastRepl[o] = repl{by: param, byAlias: w.Alias, compared: compared}
 		}
 		images[i], owner[i] = param, w.Alias
