@@ -59,8 +59,12 @@ func (r *run) checkKustomizeOverrides() []Finding {
 		writes = append(writes, w)
 		byAlias[im.Alias] = im
 	}
-	if len(writes) < 2 {
-		return nil
+	due := false
+	for _, w := range writes {
+		due = due || w.Due
+	}
+	if len(writes) < 2 || !due {
+		return nil // one override cannot collide; nothing due is not written
 	}
 	merge := updater.MergeKustomizeWrites(spec, writes, r.version)
 	if !merge.Written {

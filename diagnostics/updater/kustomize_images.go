@@ -91,24 +91,38 @@ func (w KustomizeWrite) Param() string {
 }
 
 // key is the image name Kustomize applies the override to.
-func (w KustomizeWrite) key(v Version) string {
+func (w KustomizeWrite) key(pc *refCache) string {
 	if w.Name != "" {
-		return normKustomizeName(w.Name, v)
+		return pc.parse(w.Name).FullName()
 	}
 	return w.Image.FullName()
+}
+
+// refCache parses each string once: a merge compares every entry with
+// every write.
+type refCache struct {
+	v Version
+	m map[string]ImageRef
+}
+
+func (pc *refCache) parse(s string) ImageRef {
+	if r, ok := pc.m[s]; ok {
+		return r
+	}
+	r := ParseImageRef(s, pc.v)
+	pc.m[s] = r
+	return r
 }
 
 // kustomizeEntryKey is the image name an entry of kustomize.images sets
 // (Argo CD runs `kustomize edit set image <entry>` for each, in order): the
 // text before "=" when there is one, else the image without tag and digest.
-func kustomizeEntryKey(entry string, v Version) string {
+func kustomizeEntryKey(entry string, pc *refCache) string {
 	if name, _, ok := strings.Cut(entry, "="); ok {
-		return normKustomizeName(name, v)
+		return pc.parse(name).FullName()
 	}
-	return ParseImageRef(entry, v).FullName()
+	return pc.parse(entry).FullName()
 }
-
-func normKustomizeName(name string, v Version) string { return ParseImageRef(name, v).FullName() }
 
 // KustomizeMerge is the list one cycle leaves and the overrides it loses.
 type KustomizeMerge struct {
@@ -147,13 +161,14 @@ type KustomizeLoss struct {
 // GetKustomizeImage finds it. An override that a later one replaced, and
 // that no later write restored, is lost: Kustomize never applies it.
 func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) KustomizeMerge {
+	pc := &refCache{v: v, m: map[string]ImageRef{}}
 	out := KustomizeMerge{Before: append([]string(nil), spec...)}
 	images := append([]string(nil), spec...)
 	// owner[i] is the alias whose override entry i is.
 	owner := make([]string, len(images))
 	for i, e := range images {
 		for _, w := range writes {
-			if kustomizeEntryKey(e, v) == w.key(v) {
+			if kustomizeEntryKey(e, pc) == w.key(pc) {
 				owner[i] = w.Alias
 				break
 			}
@@ -164,7 +179,7 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 	set := map[string]KustomizeWrite{}
 	keyOf := map[string]string{}
 	for _, w := range writes {
-		keyOf[w.Alias] = w.key(v)
+		keyOf[w.Alias] = w.key(pc)
 	}
 	take := func(i int, w KustomizeWrite, param, compared string) {
 		// Two images Kustomize sees as one name (the same image twice in
@@ -176,13 +191,13 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 		images[i], owner[i] = param, w.Alias
 	}
 	for _, w := range writes {
-		if w.Due && getKustomizeImage(images, w, v) == w.Image.String() {
+		if w.Due && getKustomizeImage(images, w, pc) == w.Image.String() {
 			continue
 		}
 		param := w.Param()
-		override := ParseImageRef(param, v)
+		override := pc.parse(param)
 		for i, e := range images {
-			curr := ParseImageRef(e, v)
+			curr := pc.parse(e)
 			matched := curr.Name == override.Name
 			if w.Name != "" && curr.Alias != "" {
 				matched = matched && curr.Alias == w.Name
@@ -207,7 +222,7 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 		if _, ok := set[w.Alias]; !ok {
 			continue
 		}
-		if rendersKustomizeWrite(images, w, v) {
+		if rendersKustomizeWrite(images, w, pc) {
 			continue
 		}
 		l := KustomizeLoss{Alias: w.Alias, Due: w.Due, Written: w.Param()}
@@ -221,9 +236,9 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 
 // getKustomizeImage is GetKustomizeImage: the first entry with the image's
 // path (and its Kustomize name, when both have one), as written, or "".
-func getKustomizeImage(images []string, w KustomizeWrite, v Version) string {
+func getKustomizeImage(images []string, w KustomizeWrite, pc *refCache) string {
 	for _, e := range images {
-		curr := ParseImageRef(e, v)
+		curr := pc.parse(e)
 		matched := curr.Name == w.Image.Name
 		if w.Name != "" && curr.Alias != "" {
 			matched = matched && curr.Alias == w.Name
@@ -237,18 +252,18 @@ func getKustomizeImage(images []string, w KustomizeWrite, v Version) string {
 
 // rendersKustomizeWrite: the last entry Kustomize applies to the image's
 // name sets the image and tag written.
-func rendersKustomizeWrite(images []string, w KustomizeWrite, v Version) bool {
-	key := w.key(v)
+func rendersKustomizeWrite(images []string, w KustomizeWrite, pc *refCache) bool {
+	key := w.key(pc)
 	for i := len(images) - 1; i >= 0; i-- {
 		e := images[i]
-		if kustomizeEntryKey(e, v) != key {
+		if kustomizeEntryKey(e, pc) != key {
 			continue
 		}
 		_, img, ok := strings.Cut(e, "=")
 		if !ok {
 			img = e
 		}
-		got := ParseImageRef(img, v)
+		got := pc.parse(img)
 		return got.FullName() == w.Image.FullName() && got.Tag == w.Image.Tag && got.Digest == w.Image.Digest
 	}
 	return false
