@@ -63,8 +63,8 @@ func (r *run) checkKustomizeOverrides() []Finding {
 	for _, w := range writes {
 		due = due || w.Due
 	}
-	if len(writes) < 2 || !due {
-		return nil // one override cannot collide; nothing due is not written
+	if !due || len(writes)+len(spec) < 2 {
+		return nil // nothing due is not written; one override alone cannot collide
 	}
 	merge := updater.MergeKustomizeWrites(spec, writes, r.version)
 	if !merge.Written {
@@ -98,6 +98,16 @@ func (r *run) checkKustomizeOverrides() []Finding {
 		f = f.fix("Give each Kustomize image of this app on that registry a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag> and Argo CD matches the overrides by the name before '=', so each keeps its own entry. (Git write-back does not help: it writes the same merged list, to the .argocd-source file or the kustomization's images.)",
 			"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml")
 		out = append(out, f)
+	}
+	for _, d := range merge.Dropped {
+		im := byAlias[d.ByAlias]
+		out = append(out, find(CodeWriteBackKustomizeCollide, Warn,
+			fmt.Sprintf("image %s's override %s replaces %s in spec.source.kustomize.images, an override no image of the CR sets (both read %q before the first ':'): Kustomize no longer applies it",
+				aliasOr(im), d.ReplacedBy, d.Entry, d.Compared)).image(d.ByAlias).
+			with(ev("kustomize.images now", listOrNone(merge.Before)),
+				ev("kustomize.images after Image Updater's cycle", listOrNone(merge.After))).
+			fix("Give the image a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag>, which Argo CD matches by the name before '=' and appends instead of replacing the other override.",
+				"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml"))
 	}
 	return out
 }

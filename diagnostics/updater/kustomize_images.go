@@ -135,6 +135,19 @@ type KustomizeMerge struct {
 	Written bool `json:"written"`
 	// Lost are the images whose override is not in After.
 	Lost []KustomizeLoss `json:"lost,omitempty"`
+	// Dropped are entries of the spec that no image of the CR writes (an
+	// override someone set by hand) and that an override of another image
+	// name replaced: Kustomize no longer applies them.
+	Dropped []KustomizeDrop `json:"dropped,omitempty"`
+}
+
+// KustomizeDrop is an entry of the spec, set by no image of the CR, that an
+// override of another image name replaced.
+type KustomizeDrop struct {
+	Entry      string `json:"entry"`
+	ReplacedBy string `json:"replacedBy"`
+	ByAlias    string `json:"byAlias"`
+	Compared   string `json:"compared"`
 }
 
 // KustomizeLoss is an image whose override another one replaced.
@@ -176,6 +189,7 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 	}
 	type repl struct{ by, byAlias, compared string }
 	lastRepl := map[string]repl{}
+	var drops []KustomizeDrop
 	set := map[string]KustomizeWrite{}
 	keyOf := map[string]string{}
 	for _, w := range writes {
@@ -187,6 +201,8 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 		// override of another name taking the entry is a collision.
 		if o := owner[i]; o != "" && o != w.Alias && keyOf[o] != keyOf[w.Alias] {
 			lastRepl[o] = repl{by: param, byAlias: w.Alias, compared: compared}
+		} else if o == "" && kustomizeEntryKey(images[i], pc) != keyOf[w.Alias] {
+			drops = append(drops, KustomizeDrop{Entry: images[i], ReplacedBy: param, ByAlias: w.Alias, Compared: compared})
 		}
 		images[i], owner[i] = param, w.Alias
 	}
@@ -218,6 +234,15 @@ func MergeKustomizeWrites(spec []string, writes []KustomizeWrite, v Version) Kus
 		}
 	}
 	out.After = images
+	for _, d := range drops {
+		kept := false
+		for _, e := range images {
+			kept = kept || e == d.Entry
+		}
+		if !kept {
+			out.Dropped = append(out.Dropped, d)
+		}
+	}
 	for _, w := range writes {
 		if _, ok := set[w.Alias]; !ok {
 			continue

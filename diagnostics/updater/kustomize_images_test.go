@@ -54,7 +54,16 @@ func TestMergeKustomizeWrites(t *testing.T) {
 		after   []string
 		written bool
 		lost    []string // alias<-byAlias
+		dropped []string // entry<-byAlias
 	}{
+		{name: "port, one image: it replaces an override set by hand for another image on the host",
+			spec:   []string{"127.0.0.1:5000/team/sidecar:2.0.0"},
+			writes: []KustomizeWrite{kw("a", "", a+":1.0.1", true)},
+			after:  []string{a + ":1.0.1"}, written: true, dropped: []string{"127.0.0.1:5000/team/sidecar:2.0.0<-a"}},
+		{name: "no port: an override set by hand stays",
+			spec:   []string{"ghcr.io/team/sidecar:2.0.0"},
+			writes: []KustomizeWrite{kw("a", "", "ghcr.io/team/a:1.0.1", true)},
+			after:  []string{"ghcr.io/team/sidecar:2.0.0", "ghcr.io/team/a:1.0.1"}, written: true},
 		{name: "port, both due, empty spec: the second replaces the first",
 			writes: []KustomizeWrite{kw("a", "", a+":1.0.1", true), kw("b", "", b+":1.0.1", true)},
 			after:  []string{b + ":1.0.1"}, written: true, lost: []string{"a<-b"}},
@@ -104,6 +113,13 @@ func TestMergeKustomizeWrites(t *testing.T) {
 			}
 			if strings.Join(lost, ",") != strings.Join(c.lost, ",") {
 				t.Errorf("lost = %v, want %v", lost, c.lost)
+			}
+			var dropped []string
+			for _, d := range m.Dropped {
+				dropped = append(dropped, d.Entry+"<-"+d.ByAlias)
+			}
+			if strings.Join(dropped, ",") != strings.Join(c.dropped, ",") {
+				t.Errorf("dropped = %v, want %v", dropped, c.dropped)
 			}
 			if !reflect.DeepEqual(m.Before, c.spec) && len(c.spec) > 0 {
 				t.Errorf("before = %q, want the spec %q unchanged", m.Before, c.spec)
