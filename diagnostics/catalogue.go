@@ -188,6 +188,9 @@ const (
 	CodeWriteBackGitTooLarge    Code = "WRITEBACK_GIT_TOO_LARGE"
 	CodeWriteBackSecretDenied   Code = "WRITEBACK_SECRET_FORBIDDEN_FOR_UPDATER"
 	CodeWriteBackRepoDenied     Code = "WRITEBACK_REPO_SECRETS_FORBIDDEN_FOR_UPDATER"
+	// CodeWriteBackKustomizeCollide: two Kustomize overrides take one entry
+	// of kustomize.images as Argo CD merges them (a registry with a port).
+	CodeWriteBackKustomizeCollide Code = "WRITEBACK_KUSTOMIZE_OVERRIDES_COLLIDE"
 )
 
 // Sync.
@@ -326,7 +329,7 @@ var catalogue = func() map[Code]Entry {
 			"status.summary.images is empty (never synced, render failure, or Argo CD issue argo-cd#27861): Image Updater treats every image as not live and skips it.",
 			"Sync the Application once (argocd app sync APP) or fix its render error (status.conditions); to update anyway, set commonUpdateSettings.forceUpdate: true on the image (annotation <alias>.force-update: \"true\")."),
 		e(CodeLiveNotLive, StageLive, Fail, "the image is not live in the Application",
-			"Image Updater only updates images found in status.summary.images with the same registry and name; the configured name differs from what runs (registry prefix, library/, path, Kustomize newName).",
+			"Image Updater only updates images found in status.summary.images with the same registry and name; the configured name differs from what runs (registry prefix, library/, path, Kustomize newName), or the app does not run the image. It skips such an image and goes on with the others: the root cause (blocked) only when no configured image is live; a warning when another one is (a multi-image CR whose chart runs some of its images, upstream issue #1584).",
 			"Write imageName exactly as the running image (registry and path as in status.summary.images; the finding gives the value), set manifestTargets.kustomize.name, or set forceUpdate: true."),
 		e(CodeLiveForced, StageLive, Info, "the image is not live but forceUpdate adds it", "With forceUpdate the first cycle always updates.", ""),
 		e(CodeLiveOK, StageLive, Pass, "the image is live", "", ""),
@@ -517,6 +520,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeWriteBackGitTooLarge, StageWriteBack, Unknown, "the write-back repository answered past imgupd's read bound",
 			"The git server sent more than imgupd reads (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB), so the write-back checks (branch, target file, push) were not made. Image Updater clones the repository with git to disk for each commit, without such a bound.",
 			"Write back to a repository of ordinary size (gitConfig.repository), and read whether Image Updater's commits go through in its log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Could not update application spec'."),
+		e(CodeWriteBackKustomizeCollide, StageWriteBack, Fail, "two Kustomize overrides take one entry of kustomize.images",
+			"Image Updater sets each live image of a Kustomize Application in spec.source.kustomize.images through Argo CD's MergeImage, which replaces the first entry that KustomizeImage.Match accepts: it compares the text before the first '=' of the new override, or, without a Kustomize name, before its first ':'. For images on a registry with a port (host:5000/team/a, host:5000/team/b) that text is the host, so each override replaces the previous one and only the last image set keeps its override. Image Updater logs every image as updated and the CR's status.recentUpdates lists them, but the others never move (and after each sync the next cycle loses them again): a wrong update. An override in the spec that no image of the CR sets (one set by hand) is replaced the same way: a warning. Git write-back writes the same merged list.",
+			"Set manifestTargets.kustomize.name on each of these images (annotation <alias>.kustomize.image-name) to the image name its manifests use, e.g. host:5000/team/a: the override is then written as name=image:tag and matched by the name before '='.").in(StateWrongUpdate),
 		e(CodeWriteBackOK, StageWriteBack, Pass, "write-back can succeed", "", ""),
 
 		e(CodeSyncManual, StageSync, Fail, "automated sync is off",

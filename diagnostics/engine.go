@@ -399,6 +399,10 @@ func (r *run) reconcile() {
 		changed := false
 		for i := range st.Findings {
 			f := &st.Findings[i]
+			if r.skippedNotLive(f) {
+				f.Severity, f.Title, changed = Warn, f.Title+" (the image is not live: Image Updater skips it)", true
+				continue
+			}
 			switch f.Code {
 			case CodeSourceNotReadable:
 				// A source imgupd was not allowed to read decides the answer

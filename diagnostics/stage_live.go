@@ -12,6 +12,15 @@ import (
 // Image Updater does (registry and name after normalisation, the Kustomize
 // name first), and for an image that is not live says which running image
 // it probably means and the exact name to write.
+//
+// Image Updater skips an image that is not live and goes on with the others
+// (UpdateApplication: "Image '%s' seems not to be live in this application,
+// skipping", images_skipped++), so such an image stops the app only when no
+// configured image is live (or forced): then nothing is updated at all. When
+// another image is live, the app's answer comes from the live images and the
+// one not live is a warning that Image Updater skips it (a multi-image CR
+// whose chart runs some of its images is a supported setup, upstream issue
+// #1584 and its test 1-008-helmvalues-non-live-images).
 func checkLive(ctx context.Context, r *run) []Finding {
 	var out []Finding
 	live := r.model.LiveImages
@@ -27,23 +36,38 @@ func checkLive(ctx context.Context, r *run) []Finding {
 					"Application "+r.req.App, fmt.Sprintf("argocd app sync %s", r.req.App), "sh"))
 		}
 	}
+	processed := 0
 	for _, im := range r.images {
 		m := updater.MatchLive(im.Image, kustomizeName(im), im.Settings.ForceUpdate, live, r.version)
 		r.live[im.Alias] = m
+		if m.Found || m.ForceAdded {
+			processed++
+		}
+	}
+	for _, im := range r.images {
+		m := r.live[im.Alias]
 		switch {
 		case m.ForceAdded:
 			out = append(out, find(CodeLiveForced, Info, fmt.Sprintf("image %s is not live; forceUpdate adds it without a running tag", aliasOr(im))).image(im.Alias))
 		case m.Found:
 			out = append(out, find(CodeLiveOK, Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).image(im.Alias))
 		case len(live) > 0:
-			out = append(out, notLive(im, m, live))
+			out = append(out, notLive(im, m, live, processed))
 		}
 	}
 	return out
 }
 
-func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string) Finding {
-	f := find(CodeLiveNotLive, Fail, fmt.Sprintf("image %s (%s) is not live in the Application", aliasOr(im), im.Image.FullName())).image(im.Alias).
+// notLive is the finding for a configured image the Application does not
+// run: the root cause when no configured image is live (others == 0), a
+// warning that Image Updater skips it when others are.
+func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others int) Finding {
+	sev, title := Fail, fmt.Sprintf("image %s (%s) is not live in the Application", aliasOr(im), im.Image.FullName())
+	if others > 0 {
+		sev = Warn
+		title = fmt.Sprintf("image %s (%s) is not live in the Application: Image Updater skips it; the answer comes from the live image(s)", aliasOr(im), im.Image.FullName())
+	}
+	f := find(CodeLiveNotLive, sev, title).image(im.Alias).
 		with(ev("configured", im.Image.FullName()+" (registry "+orNone(im.Image.Registry)+", name "+im.Image.Name+")"),
 			ev("running", strings.Join(live, ", ")))
 	if len(m.NearMisses) > 0 {
@@ -55,6 +79,13 @@ func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string) Finding
 	}
 	for _, n := range m.Notes {
 		f = f.with(ev("note", n))
+	}
+	if others > 0 {
+		f = f.with(ev("live configured images", fmt.Sprint(others)))
+		if f.Fix == nil || f.Fix.Snippet == "" {
+			f = f.fix("Nothing to change if the app does not run this image now (an optional component): Image Updater skips it each cycle and updates it once it runs. If it should run, write imageName exactly as the running image; to stop the warning, remove the image from the CR.",
+				"the image's entry in the ImageUpdater CR (or image-list annotation)", "", "")
+		}
 	}
 	return f
 }
@@ -72,4 +103,25 @@ func kustomizeName(im updater.ImageConfig) string {
 		return im.Target.Name
 	}
 	return ""
+}
+
+// skippedNotLive: f says an image's write would change nothing, but the
+// image is not live while another configured image is, so Image Updater
+// skips it and writes nothing for it (the live stage warns about it).
+func (r *run) skippedNotLive(f *Finding) bool {
+	switch f.Code {
+	case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+	default:
+		return false
+	}
+	m, ok := r.live[f.Image]
+	if f.Severity != Fail || f.Image == "" || !ok || m.Found || m.ForceAdded {
+		return false
+	}
+	for _, o := range r.live {
+		if o.Found || o.ForceAdded {
+			return true
+		}
+	}
+	return false
 }

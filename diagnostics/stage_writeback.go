@@ -45,6 +45,7 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 	} else {
 		out = append(out, r.checkGitWriteBack(ctx, wb)...)
 	}
+	out = append(out, r.checkKustomizeOverrides()...)
 	out = append(out, r.commitFailuresInLogs()...)
 	if !hasSeverity(out, Fail) && !hasSeverity(out, Unknown) && !hasCode(out, CodeWriteBackOK) {
 		out = append(out, find(CodeWriteBackOK, Pass, "write-back can succeed"))
