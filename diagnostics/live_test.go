@@ -11,14 +11,6 @@ import (
 
 // replaceIn replaces old (which must be there) in the scenario's objects
 // or in one git file.
-func replaceIn(t *testing.T, s *string, old, new string) {
-	t.Helper()
-	if !strings.Contains(*s, old) {
-		t.Fatalf("the scenario no longer holds %q", old)
-	}
-	*s = strings.Replace(*s, old, new, 1)
-}
-
 func findings(r *diagnostics.Report, c diagnostics.Code) []diagnostics.Finding {
 	var out []diagnostics.Finding
 	for _, f := range r.Findings() {
@@ -88,6 +80,13 @@ func TestKustomizeNamesKeepPortOverridesApart(t *testing.T) {
 			if r.State != diagnostics.StateWrongUpdate || rc == nil || rc.Code != diagnostics.CodeWriteBackKustomizeCollide || rc.Image != "web" ||
 				rc.Fix == nil || !strings.Contains(rc.Fix.Snippet, "kustomize:") {
 				t.Fatalf("state %s, root cause %+v\n%s", r.State, rc, dump(r))
+			}
+			// After the write the spec lacks web's pick because of the
+			// collision: no "something reverts the spec" warning beside it.
+			for _, f := range findings(r, diagnostics.CodeHistoryWritten) {
+				if f.Severity != diagnostics.Info || strings.Contains(f.Title, "reverts") {
+					t.Errorf("history says %s %q; the collision explains the missing override", f.Severity, f.Title)
+				}
 			}
 			r = start(t, sc, named).Diagnose(context.Background())
 			if r.State != diagnostics.StateOnItsWay || r.HasCode(diagnostics.CodeWriteBackKustomizeCollide) {

@@ -112,7 +112,11 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 			evs = append(evs, ev("Image Updater's last commit", c))
 		}
 		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).image(im.Alias)
-		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) {
+		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) && r.overrideLost(im.Alias) {
+			// The write-back stage already showed why the spec does not hold
+			// it: another image's override took its entry.
+			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but another image's override replaced it in spec.source.kustomize.images (%s)", aliasOr(im), d.Selected, CodeWriteBackKustomizeCollide)
+		} else if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) {
 			// argocd write-back: the spec is where the write lives, and it
 			// holds another tag. Something reverts it.
 			f.Severity = Warn
@@ -121,6 +125,17 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 		out = append(out, f.with(evs...))
 	}
 	return out
+}
+
+// overrideLost reports whether the write-back stage found that Argo CD's
+// MergeImage drops the image's Kustomize override (WRITEBACK_KUSTOMIZE_OVERRIDES_COLLIDE).
+func (r *run) overrideLost(alias string) bool {
+	for _, f := range r.rep.Findings() {
+		if f.Code == CodeWriteBackKustomizeCollide && f.Image == alias && f.Severity == Fail {
+			return true
+		}
+	}
+	return false
 }
 
 // writtenEvidence lists what records the write of d's pick for im.
