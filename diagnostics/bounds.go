@@ -79,7 +79,8 @@ func partialPick(im updater.ImageConfig, d updater.Decision, lim *registry.ListL
 // updateCertain: among the tags read an update is due that every longer
 // list keeps due. Strategies pick the greatest candidate in their order, so
 // more tags can only raise the pick; the running tag must be a candidate
-// below it (its rank known), or the digest strategy's one tag was found.
+// below it (its rank known), or the digest strategy's one tag was found, or
+// the constraint pins one version below the running one (a rollback).
 // An error outcome that does not depend on the tags (the constraint, the
 // strategy) fails whatever follows and decides nothing here.
 func updateCertain(d updater.Decision) bool {
@@ -87,7 +88,9 @@ func updateCertain(d updater.Decision) bool {
 		return true
 	}
 	if d.Selected == nil || (d.Outcome != updater.OutcomeUpdate && d.Outcome != updater.OutcomeAlreadyInSpec) || isDowngrade(d) {
-		return false
+		// A pin admits one version: no unread tag can be picked instead.
+		_, pinned := rollbackPin(d)
+		return pinned
 	}
 	if d.Strategy == updater.StrategyDigest {
 		return true

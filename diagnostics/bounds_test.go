@@ -48,23 +48,32 @@ func finding(r *diagnostics.Report, c diagnostics.Code) *diagnostics.Finding {
 
 func TestEndlessTagList(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		endless labregistry.Endless
-		state   diagnostics.State
-		decides bool
+		name       string
+		endless    labregistry.Endless
+		constraint string
+		state      diagnostics.State
+		decides    bool
 	}{
 		// 1.0.0 runs; 1.0.1… follow: an update is due whatever the tags
 		// past the bound say.
-		{"update due among the tags read", labregistry.Endless{}, diagnostics.StateOnItsWay, false},
-		{"update due, endless Link pages", labregistry.Endless{Links: true}, diagnostics.StateOnItsWay, false},
+		{"update due among the tags read", labregistry.Endless{}, "", diagnostics.StateOnItsWay, false},
+		{"update due, endless Link pages", labregistry.Endless{Links: true}, "", diagnostics.StateOnItsWay, false},
 		// No 1.0.x among the tags read: a candidate may follow them.
-		{"no candidate among the tags read", labregistry.Endless{Tag: "0.9.%d"}, diagnostics.StateUnknown, true},
+		{"no candidate among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "", diagnostics.StateUnknown, true},
+		// An exact pin below the running 1.0.0 admits one version: the
+		// rollback is due whatever follows.
+		{"rollback pin found among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "0.9.5", diagnostics.StateOnItsWay, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.endless)
 			t.Cleanup(srv.Close)
 			host := strings.TrimPrefix(srv.URL, "http://")
-			env := start(t, healthy, func(sc *lab.Scenario) { replaceAll(sc, "${REGISTRY}", host) })
+			env := start(t, healthy, func(sc *lab.Scenario) {
+				if tc.constraint != "" {
+					replaceIn(t, &sc.Objects, "team/web:~1.0", "team/web:"+tc.constraint)
+				}
+				replaceAll(sc, "${REGISTRY}", host)
+			})
 			var r *diagnostics.Report
 			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
 			if grew.Peak > 4*registry.DefaultMaxTagListBytes {
