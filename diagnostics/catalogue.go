@@ -90,6 +90,7 @@ const (
 	CodeHelmParamNotInValues    Code = "SOURCE_HELM_PARAMETER_NOT_IN_VALUES"
 	CodeHelmValueOverridden     Code = "SOURCE_HELM_VALUE_OVERRIDDEN"
 	CodeKustomizeNameNotUsed    Code = "SOURCE_KUSTOMIZE_NAME_NOT_USED"
+	CodeKustomizeImageOverride  Code = "SOURCE_KUSTOMIZE_IMAGE_OVERRIDDEN"
 	CodeSourceNotReadable       Code = "SOURCE_NOT_READABLE"
 	CodeSourceMappingChecked    Code = "SOURCE_MAPPING_MATCHES"
 	CodeSourceChartFromHelmRepo Code = "SOURCE_CHART_NOT_IN_GIT"
@@ -297,6 +298,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeKustomizeNameNotUsed, StageSource, Fail, "the Kustomize image name is not used by the manifests",
 			"Image Updater writes an images: entry for a name the kustomization does not use; it reports success and nothing changes.",
 			"Set manifestTargets.kustomize.name (annotation <alias>.kustomize.image-name) to the image name the manifests' image: fields use.").in(StateWrongUpdate),
+		e(CodeKustomizeImageOverride, StageSource, Fail, "the Application's kustomize.images sets the image over the kustomization Image Updater writes",
+			"Argo CD runs `kustomize edit set image` in the source path for each entry of the source's kustomize.images (.argocd-source files merged in) before it builds; with git write-back to a kustomization, an entry for the same image with a tag sets it again, so Image Updater's commit changes nothing that is rendered.",
+			"Remove the entry from the Application's kustomize.images (or the .argocd-source file), or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target.").in(StateWrongUpdate),
 		e(CodeSourceImageElsewhere, StageSource, Fail, "Image Updater writes to a source that does not render the image",
 			"In a multi-source Application Image Updater edits one source (the first with a helm/kustomize block of the app's type); the image is rendered by another, so the parameters it writes change nothing.",
 			"Move the image's parameters to the source Image Updater edits, or give the source that renders the image the explicit helm: (kustomize:) block so Image Updater picks it, or use git write-back with writeBackTarget: helmvalues:<file> of that source.").in(StateWrongUpdate),

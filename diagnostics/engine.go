@@ -407,7 +407,7 @@ func (r *run) reconcile() {
 					f.Decides = false
 					changed = true
 				}
-			case CodeHelmParamNotInValues, CodeHelmValueOverridden, CodeWriteBackTargetNotRead, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+			case CodeHelmParamNotInValues, CodeHelmValueOverridden, CodeWriteBackTargetNotRead, CodeKustomizeNameNotUsed, CodeKustomizeImageOverride, CodeSourceImageElsewhere:
 				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
 					f.Severity = Warn
 					f.Title += " (no update is due now; the next one would change nothing)"

@@ -69,7 +69,13 @@ func checkSource(ctx context.Context, r *run) []Finding {
 		case kind == updater.AppSourceHelm && im.Target.Kind != updater.TargetKindKustomize:
 			out = append(out, r.checkHelmRender(sc, src, im)...)
 		case kind == updater.AppSourceKustomize && sc.snap != nil:
-			out = append(out, checkKustomizeMapping(sc.snap, src, im, r.version)...)
+			mapping := checkKustomizeMapping(sc.snap, src, im, r.version)
+			out = append(out, mapping...)
+			if len(mapping) == 0 {
+				if f, ok := r.kustomizeOverride(sc, src, im); ok {
+					out = append(out, f)
+				}
+			}
 		}
 	}
 	if len(out) == before {
@@ -778,4 +784,65 @@ func helmOf(src *argo.ApplicationSource) argo.ApplicationSourceHelm {
 		return argo.ApplicationSourceHelm{}
 	}
 	return *src.Helm
+}
+
+// kustomizeOverride: with git write-back to a kustomization, Image Updater
+// edits its images: list, but Argo CD then runs `kustomize edit set image`
+// in the source path for every entry of the source's kustomize.images (with
+// the .argocd-source files merged in, a list they set replacing the
+// Application's) before it builds (Argo CD v3.5.1 util/kustomize/
+// kustomize.go Build): an entry for the same image with a tag or digest
+// sets it again, and the commit changes nothing that is rendered.
+func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) (Finding, bool) {
+	wb := r.target.WriteBack
+	if wb == nil || wb.Method != updater.WriteBackGit || wb.Target.Kind != updater.TargetKustomization {
+		return Finding{}, false
+	}
+	var images []string
+	where := fmt.Sprintf("Application %s/%s, %s.kustomize.images", r.req.Namespace, r.req.App, r.sourceField(src))
+	fromSpec := true
+	if src.Kustomize != nil {
+		images = src.Kustomize.Images
+	}
+	for _, p := range helmOverrideFiles(src.Path, r.req.App, r.req.Namespace, r.argoNamespace()) {
+		data, err := sc.snap.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var o struct {
+			Kustomize *struct {
+				Images *[]string `json:"images"`
+			} `json:"kustomize"`
+		}
+		if yaml.Unmarshal(data, &o) == nil && o.Kustomize != nil && o.Kustomize.Images != nil {
+			images, where, fromSpec = *o.Kustomize.Images, p+" (kustomize.images, which Argo CD merges into the source)", false
+		}
+	}
+	want := updater.ParseImageRef(orDefault(kustomizeName(im), im.Image.FullName()), r.version)
+	for i, e := range images {
+		name, rest := e, e
+		if n, after, ok := strings.Cut(e, "="); ok {
+			name, rest = n, after
+		}
+		ref := updater.ParseImageRef(rest, r.version)
+		if !updater.ParseImageRef(name, r.version).SameImage(want) && !updater.ParseImageRef(name, r.version).SameImage(im.Image) {
+			continue
+		}
+		if ref.Tag == "" && ref.Digest == "" {
+			continue // renames only: the tag still comes from the kustomization
+		}
+		f := find(CodeKustomizeImageOverride, Fail, fmt.Sprintf("image %s: Image Updater writes its tag to the images: of %s, but %s sets %s, which Argo CD applies over the kustomization (kustomize edit set image) before it builds: Argo CD keeps rendering %s",
+			aliasOr(im), wb.Target.Path, where, e, e)).image(im.Alias).
+			with(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
+		if fromSpec {
+			ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/"), "]", "")
+			f = f.fix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
+				where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
+					r.req.Namespace, r.req.App, ptr, i, e, ptr, i), "sh")
+		} else {
+			f = f.fix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where, "", "")
+		}
+		return f, true
+	}
+	return Finding{}, false
 }
