@@ -89,6 +89,7 @@ const (
 	CodeSourceSupported         Code = "SOURCE_SUPPORTED"
 	CodeHelmParamNotInValues    Code = "SOURCE_HELM_PARAMETER_NOT_IN_VALUES"
 	CodeHelmValueOverridden     Code = "SOURCE_HELM_VALUE_OVERRIDDEN"
+	CodeHelmValueFileMissing    Code = "SOURCE_HELM_VALUE_FILE_MISSING"
 	CodeKustomizeNameNotUsed    Code = "SOURCE_KUSTOMIZE_NAME_NOT_USED"
 	CodeKustomizeImageOverride  Code = "SOURCE_KUSTOMIZE_IMAGE_OVERRIDDEN"
 	CodeSourceNotReadable       Code = "SOURCE_NOT_READABLE"
@@ -298,6 +299,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeKustomizeNameNotUsed, StageSource, Fail, "the Kustomize image name is not used by the manifests",
 			"Image Updater writes an images: entry for a name the kustomization does not use; it reports success and nothing changes.",
 			"Set manifestTargets.kustomize.name (annotation <alias>.kustomize.image-name) to the image name the manifests' image: fields use.").in(StateWrongUpdate),
+		e(CodeHelmValueFileMissing, StageSource, Fail, "a helm.valueFiles entry does not exist",
+			"Argo CD passes every valueFiles entry to helm; a missing one fails the render (ComparisonError) unless the source sets ignoreMissingValueFiles, and nothing of the app syncs until it exists. A helmvalues: file Image Updater writes is created by its first commit.",
+			"Add the file, remove the entry, or set ignoreMissingValueFiles: true in the source's helm block.").in(StateNotDeployed),
 		e(CodeKustomizeImageOverride, StageSource, Fail, "the Application's kustomize.images sets the image over the kustomization Image Updater writes",
 			"Argo CD runs `kustomize edit set image` in the source path for each entry of the source's kustomize.images (.argocd-source files merged in) before it builds; with git write-back to a kustomization, an entry for the same image with a tag sets it again, so Image Updater's commit changes nothing that is rendered.",
 			"Remove the entry from the Application's kustomize.images (or the .argocd-source file), or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target.").in(StateWrongUpdate),

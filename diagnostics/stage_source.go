@@ -78,6 +78,7 @@ func checkSource(ctx context.Context, r *run) []Finding {
 			}
 		}
 	}
+	out = append(out, r.checkMissingValueFiles(sc)...)
 	if len(out) == before {
 		out = append(out, find(CodeSourceMappingChecked, Pass, fmt.Sprintf("the image names Image Updater writes are used by %s", sc.where())))
 	}
@@ -103,8 +104,9 @@ type sourceContent struct {
 	// in, as Argo CD renders it; helmErr says why those could not be.
 	helm    mergedHelm
 	helmErr error
-	// missingValueFiles are valueFiles entries that do not exist.
-	missingValueFiles []string
+	// missingValueFiles are valueFiles entries that do not exist (without
+	// ignoreMissingValueFiles): Argo CD's render fails on them.
+	missingValueFiles []missingValueFile
 	// notReadable is the not-verified finding when the source could not
 	// be read.
 	notReadable *Finding
@@ -260,8 +262,10 @@ func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsou
 		for _, p := range paths {
 			data, err := snap.ReadFile(p)
 			if err != nil {
-				if !c.helm.helm.IgnoreMissingValueFiles {
-					c.missingValueFiles = append(c.missingValueFiles, vf)
+				// Argo CD substitutes $ARGOCD_APP_* variables and fetches
+				// URLs, which imgupd does not: only a plain path is missing.
+				if !c.helm.helm.IgnoreMissingValueFiles && !snap.Exists(p) && !strings.Contains(p, "$") && !strings.Contains(vf, "://") {
+					c.missingValueFiles = append(c.missingValueFiles, missingValueFile{index: i, entry: vf, path: p, repo: repo})
 				}
 				continue
 			}
@@ -273,6 +277,32 @@ func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsou
 			}
 		}
 	}
+}
+
+// missingValueFile is a helm.valueFiles entry whose file does not exist.
+type missingValueFile struct {
+	index             int
+	entry, path, repo string
+}
+
+// checkMissingValueFiles: Argo CD fails to render a Helm source whose
+// valueFiles entry does not exist unless ignoreMissingValueFiles is set
+// (getResolvedValueFiles passes it to helm, which fails); the file Image
+// Updater writes with git write-back to helmvalues: is created by its
+// first commit.
+func (r *run) checkMissingValueFiles(sc sourceContent) []Finding {
+	var out []Finding
+	wb := r.target.WriteBack
+	for _, m := range sc.missingValueFiles {
+		if wb != nil && wb.Method == updater.WriteBackGit && writesHelmValues(wb.Target) &&
+			gitsource.NormalizeURL(wb.Repository) == m.repo && path.Clean(wb.Target.Path) == path.Clean(m.path) {
+			continue // Image Updater creates it (the write-back stage says so)
+		}
+		out = append(out, find(CodeHelmValueFileMissing, Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
+			with(ev("values files read", strings.Join(sc.files, ", "))).
+			fix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
+	}
+	return out
 }
 
 // globFiles expands a valueFiles glob within its directory, in lexical

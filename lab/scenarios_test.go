@@ -96,6 +96,7 @@ var silentScenarios = map[string]string{
 	"helm-values-target-in-valuefiles-before":                       "before Image Updater's cycle: nothing written or logged yet",
 	"helm-default-parameters-chart-reads-repository-before":         "before Image Updater's cycle: nothing written or logged yet",
 	"kustomize-images-pin-overrides-kustomization-writeback-before": "before Image Updater's cycle: nothing written or logged yet",
+	"helm-value-file-missing":                                       "before Image Updater's cycle: nothing written or logged yet",
 	"report-10-newest-build-tie":                                    "no write in the objects yet; nothing fails before it",
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
