@@ -89,6 +89,8 @@ var silentScenarios = map[string]string{
 	"crd-defaulted-strategy":                  "no write in the objects yet; nothing fails before it",
 	"helm-annotation-alias-not-in-image-list": "no write in the objects yet; nothing fails before it",
 	"helm-parameters-not-in-values":           "no write in the objects yet; nothing fails before it",
+	"report-10-newest-build-tie":              "no write in the objects yet; nothing fails before it",
+
 	// Issue 15, what Argo CD renders: the "before" forms, ahead of Image Updater's cycle.
 	"helm-parameter-pin-overrides-values-writeback-before":          "before Image Updater's cycle: nothing written or logged yet",
 	"helm-values-target-not-read-before":                            "before Image Updater's cycle: nothing written or logged yet",
@@ -97,7 +99,7 @@ var silentScenarios = map[string]string{
 	"helm-default-parameters-chart-reads-repository-before":         "before Image Updater's cycle: nothing written or logged yet",
 	"kustomize-images-pin-overrides-kustomization-writeback-before": "before Image Updater's cycle: nothing written or logged yet",
 	"helm-value-file-missing":                                       "before Image Updater's cycle: nothing written or logged yet",
-	"report-10-newest-build-tie":                                    "no write in the objects yet; nothing fails before it",
+	"helm-annotation-alias-typo-defaults-render":                    "no write in the objects yet; nothing fails before it",
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
