@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // The .argocd-source files are merge patches: a list they set replaces the
@@ -167,4 +168,19 @@ func FuzzMergeHelmOverrides(f *testing.F) {
 		}
 		_, _ = inlineValues(m.helm)
 	})
+}
+
+func TestSameRepository(t *testing.T) {
+	img := updater.ParseImageRef("ghcr.io/acme/web", updater.Latest)
+	for v, want := range map[string]bool{
+		"ghcr.io/acme/web":   true,
+		"acme/web":           true, // the registry comes from another value
+		"ghcr.io/acme/api":   false,
+		"quay.io/acme/web":   false,
+		"docker.io/acme/web": false,
+	} {
+		if got := sameRepository(updater.ParseImageRef(v, updater.Latest), img); got != want {
+			t.Errorf("sameRepository(%q) = %v, want %v", v, got, want)
+		}
+	}
 }

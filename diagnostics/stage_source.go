@@ -742,15 +742,15 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	if f, ok := r.helmOverride(layers, w, src, im, keys.tag, func(string) bool { return false }); ok {
 		return []Finding{f}
 	}
+	sameImage := func(v string) bool { return sameRepository(updater.ParseImageRef(v, r.version), im.Image) }
 	if nameRead {
-		sameImage := func(v string) bool { return updater.ParseImageRef(v, r.version).SameImage(im.Image) }
 		if f, ok := r.helmOverride(layers, w, src, im, keys.name, sameImage); ok {
 			out = append(out, f)
 		}
 		return out
 	}
 	repo, where, found := siblingRepository(layers, keys.tag)
-	if found && !updater.ParseImageRef(repo, r.version).SameImage(im.Image) {
+	if found && !sameImage(repo) {
 		f := notRead([]string{keys.name}, fmt.Sprintf("the tag it writes to %s would go with %s from %s: the app would run %s with %s's tag", keys.tag, repo, where, repo, im.Image.FullName()))
 		return []Finding{f}
 	}
@@ -807,6 +807,14 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 		f = f.fix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where, "", "")
 	}
 	return f, true
+}
+
+// sameRepository: a chart value names the image being updated, also when
+// it leaves the registry out (charts that prepend a global.imageRegistry
+// or a registry value elsewhere): only another repository path is another
+// image.
+func sameRepository(v, img updater.ImageRef) bool {
+	return v.SameImage(img) || v.Registry == "" && v.Name == img.Name
 }
 
 func helmOf(src *argo.ApplicationSource) argo.ApplicationSourceHelm {
