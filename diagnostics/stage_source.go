@@ -55,6 +55,13 @@ func checkSource(ctx context.Context, r *run) []Finding {
 	if sc.chart != nil {
 		out = append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
 	}
+	if sc.helmErr != nil {
+		// Argo CD fails to render with such a file too; imgupd says what it
+		// could not merge rather than guess the render.
+		f := find(CodeSourceNotReadable, Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+clip(oneLine(sc.helmErr.Error()), 200))
+		f.Verify = "check the file is valid YAML, and that the app renders (argocd app manifests " + r.req.App + ")"
+		out = append(out, f)
+	}
 	before := len(out)
 	for _, im := range r.images {
 		if r.app != nil && len(r.app.Spec.Sources) > 1 {
