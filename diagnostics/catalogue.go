@@ -88,7 +88,10 @@ const (
 	CodeSourcePluginAsHelm      Code = "SOURCE_PLUGIN_GIT_WRITEBACK_TREATED_AS_HELM"
 	CodeSourceSupported         Code = "SOURCE_SUPPORTED"
 	CodeHelmParamNotInValues    Code = "SOURCE_HELM_PARAMETER_NOT_IN_VALUES"
+	CodeHelmValueOverridden     Code = "SOURCE_HELM_VALUE_OVERRIDDEN"
+	CodeHelmValueFileMissing    Code = "SOURCE_HELM_VALUE_FILE_MISSING"
 	CodeKustomizeNameNotUsed    Code = "SOURCE_KUSTOMIZE_NAME_NOT_USED"
+	CodeKustomizeImageOverride  Code = "SOURCE_KUSTOMIZE_IMAGE_OVERRIDDEN"
 	CodeSourceNotReadable       Code = "SOURCE_NOT_READABLE"
 	CodeSourceMappingChecked    Code = "SOURCE_MAPPING_MATCHES"
 	CodeSourceChartFromHelmRepo Code = "SOURCE_CHART_NOT_IN_GIT"
@@ -175,6 +178,7 @@ const (
 	CodeWriteBackBranchMissing  Code = "WRITEBACK_GIT_BRANCH_NOT_FOUND"
 	CodeWriteBackBranchMismatch Code = "WRITEBACK_GIT_BRANCH_NOT_TRACKED"
 	CodeWriteBackTargetMissing  Code = "WRITEBACK_GIT_TARGET_NOT_FOUND"
+	CodeWriteBackTargetNotRead  Code = "WRITEBACK_GIT_TARGET_NOT_RENDERED"
 	CodeWriteBackPushDenied     Code = "WRITEBACK_GIT_PUSH_DENIED"
 	CodeWriteBackTLSUnverified  Code = "WRITEBACK_GIT_TLS_NOT_VERIFIED"
 	CodeWriteBackLastCommit     Code = "WRITEBACK_LAST_COMMIT"
@@ -304,11 +308,20 @@ var catalogue = func() map[Code]Entry {
 			"Add manifestTargets: {plugin: {name: IMAGE_NAME, tag: IMAGE_TAG}} to the image, with the env names your plugin reads."),
 		e(CodeSourceSupported, StageSource, Pass, "the source type is supported", "", ""),
 		e(CodeHelmParamNotInValues, StageSource, Fail, "the Helm parameter is not in the chart's values",
-			"Image Updater writes the image to Helm parameters the chart does not read; it reports success and nothing changes in the cluster.",
+			"Image Updater writes the image to Helm value paths the chart does not read (its values do not define them); it reports success. A wrong update when the rendered image is then not the pick (an unread tag or spec, or a tag paired with another image's repository); a warning when only the name path is unread and the chart's own repository value names the image, so the new tag runs.",
 			"Set manifestTargets.helm.name and .tag (annotations <alias>.helm.image-name and <alias>.helm.image-tag) to the chart's value paths, e.g. name: image.repository, tag: image.tag.").in(StateWrongUpdate),
+		e(CodeHelmValueOverridden, StageSource, Fail, "something Argo CD applies after Image Updater's write sets the value again",
+			"Argo CD renders a Helm source with the chart's values.yaml, then helm.valueFiles in order, then the inline values (valuesObject, else values), then helm.parameters (--set) and fileParameters (--set-file), the later winning, after merging .argocd-source.yaml and .argocd-source-<app>.yaml into the source. Image Updater writes the image to one of these (a values file with git write-back to helmvalues:, parameters otherwise); when a later one sets the same path, Image Updater reports success, commits, and the app keeps rendering the pinned value.",
+			"Remove the pin (the parameter, the inline value, or the key in the later values file), or let Image Updater write where nothing overrides it: the argocd write-back method or the default .argocd-source target write parameters, or helmvalues:<the last values file that sets it>.").in(StateWrongUpdate),
 		e(CodeKustomizeNameNotUsed, StageSource, Fail, "the Kustomize image name is not used by the manifests",
 			"Image Updater writes an images: entry for a name the kustomization does not use; it reports success and nothing changes.",
 			"Set manifestTargets.kustomize.name (annotation <alias>.kustomize.image-name) to the image name the manifests' image: fields use.").in(StateWrongUpdate),
+		e(CodeHelmValueFileMissing, StageSource, Fail, "a helm.valueFiles entry does not exist",
+			"Argo CD passes every valueFiles entry to helm; a missing one fails the render (ComparisonError) unless the source sets ignoreMissingValueFiles, and nothing of the app syncs until it exists. A helmvalues: file Image Updater writes is created by its first commit.",
+			"Add the file, remove the entry, or set ignoreMissingValueFiles: true in the source's helm block.").in(StateNotDeployed),
+		e(CodeKustomizeImageOverride, StageSource, Fail, "the Application's kustomize.images sets the image over the kustomization Image Updater writes",
+			"Argo CD runs `kustomize edit set image` in the source path for each entry of the source's kustomize.images (.argocd-source files merged in) before it builds; with git write-back to a kustomization, an entry for the same image with a tag sets it again, so Image Updater's commit changes nothing that is rendered.",
+			"Remove the entry from the Application's kustomize.images (or the .argocd-source file), or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target.").in(StateWrongUpdate),
 		e(CodeSourceImageElsewhere, StageSource, Fail, "Image Updater writes to a source that does not render the image",
 			"In a multi-source Application Image Updater edits one source (the first with a helm/kustomize block of the app's type); the image is rendered by another, so the parameters it writes change nothing.",
 			"Move the image's parameters to the source Image Updater edits, or give the source that renders the image the explicit helm: (kustomize:) block so Image Updater picks it, or use git write-back with writeBackTarget: helmvalues:<file> of that source.").in(StateWrongUpdate),
@@ -502,6 +515,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeWriteBackTargetMissing, StageWriteBack, Fail, "the write-back target file is missing",
 			"kustomization / helmvalues targets must exist (could not find kustomization in ...).",
 			"Point writeBackTarget at what exists: kustomization:<directory with kustomization.yaml> or helmvalues:<existing values file>."),
+		e(CodeWriteBackTargetNotRead, StageWriteBack, Fail, "Argo CD does not read the values file Image Updater writes",
+			"With git write-back to helmvalues:<file>, Image Updater writes (and, when it is missing, creates) that file and pushes, counted as an update; Argo CD reads only the chart's values.yaml and the files in the source's helm.valueFiles, so the commit changes nothing that is rendered.",
+			"Add the file to the Application's helm.valueFiles, or point writeBackTarget at a values file the Application reads.").in(StateWrongUpdate),
 		e(CodeWriteBackPushDenied, StageWriteBack, Fail, "the credentials may not push",
 			"The git server refuses a push with these credentials (read-only token, deploy key without write).",
 			"Give the write-back token write access (GitHub: Contents read and write, or the repo scope; GitLab: write_repository with the Developer role; a deploy key with write access), in the repository Secret's password or the git:secret Secret."),

@@ -415,7 +415,7 @@ func (r *run) reconcile() {
 				if r.retitleCommittedDowngrade(f) {
 					changed = true
 				}
-			case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+			case CodeHelmParamNotInValues, CodeHelmValueOverridden, CodeWriteBackTargetNotRead, CodeKustomizeNameNotUsed, CodeKustomizeImageOverride, CodeSourceImageElsewhere:
 				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
 					f.Severity = Warn
 					f.Title += " (no update is due now; the next one would change nothing)"
@@ -423,7 +423,7 @@ func (r *run) reconcile() {
 				}
 			case Code(problemsByCode[updater.ProblemAnnotationForUnknownAlias].code):
 				for _, t := range r.aliasTypos {
-					if t.title != f.Title || !t.targetKey || mappingOK || !r.dueFor(t.alias) {
+					if t.title != f.Title || !t.targetKey || mappingOK || r.rendersWithWarning(t.alias) || !r.dueFor(t.alias) {
 						continue
 					}
 					f.Severity, f.State, f.Image = Fail, StateWrongUpdate, t.alias
@@ -458,6 +458,18 @@ func (r *run) retitleCommittedDowngrade(f *Finding) bool {
 		}
 	}
 	return true
+}
+
+// rendersWithWarning: the image's Helm write was shown to render the pick
+// with only an unread name path (the default image.name beside a chart's
+// image.repository), so default names work.
+func (r *run) rendersWithWarning(alias string) bool {
+	for _, f := range r.rep.Findings() {
+		if f.Code == CodeHelmParamNotInValues && f.Image == alias && f.Severity == Warn && !strings.Contains(f.Title, "no update is due") {
+			return true
+		}
+	}
+	return false
 }
 
 // aliasTypo is an annotation for an alias image-list does not have.

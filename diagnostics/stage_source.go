@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -56,6 +55,13 @@ func checkSource(ctx context.Context, r *run) []Finding {
 	if sc.chart != nil {
 		out = append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
 	}
+	if sc.helmErr != nil {
+		// Argo CD fails to render with such a file too; imgupd says what it
+		// could not merge rather than guess the render.
+		f := find(CodeSourceNotReadable, Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+clip(oneLine(sc.helmErr.Error()), 200))
+		f.Verify = "check the file is valid YAML, and that the app renders (argocd app manifests " + r.req.App + ")"
+		out = append(out, f)
+	}
 	before := len(out)
 	for _, im := range r.images {
 		if r.app != nil && len(r.app.Spec.Sources) > 1 {
@@ -68,11 +74,18 @@ func checkSource(ctx context.Context, r *run) []Finding {
 		}
 		switch {
 		case kind == updater.AppSourceHelm && im.Target.Kind != updater.TargetKindKustomize:
-			out = append(out, checkHelmMapping(sc, im)...)
+			out = append(out, r.checkHelmRender(sc, src, im)...)
 		case kind == updater.AppSourceKustomize && sc.snap != nil:
-			out = append(out, checkKustomizeMapping(sc.snap, src, im, r.version)...)
+			mapping := checkKustomizeMapping(sc.snap, src, im, r.version)
+			out = append(out, mapping...)
+			if len(mapping) == 0 {
+				if f, ok := r.kustomizeOverride(sc, src, im); ok {
+					out = append(out, f)
+				}
+			}
 		}
 	}
+	out = append(out, r.checkMissingValueFiles(sc)...)
 	if len(out) == before {
 		out = append(out, find(CodeSourceMappingChecked, Pass, fmt.Sprintf("the image names Image Updater writes are used by %s", sc.where())))
 	}
@@ -91,6 +104,16 @@ type sourceContent struct {
 	// none could be read).
 	values map[string]any
 	files  []string
+	// layers are the values files Argo CD passes to helm, in order: the
+	// chart's values.yaml, then valueFiles (helmrender.go).
+	layers []helmLayer
+	// helm is the source's helm block with the .argocd-source files merged
+	// in, as Argo CD renders it; helmErr says why those could not be.
+	helm    mergedHelm
+	helmErr error
+	// missingValueFiles are valueFiles entries that do not exist (without
+	// ignoreMissingValueFiles): Argo CD's render fails on them.
+	missingValueFiles []missingValueFile
 	// notReadable is the not-verified finding when the source could not
 	// be read.
 	notReadable *Finding
@@ -166,11 +189,13 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 			return fail(nf)
 		}
 		c.chart = ch
+		c.helm, c.helmErr = mergeHelmOverrides(src.Helm, nil)
 		c.values = map[string]any{}
 		var m map[string]any
 		if yaml.Unmarshal(ch.Values, &m) == nil {
 			mergeValues(c.values, m)
 			c.files = append(c.files, ch.Name+"/values.yaml ("+ch.Version+")")
+			c.layers = append(c.layers, helmLayer{kind: layerChart, where: ch.Name + "/values.yaml (the chart's values, " + ch.Version + ")", values: m})
 		}
 		r.mergeValueFiles(ctx, &c, nil)
 		return c
@@ -191,12 +216,21 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 	}
 	c.snap, c.branch = snap, branch
 	if r.target.SourceKind == updater.AppSourceHelm || src.Helm != nil {
+		var overrides []overrideFile
+		for _, p := range helmOverrideFiles(src.Path, r.req.App, r.req.Namespace, r.argoNamespace()) {
+			if data, err := snap.ReadFile(p); err == nil {
+				overrides = append(overrides, overrideFile{path: p, data: data})
+			}
+		}
+		c.helm, c.helmErr = mergeHelmOverrides(src.Helm, overrides)
 		c.values = map[string]any{}
 		if data, err := snap.ReadFile(path.Join(src.Path, "values.yaml")); err == nil {
 			var m map[string]any
 			if yaml.Unmarshal(data, &m) == nil {
 				mergeValues(c.values, m)
 				c.files = append(c.files, path.Join(src.Path, "values.yaml"))
+				c.layers = append(c.layers, helmLayer{kind: layerChart, where: path.Join(src.Path, "values.yaml") + " (the chart's values)",
+					file: path.Join(src.Path, "values.yaml"), repo: gitsource.NormalizeURL(src.RepoURL), values: m})
 			}
 		}
 		r.mergeValueFiles(ctx, &c, snap)
@@ -209,19 +243,18 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 
 // mergeValueFiles adds the source's valueFiles: relative ones from the
 // source itself, $ref/... ones from the source with that ref.
+// The valueFiles are those of the source as Argo CD merges it with its
+// .argocd-source files; each read one is a layer, in order.
 func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsource.Snapshot) {
-	if c.src.Helm == nil {
-		return
-	}
-	for _, vf := range c.src.Helm.ValueFiles {
-		snap, p := own, path.Join(c.src.Path, vf)
+	for i, vf := range c.helm.helm.ValueFiles {
+		snap, p, repo := own, path.Join(c.src.Path, vf), gitsource.NormalizeURL(c.src.RepoURL)
 		if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") {
-			snap, p = nil, rest
+			snap, p = nil, path.Clean(rest)
 			for i := range r.app.Spec.Sources {
 				s := &r.app.Spec.Sources[i]
 				if s.Ref == ref[1:] {
 					if rc := r.readSource(ctx, s); rc.snap != nil {
-						snap = rc.snap
+						snap, repo = rc.snap, gitsource.NormalizeURL(s.RepoURL)
 					}
 				}
 			}
@@ -229,16 +262,68 @@ func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsou
 		if snap == nil {
 			continue
 		}
-		data, err := snap.ReadFile(p)
-		if err != nil {
-			continue
+		paths := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			paths = globFiles(snap, p)
 		}
-		var m map[string]any
-		if yaml.Unmarshal(data, &m) == nil {
-			mergeValues(c.values, m)
-			c.files = append(c.files, vf)
+		for _, p := range paths {
+			data, err := snap.ReadFile(p)
+			if err != nil {
+				// Argo CD substitutes $ARGOCD_APP_* variables and fetches
+				// URLs, which imgupd does not: only a plain path is missing.
+				if !c.helm.helm.IgnoreMissingValueFiles && !snap.Exists(p) && !strings.Contains(p, "$") && !strings.Contains(vf, "://") {
+					c.missingValueFiles = append(c.missingValueFiles, missingValueFile{index: i, entry: vf, path: p, repo: repo})
+				}
+				continue
+			}
+			var m map[string]any
+			if yaml.Unmarshal(data, &m) == nil {
+				mergeValues(c.values, m)
+				c.files = append(c.files, vf)
+				c.layers = append(c.layers, helmLayer{kind: layerValueFile, where: fmt.Sprintf("%s (helm.valueFiles[%d])", p, i), file: p, repo: repo, values: m, vfIndex: i})
+			}
 		}
 	}
+}
+
+// missingValueFile is a helm.valueFiles entry whose file does not exist.
+type missingValueFile struct {
+	index             int
+	entry, path, repo string
+}
+
+// checkMissingValueFiles: Argo CD fails to render a Helm source whose
+// valueFiles entry does not exist unless ignoreMissingValueFiles is set
+// (getResolvedValueFiles passes it to helm, which fails); the file Image
+// Updater writes with git write-back to helmvalues: is created by its
+// first commit.
+func (r *run) checkMissingValueFiles(sc sourceContent) []Finding {
+	var out []Finding
+	wb := r.target.WriteBack
+	for _, m := range sc.missingValueFiles {
+		if wb != nil && wb.Method == updater.WriteBackGit && writesHelmValues(wb.Target) &&
+			gitsource.NormalizeURL(wb.Repository) == m.repo && path.Clean(wb.Target.Path) == path.Clean(m.path) {
+			continue // Image Updater creates it (the write-back stage says so)
+		}
+		out = append(out, find(CodeHelmValueFileMissing, Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
+			with(ev("values files read", strings.Join(sc.files, ", "))).
+			fix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
+	}
+	return out
+}
+
+// globFiles expands a valueFiles glob within its directory, in lexical
+// order as Argo CD does (one directory level; ** is not followed).
+func globFiles(snap *gitsource.Snapshot, pattern string) []string {
+	dir, base := path.Split(pattern)
+	names, _ := snap.ListDir(path.Clean(dir))
+	var out []string
+	for _, n := range names {
+		if ok, _ := path.Match(base, n); ok {
+			out = append(out, path.Join(dir, n))
+		}
+	}
+	return sortedStrings(out)
 }
 
 // isChartSource: a Helm chart from a Helm or OCI repository (chart: set, or
@@ -347,38 +432,6 @@ func valuesMention(v any, match func(string) bool) bool {
 	return false
 }
 
-// checkHelmMapping: the parameters Image Updater sets must exist in the
-// chart's values (values.yaml, in git or from the chart's repository, and
-// the app's value files).
-func checkHelmMapping(sc sourceContent, im updater.ImageConfig) []Finding {
-	values := sc.values
-	if values == nil {
-		return nil // no values file to compare with
-	}
-	t := im.Target
-	params := []string{t.Spec}
-	if t.Spec == "" {
-		params = []string{orDefault(t.Name, "image.name"), orDefault(t.Tag, "image.tag")}
-	}
-	var missing []string
-	for _, p := range params {
-		if !valuePathExists(values, p) {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	f := find(CodeHelmParamNotInValues, Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and nothing would change",
-		aliasOr(im), strings.Join(missing, ", "))).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")))
-	if cands := imageValuePaths(values, ""); len(cands) > 0 {
-		f = f.with(ev("image-like values in the chart", strings.Join(cands, ", ")))
-		f = f.fix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
-			helmSnippet(cands), "yaml")
-	}
-	return []Finding{f}
-}
-
 func orDefault(s, d string) string {
 	if s == "" {
 		return d
@@ -399,32 +452,6 @@ func mergeValues(dst, src map[string]any) {
 }
 
 var indexRE = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
-
-// valuePathExists follows a Helm --set style path (a.b[0].c, \. escapes).
-func valuePathExists(v any, p string) bool {
-	for _, seg := range splitValuePath(p) {
-		name, idx := seg, -1
-		if m := indexRE.FindStringSubmatch(seg); m != nil {
-			name = m[1]
-			idx, _ = strconv.Atoi(m[2])
-		}
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		if v, ok = mm[name]; !ok {
-			return false
-		}
-		if idx >= 0 {
-			l, ok := v.([]any)
-			if !ok || idx >= len(l) {
-				return false
-			}
-			v = l[idx]
-		}
-	}
-	return true
-}
 
 func splitValuePath(p string) []string {
 	var out []string
@@ -561,4 +588,306 @@ func kustomizeImages(snap *gitsource.Snapshot, dir string, depth int) []string {
 		}
 	}
 	return out
+}
+
+// helmWriteFor says where Image Updater's write for a Helm source lands
+// among what Argo CD renders: Helm parameters (argocd write-back, or git
+// write-back to an .argocd-source file, which Argo CD merges into the
+// source's parameters), or a values file (a helmvalues: target, or a bare
+// path Image Updater writes as values), which Argo CD reads only when it is
+// the chart's values.yaml or in helm.valueFiles. A listed file that does
+// not exist yet is where Image Updater creates it.
+func (r *run) helmWriteFor(sc sourceContent, src *argo.ApplicationSource) helmWrite {
+	wb := r.target.WriteBack
+	where := fmt.Sprintf("Application %s/%s, %s.helm.parameters", r.req.Namespace, r.req.App, r.sourceField(src))
+	if wb == nil || wb.Method != updater.WriteBackGit {
+		return helmWrite{kind: layerParameter, where: where, index: -1, above: len(sc.layers), read: true}
+	}
+	t := wb.Target
+	if !writesHelmValues(t) {
+		return helmWrite{kind: layerParameter, where: t.Path, index: -1, above: len(sc.layers), read: true}
+	}
+	repo, target := gitsource.NormalizeURL(wb.Repository), path.Clean(t.Path)
+	for i, l := range sc.layers {
+		if l.file != "" && l.repo == repo && path.Clean(l.file) == target {
+			return helmWrite{kind: l.kind, where: l.where, index: i, above: i + 1, read: true}
+		}
+	}
+	// Not there yet: the chart's values.yaml, or a listed value file.
+	if !isChartSource(src) && repo == gitsource.NormalizeURL(src.RepoURL) && target == path.Join(src.Path, "values.yaml") {
+		return helmWrite{kind: layerChart, where: target + " (the chart's values)", index: -1, above: 0, read: true}
+	}
+	for vi, vf := range sc.helm.helm.ValueFiles {
+		if r.valueFilePath(src, vf) != repo+"\x00"+target {
+			continue
+		}
+		above := len(sc.layers)
+		for i, l := range sc.layers {
+			if l.kind == layerValueFile && l.vfIndex > vi {
+				above = i
+				break
+			}
+		}
+		return helmWrite{kind: layerValueFile, where: fmt.Sprintf("%s (helm.valueFiles[%d])", target, vi), index: -1, above: above, read: true}
+	}
+	return helmWrite{kind: layerValueFile, where: target, index: -1, above: len(sc.layers)}
+}
+
+// valueFilePath is the repository (normalised) and path a valueFiles entry
+// names, joined by NUL: relative to the source path, or $ref/path in the
+// source with that ref.
+func (r *run) valueFilePath(src *argo.ApplicationSource, vf string) string {
+	if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") && r.app != nil {
+		for i := range r.app.Spec.Sources {
+			if s := &r.app.Spec.Sources[i]; s.Ref == ref[1:] {
+				return gitsource.NormalizeURL(s.RepoURL) + "\x00" + path.Clean(rest)
+			}
+		}
+		return ""
+	}
+	return gitsource.NormalizeURL(src.RepoURL) + "\x00" + path.Join(src.Path, vf)
+}
+
+// writesHelmValues: Image Updater writes this git target as a Helm values
+// file (marshalParamsOverride: a target whose base name does not start
+// with .argocd-source-).
+func writesHelmValues(t updater.WriteBackTarget) bool {
+	switch t.Kind {
+	case updater.TargetHelmValues:
+		return true
+	case updater.TargetPath:
+		return !strings.HasPrefix(path.Base(t.Path), ".argocd-source-")
+	}
+	return false
+}
+
+// sourceField is the Application field of a source: spec.source or
+// spec.sources[i].
+func (r *run) sourceField(src *argo.ApplicationSource) string {
+	if r.app != nil && r.app.Spec.Source == src {
+		return "spec.source"
+	}
+	if i := r.sourceIndex(src); i >= 0 {
+		return fmt.Sprintf("spec.sources[%d]", i)
+	}
+	return "spec.source"
+}
+
+// helmLayers are every input of `helm template` for the source, lowest
+// first: the values files read, the inline values, the parameters and the
+// file parameters (with the .argocd-source files merged in).
+func (r *run) helmLayers(sc sourceContent, src *argo.ApplicationSource) []helmLayer {
+	layers := append([]helmLayer(nil), sc.layers...)
+	field := fmt.Sprintf("Application %s/%s, %s.helm.", r.req.Namespace, r.req.App, r.sourceField(src))
+	from := func(k string) string {
+		if f, ok := sc.helm.from[k]; ok {
+			return f + " (helm." + k + ", which Argo CD merges into the source)"
+		}
+		return field + k
+	}
+	h := sc.helm.helm
+	if m, k := inlineValues(h); m != nil {
+		layers = append(layers, helmLayer{kind: layerInline, where: from(k), values: m})
+	}
+	if len(h.Parameters) > 0 {
+		layers = append(layers, helmLayer{kind: layerParameter, where: from("parameters"), params: h.Parameters})
+	}
+	if len(h.FileParameters) > 0 {
+		layers = append(layers, helmLayer{kind: layerFileParameter, where: from("fileParameters"), fileParams: h.FileParameters})
+	}
+	return layers
+}
+
+// checkHelmRender judges an image's Helm write by what Argo CD will render:
+// the value paths Image Updater writes must be ones the chart reads (its
+// values define them), and nothing Argo CD applies after the write may set
+// them again. An unread name path is harmless when the tag path is read
+// and the chart's repository value names the same image (Image Updater's
+// default image.name beside a chart's image.repository); an unread tag,
+// an unread spec, or a repository of another image is a wrong update.
+func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) []Finding {
+	if sc.values == nil {
+		return nil // no values file to compare with
+	}
+	layers := r.helmLayers(sc, src)
+	w := r.helmWriteFor(sc, src)
+	if !w.read {
+		return nil // nothing reads the file: the write-back stage says so
+	}
+	skip := -1
+	if w.kind == layerValueFile {
+		skip = w.index // the file Image Updater writes defines its keys itself
+	}
+	keys := imageHelmKeys(im.Target)
+	var out []Finding
+	notRead := func(missing []string, why string) Finding {
+		f := find(CodeHelmParamNotInValues, Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
+			aliasOr(im), strings.Join(missing, ", "), why)).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
+		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+			f = f.with(ev("image-like values in the chart", strings.Join(cands, ", ")))
+			f = f.fix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
+				helmSnippet(cands), "yaml")
+		}
+		return f
+	}
+	if keys.spec != "" {
+		if !definedIn(layers, keys.spec, skip) {
+			return []Finding{notRead([]string{keys.spec}, "nothing would change")}
+		}
+		if f, ok := r.helmOverride(layers, w, src, im, keys.spec, func(v string) bool { return false }); ok {
+			out = append(out, f)
+		}
+		return out
+	}
+	tagRead, nameRead := definedIn(layers, keys.tag, skip), definedIn(layers, keys.name, skip)
+	switch {
+	case !tagRead && !nameRead:
+		return []Finding{notRead([]string{keys.name, keys.tag}, "nothing would change")}
+	case !tagRead:
+		return []Finding{notRead([]string{keys.tag}, "the running tag would not change")}
+	}
+	if f, ok := r.helmOverride(layers, w, src, im, keys.tag, func(string) bool { return false }); ok {
+		return []Finding{f}
+	}
+	sameImage := func(v string) bool { return sameRepository(updater.ParseImageRef(v, r.version), im.Image) }
+	if nameRead {
+		if f, ok := r.helmOverride(layers, w, src, im, keys.name, sameImage); ok {
+			out = append(out, f)
+		}
+		return out
+	}
+	repo, where, found := siblingRepository(layers, keys.tag)
+	if found && !sameImage(repo) {
+		f := notRead([]string{keys.name}, fmt.Sprintf("the tag it writes to %s would go with %s from %s: the app would run %s with %s's tag", keys.tag, repo, where, repo, im.Image.FullName()))
+		return []Finding{f}
+	}
+	why := "the running image's repository stays as it is"
+	if found {
+		why = fmt.Sprintf("%s already names %s", where, repo)
+	}
+	f := find(CodeHelmParamNotInValues, Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
+		aliasOr(im), keys.name, keys.tag, why)).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
+	f.State = ""
+	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+		f = f.fix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
+			helmSnippet(cands), "yaml")
+	}
+	return append(out, f)
+}
+
+// helmOverride is the wrong update of a write that something Argo CD
+// applies after it sets again (same reports a value that renders the same).
+func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.ApplicationSource, im updater.ImageConfig, key string, same func(string) bool) (Finding, bool) {
+	l, v, ok := overriddenAbove(layers, w, key, same)
+	if !ok {
+		return Finding{}, false
+	}
+	why := map[helmLayerKind]string{
+		layerValueFile:     "a later values file wins",
+		layerInline:        "Argo CD passes the inline values after every values file",
+		layerParameter:     "Argo CD passes parameters to helm as --set, which outranks every values file",
+		layerFileParameter: "Argo CD passes fileParameters as --set-file, which helm applies last",
+	}[l.kind]
+	f := find(CodeHelmValueOverridden, Fail, fmt.Sprintf("image %s: Image Updater writes %s to %s, but %s sets %s=%s and outranks it (%s): Argo CD keeps rendering %s",
+		aliasOr(im), key, w.where, l.where, key, v, why, v)).image(im.Alias).
+		with(ev("written to", w.where), ev("overridden by", l.where+": "+key+"="+v))
+	switch {
+	case l.kind == layerParameter && !strings.Contains(l.where, ".argocd-source"):
+		idx := 0
+		for i, p := range helmOf(src).Parameters {
+			if p.Name == key {
+				idx = i
+			}
+		}
+		ptr := strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/")
+		ptr = "/" + strings.ReplaceAll(ptr, "]", "")
+		f = f.fix(fmt.Sprintf("Remove the %s parameter from the Application, so that the values file Image Updater writes decides (or let Image Updater write the parameter itself: the argocd write-back method, or git write-back to the default .argocd-source target).", key),
+			l.where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/helm/parameters/%d/name\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/helm/parameters/%d\"}]'",
+				r.req.Namespace, r.req.App, ptr, idx, key, ptr, idx), "sh")
+	case l.kind == layerInline && !strings.Contains(l.where, ".argocd-source"):
+		f = f.fix(fmt.Sprintf("Remove %s from the Application's inline values, so that the values file Image Updater writes decides.", key), l.where,
+			fmt.Sprintf("# kubectl -n %s edit application %s\n# delete %s from %s", r.req.Namespace, r.req.App, key, l.where), "yaml")
+	case l.kind == layerValueFile:
+		f = f.fix(fmt.Sprintf("Write to the last values file that sets %s, or remove it from %s.", key, l.file), r.writeBackPlace("writeBackTarget"),
+			"writeBackTarget: helmvalues:/"+l.file, "yaml")
+	default:
+		f = f.fix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where, "", "")
+	}
+	return f, true
+}
+
+// sameRepository: a chart value names the image being updated, also when
+// it leaves the registry out (charts that prepend a global.imageRegistry
+// or a registry value elsewhere): only another repository path is another
+// image.
+func sameRepository(v, img updater.ImageRef) bool {
+	return v.SameImage(img) || v.Registry == "" && v.Name == img.Name
+}
+
+func helmOf(src *argo.ApplicationSource) argo.ApplicationSourceHelm {
+	if src == nil || src.Helm == nil {
+		return argo.ApplicationSourceHelm{}
+	}
+	return *src.Helm
+}
+
+// kustomizeOverride: with git write-back to a kustomization, Image Updater
+// edits its images: list, but Argo CD then runs `kustomize edit set image`
+// in the source path for every entry of the source's kustomize.images (with
+// the .argocd-source files merged in, a list they set replacing the
+// Application's) before it builds (Argo CD v3.5.1 util/kustomize/
+// kustomize.go Build): an entry for the same image with a tag or digest
+// sets it again, and the commit changes nothing that is rendered.
+func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) (Finding, bool) {
+	wb := r.target.WriteBack
+	if wb == nil || wb.Method != updater.WriteBackGit || wb.Target.Kind != updater.TargetKustomization {
+		return Finding{}, false
+	}
+	var images []string
+	where := fmt.Sprintf("Application %s/%s, %s.kustomize.images", r.req.Namespace, r.req.App, r.sourceField(src))
+	fromSpec := true
+	if src.Kustomize != nil {
+		images = src.Kustomize.Images
+	}
+	for _, p := range helmOverrideFiles(src.Path, r.req.App, r.req.Namespace, r.argoNamespace()) {
+		data, err := sc.snap.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var o struct {
+			Kustomize *struct {
+				Images *[]string `json:"images"`
+			} `json:"kustomize"`
+		}
+		if yaml.Unmarshal(data, &o) == nil && o.Kustomize != nil && o.Kustomize.Images != nil {
+			images, where, fromSpec = *o.Kustomize.Images, p+" (kustomize.images, which Argo CD merges into the source)", false
+		}
+	}
+	want := updater.ParseImageRef(orDefault(kustomizeName(im), im.Image.FullName()), r.version)
+	for i, e := range images {
+		name, rest := e, e
+		if n, after, ok := strings.Cut(e, "="); ok {
+			name, rest = n, after
+		}
+		ref := updater.ParseImageRef(rest, r.version)
+		if !updater.ParseImageRef(name, r.version).SameImage(want) && !updater.ParseImageRef(name, r.version).SameImage(im.Image) {
+			continue
+		}
+		if ref.Tag == "" && ref.Digest == "" {
+			continue // renames only: the tag still comes from the kustomization
+		}
+		f := find(CodeKustomizeImageOverride, Fail, fmt.Sprintf("image %s: Image Updater writes its tag to the images: of %s, but %s sets %s, which Argo CD applies over the kustomization (kustomize edit set image) before it builds: Argo CD keeps rendering %s",
+			aliasOr(im), wb.Target.Path, where, e, e)).image(im.Alias).
+			with(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
+		if fromSpec {
+			ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/"), "]", "")
+			f = f.fix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
+				where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
+					r.req.Namespace, r.req.App, ptr, i, e, ptr, i), "sh")
+		} else {
+			f = f.fix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where, "", "")
+		}
+		return f, true
+	}
+	return Finding{}, false
 }

@@ -159,6 +159,8 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	}
 	if tf := r.checkTargetFile(snap, wb, base); tf != nil {
 		out = append(out, *tf)
+	} else if tf := r.checkTargetRendered(ctx, snap, wb, base); tf != nil {
+		out = append(out, *tf)
 	}
 	pushDenied := false
 	if pc, err := r.e.Git.CanPush(ctx, repo, auth); err == nil && !pc.Allowed {
@@ -267,12 +269,93 @@ func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, b
 			with(ev("Image Updater logs", "could not find kustomization in "+t.Path))
 		return &f
 	case updater.TargetHelmValues:
-		if !snap.Exists(t.Path) {
+		if !snap.Exists(t.Path) && !r.version.CreatesHelmValuesTarget() {
 			f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("the values file %q does not exist on %s", t.Path, branch))
 			return &f
 		}
 	}
 	return nil
+}
+
+// checkTargetRendered: a values file Image Updater writes (a helmvalues:
+// target, created when missing) must be one Argo CD reads for the source:
+// the chart's values.yaml or a helm.valueFiles entry (with the
+// .argocd-source files merged in). Otherwise the commit is pushed, counted
+// as an update, and changes nothing that is rendered.
+func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *Finding {
+	if !writesHelmValues(wb.Target) || r.target.SourceKind != updater.AppSourceHelm {
+		return nil
+	}
+	src := r.editedSource(updater.TargetKindHelm)
+	if src == nil {
+		return nil
+	}
+	sc := r.readSource(ctx, src)
+	if sc.notReadable != nil || (sc.snap == nil && sc.chart == nil) {
+		return nil // the source stage says what could not be read
+	}
+	w := r.helmWriteFor(sc, src)
+	exists := snap.Exists(wb.Target.Path)
+	if w.read {
+		if !exists {
+			f := find(CodeWriteBackMethod, Info, fmt.Sprintf("the values file %s does not exist on %s yet; Image Updater creates it on its first commit, and Argo CD reads it as %s", wb.Target.Path, branch, w.where))
+			return &f
+		}
+		return nil
+	}
+	reads := []string{}
+	if !isChartSource(src) {
+		reads = append(reads, path.Join(src.Path, "values.yaml")+" (the chart's values)")
+	}
+	for i, vf := range sc.helm.helm.ValueFiles {
+		reads = append(reads, fmt.Sprintf("helm.valueFiles[%d]: %s", i, vf))
+	}
+	title := fmt.Sprintf("Image Updater writes the image to %s, which Argo CD does not read for %s: it is neither the chart's values.yaml nor in helm.valueFiles, so the commit changes nothing that is rendered", wb.Target.Path, r.req.App)
+	if !exists {
+		title = fmt.Sprintf("Image Updater creates %s on %s and writes the image to it, but Argo CD does not read that file for %s: it is neither the chart's values.yaml nor in helm.valueFiles, so the commit changes nothing that is rendered", wb.Target.Path, branch, r.req.App)
+	}
+	f := find(CodeWriteBackTargetNotRead, Fail, title).
+		with(ev("write-back target", orDefault(wb.Target.Raw, wb.Target.Kind)+" → "+wb.Target.Path), ev("Argo CD reads", orDefault(strings.Join(reads, "; "), "no values file")))
+	rel := wb.Target.Path
+	if !isChartSource(src) {
+		rel = relPath(src.Path, wb.Target.Path)
+	}
+	f = f.fix(fmt.Sprintf("Add %s to the Application's helm.valueFiles (after the files it should override), or point the write-back target at a values file the Application reads.", rel),
+		fmt.Sprintf("Application %s/%s, %s.helm.valueFiles", r.req.Namespace, r.req.App, r.sourceField(src)),
+		r.valueFilesSnippet(src, append(append([]string(nil), sc.helm.helm.ValueFiles...), rel)), "yaml")
+	return &f
+}
+
+// valueFilesSnippet is the Application edit that sets the source's
+// helm.valueFiles to vfs.
+func (r *run) valueFilesSnippet(src *argo.ApplicationSource, vfs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# kubectl -n %s edit application %s\nspec:\n", r.req.Namespace, r.req.App)
+	ind := "      "
+	if i := r.sourceIndex(src); r.app.Spec.Source != src && i >= 0 {
+		fmt.Fprintf(&b, "  sources:\n  - # [%d] %s\n    helm:\n", i, describeSource(src))
+	} else {
+		b.WriteString("  source:\n    helm:\n")
+	}
+	b.WriteString(ind + "valueFiles:\n")
+	for _, v := range vfs {
+		b.WriteString(ind + "- " + v + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// relPath is target relative to the source path, as valueFiles name it.
+func relPath(base, target string) string {
+	base, target = path.Clean(base), path.Clean(target)
+	if base == "." || base == "/" {
+		return target
+	}
+	b, t := strings.Split(base, "/"), strings.Split(target, "/")
+	i := 0
+	for i < len(b) && i < len(t)-1 && b[i] == t[i] {
+		i++
+	}
+	return strings.Repeat("../", len(b)-i) + strings.Join(t[i:], "/")
 }
 
 // commitFailuresInLogs reports Image Updater's own failed commits for the app.

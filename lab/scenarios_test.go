@@ -94,6 +94,16 @@ var silentScenarios = map[string]string{
 	"helm-annotation-alias-not-in-image-list": "no write in the objects yet; nothing fails before it",
 	"helm-parameters-not-in-values":           "no write in the objects yet; nothing fails before it",
 	"report-10-newest-build-tie":              "no write in the objects yet; nothing fails before it",
+
+	// Issue 15, what Argo CD renders: the "before" forms, ahead of Image Updater's cycle.
+	"helm-parameter-pin-overrides-values-writeback-before":          "before Image Updater's cycle: nothing written or logged yet",
+	"helm-values-target-not-read-before":                            "before Image Updater's cycle: nothing written or logged yet",
+	"helm-valuesobject-overrides-values-writeback-before":           "before Image Updater's cycle: nothing written or logged yet",
+	"helm-values-target-in-valuefiles-before":                       "before Image Updater's cycle: nothing written or logged yet",
+	"helm-default-parameters-chart-reads-repository-before":         "before Image Updater's cycle: nothing written or logged yet",
+	"kustomize-images-pin-overrides-kustomization-writeback-before": "before Image Updater's cycle: nothing written or logged yet",
+	"helm-value-file-missing":                                       "before Image Updater's cycle: nothing written or logged yet",
+	"helm-annotation-alias-typo-defaults-render":                    "no write in the objects yet; nothing fails before it",
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).

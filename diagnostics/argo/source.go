@@ -28,6 +28,18 @@ type ApplicationSourceHelm struct {
 	// ValuesObject is inline values as an object; Argo CD prefers it over
 	// Values. Kept raw: the diagnosis only looks keys up in it.
 	ValuesObject json.RawMessage `json:"valuesObject,omitempty"`
+	// FileParameters are passed as --set-file, after the parameters.
+	FileParameters []HelmFileParameter `json:"fileParameters,omitempty"`
+	// IgnoreMissingValueFiles: a valueFiles entry that does not exist is
+	// skipped instead of failing the render.
+	IgnoreMissingValueFiles bool `json:"ignoreMissingValueFiles,omitempty"`
+}
+
+// HelmFileParameter is one source.helm.fileParameters[] entry: the value
+// at Name is the content of the file at Path.
+type HelmFileParameter struct {
+	Name string `json:"name,omitempty"`
+	Path string `json:"path,omitempty"`
 }
 
 // HelmParameter is one source.helm.parameters[] entry.

@@ -19,3 +19,8 @@ func (v Version) RejectsBareKustomizationTarget() bool { return v.AtLeast(1, 3, 
 // .argocd-source-* file (helmvalues or a bare path). v0.x only forces
 // Kustomize from a kustomization target (PR #309).
 func (v Version) ForcesHelmFromWriteBackTarget() bool { return v.UsesCRs() }
+
+// CreatesHelmValuesTarget: git write-back to a helmvalues: file that does
+// not exist creates it ("allow non-exists target file", marshalParamsOverride
+// in pkg/argocd/update.go, v0.17.0+); earlier versions fail the commit.
+func (v Version) CreatesHelmValuesTarget() bool { return v.AtLeast(0, 17, 0) }
