@@ -1,0 +1,171 @@
+package depcheck
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const mod = "github.com/imgupd/imgupd/"
+
+// own names packages of this module, relative to its root.
+func own(rel ...string) Patterns {
+	ps := make(Patterns, len(rel))
+	for i, r := range rel {
+		ps[i] = Pattern(mod + r)
+	}
+	return ps
+}
+
+// ioSources are the module's packages that read the cluster, registries, git
+// servers, chart repositories and forges.
+var ioSources = own("diagnostics/cluster", "diagnostics/argo", "diagnostics/registry", "diagnostics/gitsource",
+	"diagnostics/helmchart", "diagnostics/forge", "diagnostics/fleet", "diagnostics/simulate")
+
+// ioLibraries are the third-party clients behind them.
+var ioLibraries = Patterns{"k8s.io/client-go/...", "github.com/go-git/...",
+	"github.com/google/go-containerregistry/pkg/v1/remote/...", "github.com/google/go-github/...",
+	"github.com/slack-go/..."}
+
+// stdIO is the standard library's network and operating-system I/O. Not in it:
+// net/url and net/netip (parsing) and path/filepath (the model uses Match and
+// Join, which touch no file system).
+var stdIO = Patterns{"net", "net/http/...", "net/rpc/...", "net/smtp", "crypto/tls", "os", "os/...",
+	"io/ioutil", "syscall"}
+
+// namedRule is one rule of this module with the reason it exists; the reason is
+// printed with every violation so that whoever breaks it knows what it protects.
+type namedRule struct {
+	name string
+	why  string
+	rule Rule
+	// pending, when set, is a rule the code breaks today: why it does and what
+	// will make it hold. It is checked like the others, but a violation skips
+	// instead of failing, and the day it holds the test fails so that it is
+	// promoted to a rule that keeps holding.
+	pending string
+}
+
+var rules = []namedRule{
+	{
+		name: "updater/no-own-io",
+		why: "diagnostics/updater is the pure model of Image Updater: given objects, tag lists and metadata it " +
+			"decides; every read belongs to the sources. No code of this module it reaches does network or OS I/O " +
+			"(environment and files included: the caller reads them and passes values in).",
+		rule: NoOwnImport{From: own("diagnostics/updater"), Banned: stdIO},
+	},
+	{
+		name: "updater/no-clients",
+		why:  "diagnostics/updater reaches no I/O client, ours or third-party (client-go, go-git, registry, forge, Slack).",
+		rule: NoDependency{From: own("diagnostics/updater"), Banned: append(ioLibraries, ioSources...)},
+	},
+	{
+		name: "diagnostics/no-transport",
+		why:  "nothing under diagnostics knows about Slack or the chat commands: transports call the engine, never the reverse.",
+		rule: NoDependency{From: own("diagnostics/..."),
+			Banned: append(own("bot/...", "commands/..."), "github.com/slack-go/...")},
+	},
+	{
+		name: "commands/no-slack",
+		why:  "commands is the chat command language, transport-neutral: it must not import slack-go.",
+		rule: NoDependency{From: own("commands/..."), Banned: Patterns{"github.com/slack-go/..."}},
+	},
+	{
+		name: "lab/only-cmd",
+		why: "the lab (fake cluster, in-process registry and git servers) is for tests, `imgupd demo`, `serve --lab` " +
+			"and `config check` of a lab scenario, all in cmd/imgupd; no other production code may import it.",
+		rule: OnlyImportedBy{Of: own("lab/..."), Allowed: own("cmd/imgupd", "lab/...")},
+	},
+	{
+		name: "slacklab/tests-only",
+		why:  "bot/slacklab is the fake Slack of the bot's tests and benchmarks: production code must not import it.",
+		rule: OnlyImportedBy{Of: own("bot/slacklab/..."), Allowed: own("bot/slacklab/...")},
+	},
+	{
+		name: "sources/no-verdicts",
+		why: "the sources (cluster, Argo CD, registry, git, charts, forges, updater logs, network classes) report " +
+			"facts; the engine decides. They must not import the engine, its renderers or the fleet scan.",
+		rule: NoDependency{
+			From: own("diagnostics/cluster", "diagnostics/argo", "diagnostics/registry", "diagnostics/gitsource",
+				"diagnostics/helmchart", "diagnostics/forge", "diagnostics/updaterlog", "diagnostics/netclass",
+				"diagnostics/signature"),
+			Banned: own("diagnostics", "diagnostics/render", "diagnostics/fleet", "diagnostics/simulate"),
+		},
+	},
+	{
+		name: "fleet/no-render",
+		why:  "the fleet scan returns per-app results; rendering them is the renderers' and the bot's job.",
+		rule: NoDependency{From: own("diagnostics/fleet"), Banned: own("diagnostics/render", "bot/...")},
+	},
+	{
+		name: "render/no-clients",
+		why:  "the text and Markdown renderers read a Report and decide nothing: they need no Kubernetes or git client.",
+		rule: NoDependency{From: own("diagnostics/render"), Banned: Patterns{"k8s.io/client-go/...", "github.com/go-git/..."}},
+		pending: "the Report types live in package diagnostics, the engine, which imports client-go and go-git; " +
+			"issue 16 moves them to a report package with no I/O dependencies, and then this rule holds " +
+			"(and the same rule is added for the report package itself).",
+	},
+}
+
+// TestRules checks every rule against the module's production import graph.
+func TestRules(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	g, err := Load(ctx, moduleRoot(t), "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rule about a package that was renamed or moved would pass for ever:
+	// every pattern a rule is about must name at least one package.
+	for _, r := range rules {
+		for _, p := range subjects(r.rule) {
+			if len(g.sorted(Patterns{p})) == 0 {
+				t.Errorf("rule %s: %s names no package of the module", r.name, p)
+			}
+		}
+	}
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			vs := r.rule.Check(g)
+			switch {
+			case r.pending == "" && len(vs) > 0:
+				for _, v := range vs {
+					t.Errorf("rule broken: %s\n\t%s", r.why, v)
+				}
+			case r.pending != "" && len(vs) > 0:
+				t.Skipf("pending rule, broken today (%d imports, e.g.\n\t%s): %s", len(vs), vs[0], r.pending)
+			case r.pending != "":
+				t.Errorf("pending rule %q holds now: make it a rule (drop its pending text) so that it keeps holding", r.name)
+			}
+		})
+	}
+}
+
+// subjects are the packages a rule is about.
+func subjects(r Rule) Patterns {
+	switch r := r.(type) {
+	case NoDependency:
+		return r.From
+	case NoOwnImport:
+		return r.From
+	case OnlyImportedBy:
+		return r.Of
+	}
+	return nil
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == "/dev/null" {
+		t.Fatal("not inside a module")
+	}
+	return filepath.Dir(gomod)
+}
