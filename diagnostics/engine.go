@@ -208,8 +208,7 @@ type run struct {
 	sources       map[string]sourceContent
 	// writeBackRepo is the repository configuration git:repocreds uses.
 	writeBackRepo *repoView
-	gitHead       map[string]string // write-back branch → head hash seen
-	iuCommit      string            // last commit by Image Updater on the write-back branch
+	iuCommit      string // last commit by Image Updater on the write-back branch
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
 	// access holds the API server's answers about who may read which
