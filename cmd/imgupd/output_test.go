@@ -35,6 +35,9 @@ func TestOutputUnknownFormat(t *testing.T) {
 		{"demo --summary", []string{"demo", "--summary"}, all},
 		{"simulate", []string{"simulate", "registry.invalid/team/app"}, `want text or json`},
 		{"config check", []string{"config", "check", "--config", cfg}, `want text or json`},
+		{"explain --all", []string{"explain", "--all"}, `want text or markdown`},
+		// Before the lookup: an unknown code would be another error.
+		{"explain CODE", []string{"explain", "NO_SUCH_CODE"}, `want text or markdown`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,6 +67,7 @@ func TestOutputHelpListsFormats(t *testing.T) {
 		{[]string{"demo"}, "output format: text, json, markdown or blockkit (the Slack payload); without --scenario or --summary: text, json or markdown (default \"text\")"},
 		{[]string{"simulate"}, "output format: text or json (default \"text\")"},
 		{[]string{"config", "check"}, "output format: text or json (default \"text\")"},
+		{[]string{"explain"}, "with --all: text or markdown (docs/findings.md) (default \"text\")"},
 	}
 	for _, tc := range cases {
 		name := strings.Join(tc.cmd, " ")
@@ -102,6 +106,7 @@ func TestOutputCompletion(t *testing.T) {
 		{[]string{"demo"}, []string{"text", "json", "markdown", "blockkit"}},
 		{[]string{"simulate", "nginx"}, []string{"text", "json"}},
 		{[]string{"config", "check"}, []string{"text", "json"}},
+		{[]string{"explain", "--all"}, []string{"text", "markdown"}},
 	}
 	for _, tc := range cases {
 		name := strings.Join(tc.args, " ")
