@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,8 +58,9 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
   kubectl -n imgupd get configmap imgupd-config -o jsonpath='{.data.imgupd\.yaml}' > imgupd.yaml && imgupd config check --config imgupd.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text or json", output)}
+			out := configFormats()
+			if err := out.check(output); err != nil {
+				return &exitError{code: exitNoDecide, err: err}
 			}
 			path, _ := cmd.Flags().GetString("config")
 			if path == "" {
@@ -68,14 +68,8 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
 			}
 			c := checkConfig(v, io, lookupEnv)
 			c.File = path
-			if output == "json" {
-				enc := json.NewEncoder(io.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(c); err != nil {
-					return &exitError{code: exitNoDecide, err: err}
-				}
-			} else {
-				writeCheckedConfig(io, c)
+			if err := out.write(io, output, c); err != nil {
+				return &exitError{code: exitNoDecide, err: err}
 			}
 			if len(c.Problems) > 0 {
 				return &exitError{code: exitNoDecide, err: fmt.Errorf("config %s: %d problem(s); imgupd serve would not start", path, len(c.Problems))}
@@ -83,8 +77,20 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	configFormats().flag(cmd, &output, "output format: %s")
 	return cmd
+}
+
+// configFormats are the formats of a checked configuration: what serve
+// resolves or the problems (on stderr) as text, or the whole as JSON.
+func configFormats() formats[*checkedConfig] {
+	return formats[*checkedConfig]{
+		{name: "text", write: func(io streams, c *checkedConfig) error {
+			writeCheckedConfig(io, c)
+			return nil
+		}},
+		{name: "json", write: func(io streams, c *checkedConfig) error { return writeJSON(io.Out, c) }},
+	}
 }
 
 // checkedConfig is what `config check` found: what serve resolves, or the problems.

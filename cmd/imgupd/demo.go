@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,22 +54,23 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "run one scenario: a built-in name or a file")
-	f.StringVarP(&o.output, "output", "o", "text", "text, json, markdown, or blockkit (the Slack payload, with --scenario)")
+	reportFormats(&o.verbose).flag(cmd, &o.output, "output format: %s; without --scenario or --summary: "+demoListFormats().list(false))
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
-	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o text, json, markdown or blockkit")
+	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o "+summaryFormats().list(false))
 	return cmd
 }
 
 func runDemo(ctx context.Context, o *demoOptions, io streams) error {
-	switch o.output {
-	case "text", "json", "markdown":
-	case "blockkit":
-		if o.scenario == "" && !o.summary {
-			return &exitError{code: exitNoDecide, err: errors.New("--output blockkit prints one report's Slack payload: add --scenario NAME (or --summary)")}
-		}
-	default:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
+	// The flag's formats are a report's (--scenario), which are a
+	// summary's (--summary) too; the scenario list has fewer.
+	if err := reportFormats(&o.verbose).check(o.output); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
+	}
+	list := demoListFormats()
+	if err := list.check(o.output); err != nil && o.scenario == "" && !o.summary {
+		// Only blockkit is a report's format and not the list's.
+		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %s prints one report's Slack payload: add --scenario NAME (or --summary)", o.output)}
 	}
 	if o.summary {
 		if o.scenario != "" {
@@ -94,59 +94,8 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 			failed++
 		}
 	}
-	if o.output == "json" {
-		type row struct {
-			Name          string  `json:"name"`
-			Expected      string  `json:"expected"`
-			ExpectedState string  `json:"expectedState,omitempty"`
-			RootCause     *string `json:"rootCause"`
-			Primary       string  `json:"primary"`
-			State         string  `json:"state,omitempty"`
-			Verdict       string  `json:"verdict,omitempty"`
-			Passed        bool    `json:"passed"`
-			DurationMs    int64   `json:"durationMs"`
-			Error         string  `json:"error,omitempty"`
-		}
-		var rows []row
-		for _, r := range results {
-			x := row{Name: r.sc.Name, Expected: r.sc.Expect, ExpectedState: r.sc.ExpectState, Passed: r.passed, DurationMs: r.took.Milliseconds()}
-			if r.err != nil {
-				x.Error = r.err.Error()
-			} else {
-				x.Primary, x.State, x.Verdict = lab.Primary(r.rep), string(r.rep.State), string(r.rep.Verdict)
-				if rc := r.rep.RootCause; rc != nil {
-					c := string(rc.Code)
-					x.RootCause = &c
-				}
-			}
-			rows = append(rows, x)
-		}
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"scenarios": rows}); err != nil {
-			return &exitError{code: exitNoDecide, err: err}
-		}
-	} else {
-		tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCENARIO\tSTATE\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
-		for _, r := range results {
-			if r.err != nil {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.sc.Name, "error", oneLine(r.err.Error()), r.sc.Expect, r.took.Round(time.Millisecond))
-				continue
-			}
-			mark := "✔"
-			if !r.passed {
-				mark = "✗ MISSED"
-			}
-			want := r.sc.Expect
-			if r.sc.ExpectState != "" {
-				want = r.sc.ExpectState + " " + want
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.State, lab.Primary(r.rep), mark, want, r.took.Round(time.Millisecond))
-		}
-		tw.Flush()
-		fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(results)-failed-broken, failed+broken)
-		fmt.Fprintln(io.Out, "imgupd demo --scenario NAME shows a full report.")
+	if err := list.write(io, o.output, results); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
 	}
 	switch {
 	case broken > 0:
@@ -154,6 +103,75 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	case failed > 0:
 		return &exitError{code: exitFinding, err: fmt.Errorf("%d scenario(s) did not give their expected verdict", failed)}
 	}
+	return nil
+}
+
+// demoListFormats are the formats of the scenario list (demo without
+// --scenario or --summary): a table (text and markdown alike) or JSON.
+func demoListFormats() formats[[]scenarioResult] {
+	return formats[[]scenarioResult]{
+		{name: "text", write: writeScenarioTable},
+		{name: "json", write: writeScenarioJSON},
+		{name: "markdown", write: writeScenarioTable},
+	}
+}
+
+// writeScenarioJSON prints {"scenarios": [...]}, a row per scenario.
+func writeScenarioJSON(io streams, results []scenarioResult) error {
+	type row struct {
+		Name          string  `json:"name"`
+		Expected      string  `json:"expected"`
+		ExpectedState string  `json:"expectedState,omitempty"`
+		RootCause     *string `json:"rootCause"`
+		Primary       string  `json:"primary"`
+		State         string  `json:"state,omitempty"`
+		Verdict       string  `json:"verdict,omitempty"`
+		Passed        bool    `json:"passed"`
+		DurationMs    int64   `json:"durationMs"`
+		Error         string  `json:"error,omitempty"`
+	}
+	var rows []row
+	for _, r := range results {
+		x := row{Name: r.sc.Name, Expected: r.sc.Expect, ExpectedState: r.sc.ExpectState, Passed: r.passed, DurationMs: r.took.Milliseconds()}
+		if r.err != nil {
+			x.Error = r.err.Error()
+		} else {
+			x.Primary, x.State, x.Verdict = lab.Primary(r.rep), string(r.rep.State), string(r.rep.Verdict)
+			if rc := r.rep.RootCause; rc != nil {
+				c := string(rc.Code)
+				x.RootCause = &c
+			}
+		}
+		rows = append(rows, x)
+	}
+	return writeJSON(io.Out, map[string]any{"scenarios": rows})
+}
+
+// writeScenarioTable prints a line per scenario, then the tally.
+func writeScenarioTable(io streams, results []scenarioResult) error {
+	failed := 0
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tSTATE\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
+	for _, r := range results {
+		if r.err != nil {
+			failed++
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.sc.Name, "error", oneLine(r.err.Error()), r.sc.Expect, r.took.Round(time.Millisecond))
+			continue
+		}
+		mark := "✔"
+		if !r.passed {
+			failed++
+			mark = "✗ MISSED"
+		}
+		want := r.sc.Expect
+		if r.sc.ExpectState != "" {
+			want = r.sc.ExpectState + " " + want
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.State, lab.Primary(r.rep), mark, want, r.took.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(results)-failed, failed)
+	fmt.Fprintln(io.Out, "imgupd demo --scenario NAME shows a full report.")
 	return nil
 }
 
@@ -211,10 +229,8 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	if o.output == "text" {
-		fmt.Fprintf(io.Out, "Scenario %s: %s\n\n", sc.Name, strings.TrimSpace(sc.Description))
-	}
-	if err := writeReport(io, rep, o.output, o.verbose); err != nil {
+	heading := fmt.Sprintf("Scenario %s: %s", sc.Name, strings.TrimSpace(sc.Description))
+	if err := reportFormats(&o.verbose).write(io, o.output, reportOutput{report: rep, heading: heading}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if !sc.Matches(rep) {
@@ -264,7 +280,8 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		}
 		return o.command + " demo --scenario " + a.Name
 	}
-	if err := writeSummary(io.Out, fleet.Summarize(res, nil), o.output, render.SummaryOptions{Command: o.command, Next: next}); err != nil {
+	v := summaryOutput{summary: fleet.Summarize(res, nil), opts: render.SummaryOptions{Command: o.command, Next: next}}
+	if err := summaryFormats().write(io, o.output, v); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	switch {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -69,7 +68,7 @@ Exit status, by state:
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, markdown or blockkit (the Slack payload)")
+	reportFormats(&o.verbose).flag(cmd, &o.output, "output format: %s")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
 	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
@@ -82,10 +81,9 @@ Exit status, by state:
 const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them"
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
-	switch o.output {
-	case "text", "json", "markdown", "blockkit":
-	default:
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text, json, markdown or blockkit", o.output)}
+	out := reportFormats(&o.verbose)
+	if err := out.check(o.output); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
 	}
 	forges, err := parseForges(o.forges)
 	if err != nil {
@@ -109,28 +107,40 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	}
 	req.Namespace = o.namespace
 	rep := eng.Diagnose(ctx, req)
-	if err := writeReport(io, rep, o.output, o.verbose); err != nil {
+	if err := out.write(io, o.output, reportOutput{report: rep}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	return reportExit(rep)
 }
 
-func writeReport(io streams, rep *diagnostics.Report, output string, verbose bool) error {
-	switch output {
-	case "json":
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	case "markdown":
-		render.Markdown(io.Out, rep)
-	case "blockkit":
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(blockkit.Report(rep, blockkit.Options{Buttons: true}))
-	default:
-		render.Text(io.Out, rep, render.TextOptions{Verbose: verbose})
+// reportOutput is one report to print.
+type reportOutput struct {
+	report *diagnostics.Report
+	// heading, in text only, is printed above the report with a blank line
+	// (demo --scenario: the scenario and its description).
+	heading string
+}
+
+// reportFormats are the formats of one report (diagnose, demo --scenario);
+// *verbose is read when the report is written, after the flags are parsed.
+func reportFormats(verbose *bool) formats[reportOutput] {
+	return formats[reportOutput]{
+		{name: "text", write: func(io streams, v reportOutput) error {
+			if v.heading != "" {
+				fmt.Fprintf(io.Out, "%s\n\n", v.heading)
+			}
+			render.Text(io.Out, v.report, render.TextOptions{Verbose: *verbose})
+			return nil
+		}},
+		{name: "json", write: func(io streams, v reportOutput) error { return writeJSON(io.Out, v.report) }},
+		{name: "markdown", write: func(io streams, v reportOutput) error {
+			render.Markdown(io.Out, v.report)
+			return nil
+		}},
+		{name: "blockkit", note: "the Slack payload", write: func(io streams, v reportOutput) error {
+			return writeJSON(io.Out, blockkit.Report(v.report, blockkit.Options{Buttons: true}))
+		}},
 	}
-	return nil
 }
 
 // reportExit maps the state to the exit status (State.ExitCode); the report

@@ -25,16 +25,12 @@ func newExplainCmd(io streams) *cobra.Command {
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			out := catalogueFormats()
+			if err := out.check(output); err != nil {
+				return &exitError{code: exitNoDecide, err: err}
+			}
 			if all {
-				if output == "markdown" {
-					writeCatalogueMarkdown(io.Out)
-					return nil
-				}
-				for _, e := range diagnostics.Catalogue() {
-					writeEntry(io.Out, e)
-					fmt.Fprintln(io.Out)
-				}
-				return nil
+				return out.write(io, output, diagnostics.Catalogue())
 			}
 			e, ok := diagnostics.Lookup(args[0])
 			if !ok {
@@ -53,8 +49,26 @@ func newExplainCmd(io streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every code")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "with --all: text or markdown")
+	catalogueFormats().flag(cmd, &output, "with --all: %s")
 	return cmd
+}
+
+// catalogueFormats are the formats of explain --all: every entry as explain
+// CODE prints one, or docs/findings.md.
+func catalogueFormats() formats[[]diagnostics.Entry] {
+	return formats[[]diagnostics.Entry]{
+		{name: "text", write: func(io streams, entries []diagnostics.Entry) error {
+			for _, e := range entries {
+				writeEntry(io.Out, e)
+				fmt.Fprintln(io.Out)
+			}
+			return nil
+		}},
+		{name: "markdown", note: "docs/findings.md", write: func(io streams, entries []diagnostics.Entry) error {
+			writeCatalogueMarkdown(io.Out, entries)
+			return nil
+		}},
+	}
 }
 
 func writeEntry(w io.Writer, e diagnostics.Entry) {
@@ -67,8 +81,9 @@ func writeEntry(w io.Writer, e diagnostics.Entry) {
 	}
 }
 
-// writeCatalogueMarkdown prints docs/findings.md.
-func writeCatalogueMarkdown(w io.Writer) {
+// writeCatalogueMarkdown prints docs/findings.md from the catalogue's
+// entries, in order.
+func writeCatalogueMarkdown(w io.Writer, entries []diagnostics.Entry) {
 	fmt.Fprint(w, `# Finding codes
 
 Every code imgupd reports, with what it means and what to change. Codes are stable: scripts and alerts
@@ -83,7 +98,7 @@ Severity is the code's usual one: **fail** means Image Updater does not update t
 	for _, s := range diagnostics.Stages() {
 		titles[s.ID] = s.Title
 	}
-	for _, e := range diagnostics.Catalogue() {
+	for _, e := range entries {
 		if e.Stage != stage {
 			stage = e.Stage
 			fmt.Fprintf(w, "\n## %s\n\n| code | severity | meaning | fix |\n|---|---|---|---|\n", titles[stage])

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -75,7 +74,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 	f.StringVar(&o.updaterVersion, "updater-version", updater.Latest.Short(), "Image Updater version whose behaviour to reproduce (v0.18, v1.0 ... v1.3)")
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk to the registry over plain HTTP")
 	f.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	simulateFormats(&o.all).flag(cmd, &o.output, "output format: %s")
 	f.BoolVar(&o.all, "all", false, "text output: list every tag instead of the top and a summary")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up after this long")
 	f.IntVar(&o.concurrency, "concurrency", 8, "concurrent metadata fetches")
@@ -85,8 +84,9 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 }
 
 func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
-	if o.output != "text" && o.output != "json" {
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %q: want text or json", o.output)}
+	out := simulateFormats(&o.all)
+	if err := out.check(o.output); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
 	}
 	ver, err := updater.ParseVersion(o.updaterVersion)
 	if err != nil {
@@ -127,20 +127,25 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 		}
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	switch o.output {
-	case "json":
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(simulate.NewJSON(res)); err != nil {
-			return &exitError{code: exitNoDecide, err: err}
-		}
-	default:
-		simulate.WriteText(io.Out, res, simulate.TextOptions{All: o.all})
+	if err := out.write(io, o.output, res); err != nil {
+		return &exitError{code: exitNoDecide, err: err}
 	}
 	if d := res.Decision; d.Err != nil {
 		return &exitError{code: exitFinding, err: fmt.Errorf("Image Updater fails this image: %s", d.Err.Log)}
 	}
 	return nil
+}
+
+// simulateFormats are the formats of a simulation: the pick and a summary
+// (every tag with *all, read when written), or every tag's fate as JSON.
+func simulateFormats(all *bool) formats[simulate.Result] {
+	return formats[simulate.Result]{
+		{name: "text", write: func(io streams, res simulate.Result) error {
+			simulate.WriteText(io.Out, res, simulate.TextOptions{All: *all})
+			return nil
+		}},
+		{name: "json", write: func(io streams, res simulate.Result) error { return writeJSON(io.Out, simulate.NewJSON(res)) }},
+	}
 }
 
 // clusterCredentials resolves env: and ext: locally and reads pullsecret: and

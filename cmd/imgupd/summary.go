@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -87,7 +86,7 @@ Exit status, by the worst state of any app:
 	f.StringArrayVar(&o.projects, "project", nil, "the Applications' Argo CD project (repeatable)")
 	f.StringArrayVar(&o.names, "name", nil, "the Applications' name, a glob (repeatable)")
 	f.StringVarP(&o.selector, "selector", "l", "", "label selector of the Applications (kubectl's syntax: team=checkout,tier!=batch)")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, markdown or blockkit (the Slack payload)")
+	summaryFormats().flag(cmd, &o.output, "output format: %s")
 	f.IntVar(&o.concurrency, "concurrency", fleet.DefaultConcurrency, "Applications diagnosed at once")
 	f.DurationVar(&o.deadline, "deadline", fleet.DefaultDeadline, "deadline for the whole scan; what did not finish is unknown")
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
@@ -100,7 +99,8 @@ Exit status, by the worst state of any app:
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
 	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
-	if err := checkSummaryOutput(o.output); err != nil {
+	out := summaryFormats()
+	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
 	if o.concurrency <= 0 {
@@ -129,38 +129,37 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 		return fail(err)
 	}
 	s := fleet.Summarize(res, nil)
-	if err := writeSummary(io.Out, s, o.output, render.SummaryOptions{Command: command}); err != nil {
+	if err := out.write(io, o.output, summaryOutput{summary: s, opts: render.SummaryOptions{Command: command}}); err != nil {
 		return fail(err)
 	}
 	return stateExit(s.Worst)
 }
 
-func checkSummaryOutput(output string) error {
-	switch output {
-	case "text", "json", "markdown", "blockkit":
-		return nil
-	}
-	return fmt.Errorf("--output %q: want text, json, markdown or blockkit", output)
+// summaryOutput is a summary to print and how the text forms name the
+// next step.
+type summaryOutput struct {
+	summary fleet.Summary
+	opts    render.SummaryOptions
 }
 
-// writeSummary prints a summary: text, JSON (the fleet.Summary), Markdown,
-// or the Slack payload the bot posts.
-func writeSummary(w goio.Writer, s fleet.Summary, output string, o render.SummaryOptions) error {
-	switch output {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
-	case "markdown":
-		render.SummaryMarkdownWith(w, s, o)
-	case "blockkit":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(blockkit.Summary(s, blockkit.SummaryOptions{Buttons: true}))
-	default:
-		render.SummaryText(w, s, o)
+// summaryFormats are the formats of a fleet summary (summary, demo
+// --summary): text, JSON (the fleet.Summary), Markdown, or the Slack
+// payload the bot posts.
+func summaryFormats() formats[summaryOutput] {
+	return formats[summaryOutput]{
+		{name: "text", write: func(io streams, v summaryOutput) error {
+			render.SummaryText(io.Out, v.summary, v.opts)
+			return nil
+		}},
+		{name: "json", write: func(io streams, v summaryOutput) error { return writeJSON(io.Out, v.summary) }},
+		{name: "markdown", write: func(io streams, v summaryOutput) error {
+			render.SummaryMarkdownWith(io.Out, v.summary, v.opts)
+			return nil
+		}},
+		{name: "blockkit", note: "the Slack payload", write: func(io streams, v summaryOutput) error {
+			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))
+		}},
 	}
-	return nil
 }
 
 // stateExit is the exit status of a state (State.ExitCode); the output is
