@@ -60,6 +60,7 @@ demo:
 ## bench: the benchmarks named in the issues, with ratios (see bench/README.md)
 bench:
 	BENCHTIME=$(BENCHTIME) GO=$(GO) ./bench/simulate.sh
+	GO=$(GO) ./bench/simulate-process.sh
 	GO=$(GO) ./bench/bot.sh
 	GO=$(GO) ./bench/fleet.sh
 	GO=$(GO) ./bench/soak.sh

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 
@@ -84,13 +85,19 @@ func (e *ParseError) Error() string {
 	return s
 }
 
+// lazyRE compiles expr on first use rather than at package init (start-up
+// cost for commands that never use it); a bad pattern panics then.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
-	mentionRE = regexp.MustCompile(`^<@[A-Z0-9]+(\|[^>]*)?>$`)
+	mentionRE = lazyRE(`^<@[A-Z0-9]+(\|[^>]*)?>$`)
 	// Kubernetes object names (DNS-1123 subdomain) and namespaces (label).
-	nameRE      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
-	namespaceRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	codeRE      = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-	aliasRE     = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9-._]*$`)
+	nameRE      = lazyRE(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+	namespaceRE = lazyRE(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	codeRE      = lazyRE(`^[A-Za-z][A-Za-z0-9_]*$`)
+	aliasRE     = lazyRE(`^[a-zA-Z0-9][a-zA-Z0-9-._]*$`)
 )
 
 // maxInput bounds what is parsed; chat messages can be long.
@@ -103,7 +110,7 @@ func Parse(text string) (Command, error) {
 		return nil, &ParseError{Input: text[:64] + "…", Reason: fmt.Sprintf("the command is longer than %d characters", maxInput)}
 	}
 	words := strings.Fields(text)
-	for len(words) > 0 && mentionRE.MatchString(words[0]) {
+	for len(words) > 0 && mentionRE().MatchString(words[0]) {
 		words = words[1:]
 	}
 	if len(words) == 0 {
@@ -134,7 +141,7 @@ func Parse(text string) (Command, error) {
 		if len(args) != 1 {
 			return nil, &ParseError{Input: text, Reason: "explain takes one finding code, e.g. `explain LIVE_IMAGE_NOT_LIVE`"}
 		}
-		if !codeRE.MatchString(args[0]) || len(args[0]) > 64 {
+		if !codeRE().MatchString(args[0]) || len(args[0]) > 64 {
 			return nil, &ParseError{Input: text, Reason: fmt.Sprintf("%q is not a finding code (letters, digits and _)", clip(args[0]))}
 		}
 		return Explain{Code: strings.ToUpper(args[0])}, nil
@@ -146,7 +153,7 @@ func Parse(text string) (Command, error) {
 	pe := &ParseError{Input: text, Reason: fmt.Sprintf("unknown command %q", clip(words[0]))}
 	if near := nearestVerb(verb); near != "" {
 		pe.Suggestion = strings.Join(append([]string{near}, args...), " ")
-	} else if len(words) == 1 && nameRE.MatchString(verb) {
+	} else if len(words) == 1 && nameRE().MatchString(verb) {
 		// "/imgupd myapp" most likely means "diagnose myapp".
 		pe.Suggestion = "diagnose " + verb
 	}
@@ -191,7 +198,7 @@ func parseTags(args []string) (Command, error) {
 		t.Namespace = ns
 	}
 	if len(rest) == 2 {
-		if !aliasRE.MatchString(rest[1]) || len(rest[1]) > 253 {
+		if !aliasRE().MatchString(rest[1]) || len(rest[1]) > 253 {
 			return nil, &ParseError{Input: "tags", Reason: fmt.Sprintf("%q is not an image alias", clip(rest[1]))}
 		}
 		t.Alias = rest[1]
@@ -203,14 +210,14 @@ func parseTags(args []string) (Command, error) {
 func appRef(verb, s string) (app, ns string, err error) {
 	if n, a, ok := strings.Cut(s, "/"); ok {
 		ns, s = n, a
-		if !namespaceRE.MatchString(ns) || len(ns) > 63 {
+		if !namespaceRE().MatchString(ns) || len(ns) > 63 {
 			return "", "", &ParseError{Input: s, Reason: fmt.Sprintf("%q is not a namespace name", clip(ns))}
 		}
 	}
-	if !nameRE.MatchString(s) || len(s) > 253 {
+	if !nameRE().MatchString(s) || len(s) > 253 {
 		reason := fmt.Sprintf("%q is not an Application name (lower-case letters, digits, - and .)", clip(s))
 		pe := &ParseError{Input: s, Reason: reason}
-		if low := strings.ToLower(s); nameRE.MatchString(low) {
+		if low := strings.ToLower(s); nameRE().MatchString(low) {
 			pe.Suggestion = verb + " " + low
 		}
 		return "", "", pe
@@ -234,7 +241,7 @@ func takeFlags(input string, args []string, namespace, cluster *string) ([]strin
 				i++
 				val = args[i]
 			}
-			if !namespaceRE.MatchString(val) || len(val) > 63 {
+			if !namespaceRE().MatchString(val) || len(val) > 63 {
 				return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name", clip(val))}
 			}
 			*namespace = val
@@ -246,7 +253,7 @@ func takeFlags(input string, args []string, namespace, cluster *string) ([]strin
 				i++
 				val = args[i]
 			}
-			if !nameRE.MatchString(val) || len(val) > 253 {
+			if !nameRE().MatchString(val) || len(val) > 253 {
 				return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a cluster name", clip(val))}
 			}
 			*cluster = val
@@ -277,7 +284,7 @@ func clip(s string) string {
 }
 
 // ValidClusterName reports whether s can be named by `--cluster`.
-func ValidClusterName(s string) bool { return nameRE.MatchString(s) && len(s) <= 253 }
+func ValidClusterName(s string) bool { return nameRE().MatchString(s) && len(s) <= 253 }
 
 // HelpText lists the commands, for chat.
 func HelpText() string {

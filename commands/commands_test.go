@@ -119,11 +119,11 @@ func FuzzParse(f *testing.F) {
 		}
 		switch c := c.(type) {
 		case Diagnose:
-			if !nameRE.MatchString(c.App) || (c.Namespace != "" && !namespaceRE.MatchString(c.Namespace)) {
+			if !nameRE().MatchString(c.App) || (c.Namespace != "" && !namespaceRE().MatchString(c.Namespace)) {
 				t.Fatalf("Parse(%q) = %#v", s, c)
 			}
 		case Tags:
-			if !nameRE.MatchString(c.App) {
+			if !nameRE().MatchString(c.App) {
 				t.Fatalf("Parse(%q) = %#v", s, c)
 			}
 		case Summary:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -79,10 +78,10 @@ type Decision struct {
 }
 
 var (
-	channelIDRE = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
-	userIDRE    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	groupIDRE   = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
-	channelRE   = regexp.MustCompile(`^#?[a-z0-9][a-z0-9_-]{0,79}$`)
+	channelIDRE = lazyRE(`^[CGD][A-Z0-9]{2,}$`)
+	userIDRE    = lazyRE(`^[UW][A-Z0-9]{2,}$`)
+	groupIDRE   = lazyRE(`^S[A-Z0-9]{2,}$`)
+	channelRE   = lazyRE(`^#?[a-z0-9][a-z0-9_-]{0,79}$`)
 )
 
 // Validate reports every mistake in the policy, naming the rule and value.
@@ -100,17 +99,17 @@ func (p *Policy) Validate() error {
 			bad(`names no channels, users or groups; use channels: ["*"] to admit everyone in every channel`)
 		}
 		for _, c := range r.Channels {
-			if c != "*" && c != "dm" && !channelIDRE.MatchString(c) && !channelRE.MatchString(c) {
+			if c != "*" && c != "dm" && !channelIDRE().MatchString(c) && !channelRE().MatchString(c) {
 				bad("channel %q is neither a channel ID (C0123ABC), a name (#deploys), \"*\" nor \"dm\"", c)
 			}
 		}
 		for _, u := range r.Users {
-			if !userIDRE.MatchString(u) {
+			if !userIDRE().MatchString(u) {
 				bad("user %q is not a Slack user ID (U0123ABC); find it in the user's profile, More → Copy member ID", u)
 			}
 		}
 		for _, g := range r.Groups {
-			if !groupIDRE.MatchString(g) {
+			if !groupIDRE().MatchString(g) {
 				bad("group %q is not a Slack user group ID (S0123ABC)", g)
 			}
 		}
@@ -169,7 +168,7 @@ func channelMatches(c string, pr Principal) bool {
 		return !pr.KindUnknown
 	case c == "dm":
 		return pr.DM
-	case channelIDRE.MatchString(c):
+	case channelIDRE().MatchString(c):
 		return c == pr.Channel
 	}
 	return pr.ChannelName != "" && strings.TrimPrefix(c, "#") == pr.ChannelName
@@ -316,7 +315,7 @@ func where(pr Principal) string {
 // ValidChannel reports whether c names one channel as the rules write it: an ID (C0123ABC,
 // G0123ABC) or a name (#deploys or deploys); not "*", "dm" or a direct message.
 func ValidChannel(c string) bool {
-	return c != "*" && c != "dm" && !strings.HasPrefix(c, "D") && (channelIDRE.MatchString(c) || channelRE.MatchString(c))
+	return c != "*" && c != "dm" && !strings.HasPrefix(c, "D") && (channelIDRE().MatchString(c) || channelRE().MatchString(c))
 }
 
 // sameChannel reports whether a rule's channel entry names the channel ch (an ID or a name, as
@@ -328,7 +327,7 @@ func sameChannel(entry, ch string) bool {
 		return true
 	case entry == "dm":
 		return false
-	case channelIDRE.MatchString(entry) || channelIDRE.MatchString(ch):
+	case channelIDRE().MatchString(entry) || channelIDRE().MatchString(ch):
 		return entry == ch
 	}
 	return strings.TrimPrefix(entry, "#") == strings.TrimPrefix(ch, "#")
@@ -369,7 +368,7 @@ func (p *Policy) ChannelVisible(ch string) func(Scope) bool {
 func (p *Policy) CheckChannelScope(ch string, namespaces, projects []string) error {
 	rules := p.ChannelRules(ch)
 	where := ch
-	if !channelIDRE.MatchString(ch) {
+	if !channelIDRE().MatchString(ch) {
 		where = "#" + strings.TrimPrefix(ch, "#")
 	}
 	if len(rules) == 0 {

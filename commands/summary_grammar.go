@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -21,8 +20,8 @@ const summaryUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB
 
 var (
 	// Namespace and Application name globs: the names' characters and path.Match's * ? [ ].
-	namespaceGlobRE = regexp.MustCompile(`^[a-z0-9*?\[\]^-]+$`)
-	nameGlobRE      = regexp.MustCompile(`^[a-z0-9.*?\[\]^-]+$`)
+	namespaceGlobRE = lazyRE(`^[a-z0-9*?\[\]^-]+$`)
+	nameGlobRE      = lazyRE(`^[a-z0-9.*?\[\]^-]+$`)
 )
 
 // maxSelector bounds a label selector.
@@ -62,21 +61,21 @@ func parseSummary(input string, words []string) (Command, error) {
 		switch name {
 		case "-n", "--namespace":
 			for _, v := range splitValues(val) {
-				if !namespaceGlobRE.MatchString(v) || len(v) > 63 || !validGlob(v) {
+				if !namespaceGlobRE().MatchString(v) || len(v) > 63 || !validGlob(v) {
 					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", clip(v))}
 				}
 				sc.Namespaces = appendOnce(sc.Namespaces, v)
 			}
 		case "--project":
 			for _, v := range splitValues(val) {
-				if !nameRE.MatchString(v) || len(v) > 253 {
+				if !nameRE().MatchString(v) || len(v) > 253 {
 					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", clip(v))}
 				}
 				sc.Projects = appendOnce(sc.Projects, v)
 			}
 		case "--name":
 			for _, v := range splitValues(val) {
-				if !nameGlobRE.MatchString(v) || len(v) > 253 || !validGlob(v) {
+				if !nameGlobRE().MatchString(v) || len(v) > 253 || !validGlob(v) {
 					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", clip(v))}
 				}
 				sc.Names = appendOnce(sc.Names, v)
@@ -97,7 +96,7 @@ func parseSummary(input string, words []string) (Command, error) {
 	}
 	if len(rest) > 0 {
 		pe := &ParseError{Input: input, Reason: fmt.Sprintf("summary takes options, not words like %q (%s)", clip(rest[0]), summaryUsage)}
-		if len(rest) == 1 && namespaceGlobRE.MatchString(rest[0]) && validGlob(rest[0]) {
+		if len(rest) == 1 && namespaceGlobRE().MatchString(rest[0]) && validGlob(rest[0]) {
 			pe.Suggestion = "summary -n " + rest[0]
 		}
 		return nil, pe

@@ -279,7 +279,7 @@ func siblingRepository(layers []helmLayer, tagKey string) (string, string, bool)
 func valueAt(v any, p string) (any, bool) {
 	for _, seg := range splitValuePath(p) {
 		name, idx := seg, -1
-		if m := indexRE.FindStringSubmatch(seg); m != nil {
+		if m := indexRE().FindStringSubmatch(seg); m != nil {
 			name = m[1]
 			idx, _ = strconv.Atoi(m[2])
 		}

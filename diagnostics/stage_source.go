@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -451,7 +452,13 @@ func mergeValues(dst, src map[string]any) {
 	}
 }
 
-var indexRE = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
+// lazyRE compiles expr on first use rather than at package init (start-up
+// cost for commands that never use it); a bad pattern panics then.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var indexRE = lazyRE(`^(.*)\[(\d+)\]$`)
 
 func splitValuePath(p string) []string {
 	var out []string
@@ -531,7 +538,7 @@ func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource
 		"manifestTargets:\n  kustomize:\n    name: "+used[0], "yaml")}
 }
 
-var imageLineRE = regexp.MustCompile(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
+var imageLineRE = lazyRE(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
 
 // kustomizeImages collects image names from a kustomization directory: its
 // images[].name entries and image: fields of its YAML files, following
@@ -571,7 +578,7 @@ func kustomizeImages(snap *gitsource.Snapshot, dir string, depth int) []string {
 	for _, f := range files {
 		if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
 			if data, err := snap.ReadFile(path.Join(dir, f)); err == nil {
-				for _, m := range imageLineRE.FindAllStringSubmatch(string(data), -1) {
+				for _, m := range imageLineRE().FindAllStringSubmatch(string(data), -1) {
 					addName(m[1])
 				}
 			}

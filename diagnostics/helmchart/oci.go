@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -33,8 +34,14 @@ const (
 	digestPrefixSHA256 = "sha256:"
 )
 
+// lazyRE compiles expr on first use rather than at package init (start-up
+// cost for commands that never use it); a bad pattern panics then.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // tagPattern is the distribution spec's tag grammar.
-var tagPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+var tagPattern = lazyRE(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 
 // ociHelm reads a Helm chart from an OCI registry as the repo-server does
 // for a chart with a scheme-less repoURL (or enableOCI): a pinned version
@@ -67,7 +74,7 @@ func (s *session) ociHelm(ctx context.Context, src Source) (*Chart, error) {
 		}
 	}
 	tag := ociTag(version)
-	if !tagPattern.MatchString(tag) {
+	if !tagPattern().MatchString(tag) {
 		return nil, &Error{Kind: InvalidSource, Op: "source", URL: ociSchemePrefix + repo.Name(),
 			detail: fmt.Sprintf("targetRevision %q is not a valid OCI tag", errtext.OneLine(tag))}
 	}
@@ -221,7 +228,7 @@ func directRef(repo name.Repository, rev string) (ref name.Reference, version st
 		}
 		return d, rev, true
 	}
-	if !tagPattern.MatchString(rev) {
+	if !tagPattern().MatchString(rev) {
 		return nil, "", false
 	}
 	return repo.Tag(rev), fromOCITag(rev), true

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -173,7 +172,7 @@ func (t Targeting) HasProblem(code string) bool {
 
 func (t *Targeting) add(p ...Problem) { t.Problems = append(t.Problems, p...) }
 
-var specificitySetRE = regexp.MustCompile(`\[.*?]`)
+var specificitySetRE = lazyRE(`\[.*?]`)
 
 // Specificity is calculateSpecificity: 1,000,000 when namePattern has none
 // of "*?[]"; plus the number of characters left after deleting "[...]"
@@ -187,7 +186,7 @@ func Specificity(ref ApplicationRef) int {
 	}
 	lit := p
 	if strings.Contains(p, "[") {
-		lit = specificitySetRE.ReplaceAllString(p, "")
+		lit = specificitySetRE().ReplaceAllString(p, "")
 	}
 	score += len(lit) - strings.Count(lit, "*") - strings.Count(lit, "?")
 	if ref.LabelSelectors != nil {

@@ -2,7 +2,6 @@ package updater
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -31,7 +30,7 @@ func ParseConstraint(s string) (*semver.Constraints, error) {
 }
 
 // constraintPart matches one Masterminds comparison: operator and operand.
-var constraintPart = regexp.MustCompile(`^\s*(!=|>=|=>|<=|=<|>|<|=|~>|~|\^)?\s*v?([0-9xX*]+)(?:\.([0-9xX*]+))?(?:\.([0-9xX*]+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$`)
+var constraintPart = lazyRE(`^\s*(!=|>=|=>|<=|=<|>|<|=|~>|~|\^)?\s*v?([0-9xX*]+)(?:\.([0-9xX*]+))?(?:\.([0-9xX*]+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$`)
 
 // ExplainConstraint says in plain words which versions a constraint admits,
 // following Masterminds/semver v3 semantics ("1.20" is a tilde range, "^0.1"
@@ -100,7 +99,7 @@ func explainPart(p string) (string, bool) {
 	if lo, hi, ok := strings.Cut(p, " - "); ok {
 		return fmt.Sprintf(">=%s and <=%s", strings.TrimSpace(lo), strings.TrimSpace(hi)), true
 	}
-	m := constraintPart.FindStringSubmatch(p)
+	m := constraintPart().FindStringSubmatch(p)
 	if m == nil {
 		return "", false
 	}
@@ -189,7 +188,7 @@ func ExactPin(c string) (string, bool) {
 	if len(parts) != 1 {
 		return "", false
 	}
-	m := constraintPart.FindStringSubmatch(parts[0])
+	m := constraintPart().FindStringSubmatch(parts[0])
 	if m == nil || (m[1] != "" && m[1] != "=") {
 		return "", false
 	}

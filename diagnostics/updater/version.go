@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // Version is an Image Updater release, the switch for every behaviour that
@@ -32,7 +33,13 @@ var (
 // KnownVersions lists the releases the model was written against, oldest first.
 func KnownVersions() []Version { return []Version{V0_18, V1_0, V1_1, V1_2, V1_3} }
 
-var versionRE = regexp.MustCompile(`^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$`)
+// lazyRE compiles expr on first use rather than at package init (start-up
+// cost for commands that never use it); a bad pattern panics then.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var versionRE = lazyRE(`^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$`)
 
 // VersionError says why a version string could not be read.
 type VersionError struct {
@@ -48,7 +55,7 @@ func (e *VersionError) Error() string {
 // a flag: "v1.3.0", "1.2", "v0.18.1", or a main-branch build "v99.9.9+abc123".
 // Versions before v0.18 are read but behave like v0.18.
 func ParseVersion(s string) (Version, error) {
-	m := versionRE.FindStringSubmatch(s)
+	m := versionRE().FindStringSubmatch(s)
 	if m == nil {
 		return Version{}, &VersionError{Input: s, Reason: "want vMAJOR.MINOR[.PATCH], e.g. v1.3.0"}
 	}

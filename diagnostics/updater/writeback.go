@@ -3,7 +3,6 @@ package updater
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -154,14 +153,14 @@ func ParseWriteBackMethod(s string) (WriteBackMethod, error) {
 	return out, nil
 }
 
-var writeBackMethodCRDPattern = regexp.MustCompile(`^(argocd|git|git:[a-zA-Z0-9][a-zA-Z0-9-._/:]*)$`)
+var writeBackMethodCRDPattern = lazyRE(`^(argocd|git|git:[a-zA-Z0-9][a-zA-Z0-9-._/:]*)$`)
 
 // CheckWriteBackMethodPattern applies the CRD's pattern for
 // writeBackConfig.method. The API server rejects a CR whose method does not
 // match, so a stored CR always passes; a manifest that fails was never
 // applied. Annotations are not checked against it.
 func CheckWriteBackMethodPattern(s string) error {
-	if writeBackMethodCRDPattern.MatchString(s) {
+	if writeBackMethodCRDPattern().MatchString(s) {
 		return nil
 	}
 	return &WriteBackError{Part: "method", Value: s,

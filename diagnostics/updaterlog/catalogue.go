@@ -3,6 +3,7 @@ package updaterlog
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -371,8 +372,9 @@ var entries = []Entry{
 		Meaning: "the controller crashed; look at the stack trace and restart count"},
 }
 
-// catalogue is the compiled, immutable form of entries.
-var catalogue = compileCatalogue(entries)
+// catalogue is the compiled, immutable form of entries, compiled on first
+// use (Classify, Lookup, Catalogue) rather than at package init.
+var catalogue = sync.OnceValue(func() []Entry { return compileCatalogue(entries) })
 
 func compileCatalogue(src []Entry) []Entry {
 	out := make([]Entry, len(src))
@@ -395,8 +397,7 @@ func compileCatalogue(src []Entry) []Entry {
 // Catalogue returns the catalogued messages, in table order. The slice is a
 // copy; changing it does not change Classify.
 func Catalogue() []Entry {
-	out := make([]Entry, len(catalogue))
-	copy(out, catalogue)
+	out := append([]Entry(nil), catalogue()...)
 	for i := range out {
 		out[i].Formats = append([]string(nil), out[i].Formats...)
 		out[i].Captures = append([]string(nil), out[i].Captures...)
@@ -406,7 +407,7 @@ func Catalogue() []Entry {
 
 // Lookup returns the catalogue entry for a code.
 func Lookup(code string) (Entry, bool) {
-	for _, e := range catalogue {
+	for _, e := range catalogue() {
 		if e.Code == code {
 			return e, true
 		}
@@ -438,7 +439,7 @@ func Classify(l Line) (Match, bool) {
 	if msg == "" {
 		return Match{}, false
 	}
-	for _, e := range catalogue {
+	for _, e := range catalogue() {
 		for _, p := range e.patterns {
 			if !strings.HasPrefix(msg, p.prefix) {
 				continue

@@ -1,6 +1,9 @@
 package updaterlog
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // Cause is a known error text that appears inside a catalogued message's
 // error (e.g. `no basic auth credentials` inside `Could not get tags from
@@ -18,7 +21,11 @@ type Cause struct {
 
 // causes is ordered from specific to general; the first match wins. A cause
 // code equals a message code where the error is also logged on its own.
-var causes = compileCauses([]Cause{
+// They are compiled on first use, not at package init.
+var causes = sync.OnceValue(func() []Cause { return compileCauses(causeTable) })
+
+// causeTable is the source of causes.
+var causeTable = []Cause{
 	{Code: "creds.no_auth_entry", Pattern: `no valid auth entry for registry (\S+) found in image pull secret`, Captures: []string{"registry_url"},
 		Meaning: "the pull secret has no auths key starting with the registry's API URL or host (Docker Hub needs https://registry-1.docker.io, not index.docker.io/v1/)"},
 	{Code: "creds.env_unset", Pattern: `env '([^']*)' is not set`, Captures: []string{"env"},
@@ -77,9 +84,10 @@ var causes = compileCauses([]Cause{
 		Meaning: "the write-back branch does not exist (a branch without ':' must already exist)"},
 	{Code: "k8s.conflict", Pattern: `the object has been modified`,
 		Meaning: "the Application changed while it was being updated"},
-})
+}
 
-func compileCauses(src []Cause) []Cause {
+func compileCauses(table []Cause) []Cause {
+	src := append([]Cause(nil), table...)
 	for i := range src {
 		src[i].re = regexp.MustCompile(src[i].Pattern)
 		if src[i].re.NumSubexp() != len(src[i].Captures) {
@@ -91,12 +99,12 @@ func compileCauses(src []Cause) []Cause {
 
 // Causes returns the known error causes, in matching order (a copy).
 func Causes() []Cause {
-	return append([]Cause(nil), causes...)
+	return append([]Cause(nil), causes()...)
 }
 
 // classifyCause finds the first known cause in an error text.
 func classifyCause(text string) (string, map[string]string, bool) {
-	for _, c := range causes {
+	for _, c := range causes() {
 		sub := c.re.FindStringSubmatch(text)
 		if sub == nil {
 			continue

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -201,33 +202,40 @@ func capUTF8(s string, n int) string {
 	return s[:n]
 }
 
+// lazyRE compiles expr the first time it is used, not at package init: a
+// command that reads no log (simulate, version) does not pay for the
+// patterns. A bad pattern still panics, on first use; the tests use them all.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
 	// kubectl logs --prefix
-	kubectlPrefixRE = regexp.MustCompile(`^\[pod/[^\]\s]+\] `)
+	kubectlPrefixRE = lazyRE(`^\[pod/[^\]\s]+\] `)
 	// kubectl logs --timestamps
-	kubectlTimeRE = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) `)
-	ansiRE        = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	kubectlTimeRE = lazyRE(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) `)
+	ansiRE        = lazyRE("\x1b\\[[0-9;]*[A-Za-z]")
 	// the level, then [time] or (DisableTimestamp) a space
-	ttyRE = regexp.MustCompile(`^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)(?:\[([^\]]*)\] ?| )(.*)$`)
+	ttyRE = lazyRE(`^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)(?:\[([^\]]*)\] ?| )(.*)$`)
 	// container runtime (CRI) log files: <time> <stream> <P|F> <line>
-	criRE        = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\S+) (?:stdout|stderr) [FP] `)
-	klogRE       = regexp.MustCompile(`^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+\d+ [^\]\s]+\] ?(.*)$`)
-	zapRE        = regexp.MustCompile(`^(\d{4}-\d\d-\d\d[T ]\S+)\t(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t(.*)$`)
-	panicStartRE = regexp.MustCompile(`^(panic: |fatal error: )`)
-	frameRE      = regexp.MustCompile(`^[\w.\-/*()\[\]]+\(.*\)$`)
+	criRE        = lazyRE(`^(\d{4}-\d\d-\d\dT\S+) (?:stdout|stderr) [FP] `)
+	klogRE       = lazyRE(`^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+\d+ [^\]\s]+\] ?(.*)$`)
+	zapRE        = lazyRE(`^(\d{4}-\d\d-\d\d[T ]\S+)\t(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t(.*)$`)
+	panicStartRE = lazyRE(`^(panic: |fatal error: )`)
+	frameRE      = lazyRE(`^[\w.\-/*()\[\]]+\(.*\)$`)
 )
 
 func parseLine(raw string) Line {
 	l := Line{Raw: raw}
 	body := raw
-	if m := kubectlPrefixRE.FindString(body); m != "" {
+	if m := kubectlPrefixRE().FindString(body); m != "" {
 		body = body[len(m):]
 	}
 	var prefixTime time.Time
-	if m := criRE.FindStringSubmatch(body); m != nil {
+	if m := criRE().FindStringSubmatch(body); m != nil {
 		prefixTime = parseTime(m[1])
 		body = body[len(m[0]):]
-	} else if m := kubectlTimeRE.FindStringSubmatch(body); m != nil {
+	} else if m := kubectlTimeRE().FindStringSubmatch(body); m != nil {
 		if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
 			prefixTime = t
 			body = body[len(m[0]):]
@@ -240,7 +248,7 @@ func parseLine(raw string) Line {
 	case parseTTY(trimmed, &l):
 	case parseKlog(trimmed, &l):
 	case parseZap(trimmed, &l):
-	case panicStartRE.MatchString(trimmed):
+	case panicStartRE().MatchString(trimmed):
 		l.Format = FormatPanic
 		l.Level = LevelFatal
 		l.Msg = trimmed
@@ -266,7 +274,7 @@ func isPanicContinuation(raw string) bool {
 		strings.HasPrefix(t, "...additional frames elided..."):
 		return true
 	}
-	return frameRE.MatchString(t)
+	return frameRE().MatchString(t)
 }
 
 // NormalizeLevel maps the level spellings of logrus (text, JSON, terminal),
@@ -512,8 +520,8 @@ var ttyCounterKeys = map[string]bool{
 // message is padded to 44 columns; the fields are the longest tail that is a
 // sequence of key=value pairs starting at or after that column.
 func parseTTY(s string, l *Line) bool {
-	s = ansiRE.ReplaceAllString(s, "")
-	m := ttyRE.FindStringSubmatch(s)
+	s = ansiRE().ReplaceAllString(s, "")
+	m := ttyRE().FindStringSubmatch(s)
 	if m == nil {
 		return false
 	}
@@ -547,7 +555,7 @@ func parseTTY(s string, l *Line) bool {
 }
 
 func parseKlog(s string, l *Line) bool {
-	m := klogRE.FindStringSubmatch(s)
+	m := klogRE().FindStringSubmatch(s)
 	if m == nil {
 		return false
 	}
@@ -559,7 +567,7 @@ func parseKlog(s string, l *Line) bool {
 }
 
 func parseZap(s string, l *Line) bool {
-	m := zapRE.FindStringSubmatch(s)
+	m := zapRE().FindStringSubmatch(s)
 	if m == nil {
 		return false
 	}

@@ -1,9 +1,6 @@
 package updaterlog
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Mask replaces every secret Redact finds.
 const Mask = "***"
@@ -19,31 +16,31 @@ const secretKey = `(?:password|passwd|passphrase|secret_?key|client_?secret|acce
 var secretKeywords = []string{"pass", "secret", "key", "token", "pwd", "pw", "auth"}
 
 var (
-	privateKeyRE = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
+	privateKeyRE = lazyRE(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
 	// Authorization: <scheme> <credentials>, as header, field or JSON member.
-	authHeaderRE = regexp.MustCompile(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
-	bearerRE     = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
+	authHeaderRE = lazyRE(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
+	bearerRE     = lazyRE(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, key: value, "key":"value", \"key\":\"value\" (JSON inside a quoted msg).
-	keyValueRE = regexp.MustCompile(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	keyValueRE = lazyRE(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
 	// key: value as prose or YAML writes it (a space after the colon, the
 	// value unquoted): the value may hold spaces, so it runs to the end of
 	// the line or a quote ("password: a b" leaked the b).
-	keyColonRE = regexp.MustCompile(`(?i)(` + secretKey + `)([ \t]*:[ \t]+)([^\s"'\\][^\r\n"'\\]*)`)
+	keyColonRE = lazyRE(`(?i)(` + secretKey + `)([ \t]*:[ \t]+)([^\s"'\\][^\r\n"'\\]*)`)
 	// A credential reference written key:namespace/name (pullsecret:,
 	// secret:, git:secret:) names a Secret; it is no secret itself.
-	secretRefRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(#[\w.-]+)?$`)
+	secretRefRE = lazyRE(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(#[\w.-]+)?$`)
 	// Command-line flags that take a secret: docker login -p S3cret,
 	// --password S3cret, --token=S3cret.
-	flagRE      = regexp.MustCompile(`(^|[\s"'])(-p|--password|--passwd|--pass|--token|--secret|--client-secret|--api-key)([ \t]+|=)([^\s"'\\-][^\s"'\\]*)`)
-	secretKeyRE = regexp.MustCompile(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
+	flagRE      = lazyRE(`(^|[\s"'])(-p|--password|--passwd|--pass|--token|--secret|--client-secret|--api-key)([ \t]+|=)([^\s"'\\-][^\s"'\\]*)`)
+	secretKeyRE = lazyRE(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
 	// Well-known token shapes: GitHub, GitLab, Slack, AWS access keys, JWTs.
-	tokenShapeRE = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
+	tokenShapeRE = lazyRE(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
 	// A credential reference that is not of a known form may be a raw user:password.
-	credRefRE   = regexp.MustCompile(`(` + credRefPrefix + `)([^\s"\\]+)`)
-	knownCredRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
+	credRefRE   = lazyRE(`(` + credRefPrefix + `)([^\s"\\]+)`)
+	knownCredRE = lazyRE(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
 	// credRefValueRE is a whole credential reference, as a field's value
 	// (pull_secret=pullsecret:argocd/regcred): kept under a secret-like key.
-	credRefValueRE = regexp.MustCompile(`^(?:[^=\s]+=)?(?:(?:git:)?(?:pullsecret|secret):[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*(?:#[\w.-]+)?|env:[A-Za-z_][A-Za-z0-9_]*|ext:/[^\s]*)$`)
+	credRefValueRE = lazyRE(`^(?:[^=\s]+=)?(?:(?:git:)?(?:pullsecret|secret):[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*(?:#[\w.-]+)?|env:[A-Za-z_][A-Za-z0-9_]*|ext:/[^\s]*)$`)
 )
 
 // Redact masks secrets that may appear in log text: the userinfo of URLs
@@ -78,14 +75,14 @@ func redactOnce(s string) string {
 	// Cheap literal checks keep the regexps off the common line without secrets.
 	lower := strings.ToLower(s)
 	if strings.Contains(s, "PRIVATE KEY") {
-		s = privateKeyRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+		s = privateKeyRE().ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
 	}
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
 		s = maskUserinfo(s)
 	}
 	if strings.Contains(lower, "authorization") {
-		s = authHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := authHeaderRE.FindStringSubmatch(m)
+		s = authHeaderRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := authHeaderRE().FindStringSubmatch(m)
 			if sub[2] != "" {
 				return sub[1] + sub[2] + " " + Mask
 			}
@@ -93,34 +90,34 @@ func redactOnce(s string) string {
 		})
 	}
 	if strings.Contains(lower, "bearer") {
-		s = bearerRE.ReplaceAllString(s, "${1} "+Mask)
+		s = bearerRE().ReplaceAllString(s, "${1} "+Mask)
 	}
 	if strings.ContainsAny(s, "=:") && containsAny(lower, secretKeywords) {
-		s = keyColonRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := keyColonRE.FindStringSubmatch(m)
-			if first, _, _ := strings.Cut(sub[3], " "); credRefValueRE.MatchString(first) {
+		s = keyColonRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := keyColonRE().FindStringSubmatch(m)
+			if first, _, _ := strings.Cut(sub[3], " "); credRefValueRE().MatchString(first) {
 				return m // pullSecret: pullsecret:argocd/regcred
 			}
 			return sub[1] + sub[2] + Mask
 		})
-		s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := keyValueRE.FindStringSubmatch(m)
-			if (sub[2] == ":" && secretRefRE.MatchString(sub[3])) || credRefValueRE.MatchString(sub[3]) {
+		s = keyValueRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := keyValueRE().FindStringSubmatch(m)
+			if (sub[2] == ":" && secretRefRE().MatchString(sub[3])) || credRefValueRE().MatchString(sub[3]) {
 				return m // pullsecret:argocd/regcred, pull_secret=secret:argocd/creds#token
 			}
 			return sub[1] + sub[2] + maskValue(sub[3])
 		})
 	}
 	if strings.Contains(s, "-p") {
-		s = flagRE.ReplaceAllString(s, "${1}${2}${3}"+Mask)
+		s = flagRE().ReplaceAllString(s, "${1}${2}${3}"+Mask)
 	}
 	if containsAny(s, tokenPrefixes) {
-		s = tokenShapeRE.ReplaceAllString(s, Mask)
+		s = tokenShapeRE().ReplaceAllString(s, Mask)
 	}
 	if strings.Contains(s, credRefPrefix) {
-		s = credRefRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := credRefRE.FindStringSubmatch(m)
-			if knownCredRE.MatchString(sub[2]) {
+		s = credRefRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := credRefRE().FindStringSubmatch(m)
+			if knownCredRE().MatchString(sub[2]) {
 				return m
 			}
 			return sub[1] + Mask
@@ -201,7 +198,7 @@ func (l Line) Redacted() Line {
 	if l.Fields != nil {
 		out.Fields = make(map[string]string, len(l.Fields))
 		for k, v := range l.Fields {
-			if v != "" && secretKeyRE.MatchString(k) && !credRefValueRE.MatchString(v) {
+			if v != "" && secretKeyRE().MatchString(k) && !credRefValueRE().MatchString(v) {
 				out.Fields[k] = Mask
 				continue
 			}
@@ -217,7 +214,7 @@ func (e Event) Redacted() Event {
 	if e.Captures != nil {
 		out.Captures = make(map[string]string, len(e.Captures))
 		for k, v := range e.Captures {
-			if e.Code == CodeCredsInvalidReference && k == "reference" && !knownCredRE.MatchString(v) {
+			if e.Code == CodeCredsInvalidReference && k == "reference" && !knownCredRE().MatchString(v) {
 				v = Mask
 			}
 			out.Captures[k] = Redact(v)

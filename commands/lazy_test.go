@@ -1,0 +1,28 @@
+package commands
+
+import (
+	"regexp"
+	"testing"
+)
+
+// The patterns compile on first use (lazyRE), not at init: compile each here
+// so a bad one fails the tests, not a user's first input that reaches it.
+func TestLazyPatternsCompile(t *testing.T) {
+	for name, re := range map[string]func() *regexp.Regexp{
+		"mentionRE":       mentionRE,
+		"nameRE":          nameRE,
+		"namespaceRE":     namespaceRE,
+		"codeRE":          codeRE,
+		"aliasRE":         aliasRE,
+		"channelIDRE":     channelIDRE,
+		"userIDRE":        userIDRE,
+		"groupIDRE":       groupIDRE,
+		"channelRE":       channelRE,
+		"namespaceGlobRE": namespaceGlobRE,
+		"nameGlobRE":      nameGlobRE,
+	} {
+		if re() == nil || re() != re() {
+			t.Errorf("%s: not compiled once", name)
+		}
+	}
+}
