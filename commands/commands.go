@@ -8,9 +8,8 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"strings"
-	"sync"
 
 	"github.com/agnivade/levenshtein"
 
@@ -85,19 +84,13 @@ func (e *ParseError) Error() string {
 	return s
 }
 
-// lazyRE compiles expr on first use rather than at package init (start-up
-// cost for commands that never use it); a bad pattern panics then.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
 var (
-	mentionRE = lazyRE(`^<@[A-Z0-9]+(\|[^>]*)?>$`)
+	mentionRE = lazyre.New(`^<@[A-Z0-9]+(\|[^>]*)?>$`)
 	// Kubernetes object names (DNS-1123 subdomain) and namespaces (label).
-	nameRE      = lazyRE(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
-	namespaceRE = lazyRE(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	codeRE      = lazyRE(`^[A-Za-z][A-Za-z0-9_]*$`)
-	aliasRE     = lazyRE(`^[a-zA-Z0-9][a-zA-Z0-9-._]*$`)
+	nameRE      = lazyre.New(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+	namespaceRE = lazyre.New(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	codeRE      = lazyre.New(`^[A-Za-z][A-Za-z0-9_]*$`)
+	aliasRE     = lazyre.New(`^[a-zA-Z0-9][a-zA-Z0-9-._]*$`)
 )
 
 // maxInput bounds what is parsed; chat messages can be long.

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"path"
 	"slices"
 	"strings"
@@ -78,10 +79,10 @@ type Decision struct {
 }
 
 var (
-	channelIDRE = lazyRE(`^[CGD][A-Z0-9]{2,}$`)
-	userIDRE    = lazyRE(`^[UW][A-Z0-9]{2,}$`)
-	groupIDRE   = lazyRE(`^S[A-Z0-9]{2,}$`)
-	channelRE   = lazyRE(`^#?[a-z0-9][a-z0-9_-]{0,79}$`)
+	channelIDRE = lazyre.New(`^[CGD][A-Z0-9]{2,}$`)
+	userIDRE    = lazyre.New(`^[UW][A-Z0-9]{2,}$`)
+	groupIDRE   = lazyre.New(`^S[A-Z0-9]{2,}$`)
+	channelRE   = lazyre.New(`^#?[a-z0-9][a-z0-9_-]{0,79}$`)
 )
 
 // Validate reports every mistake in the policy, naming the rule and value.

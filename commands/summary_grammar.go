@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"path"
 	"slices"
 	"strings"
@@ -20,8 +21,8 @@ const summaryUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB
 
 var (
 	// Namespace and Application name globs: the names' characters and path.Match's * ? [ ].
-	namespaceGlobRE = lazyRE(`^[a-z0-9*?\[\]^-]+$`)
-	nameGlobRE      = lazyRE(`^[a-z0-9.*?\[\]^-]+$`)
+	namespaceGlobRE = lazyre.New(`^[a-z0-9*?\[\]^-]+$`)
+	nameGlobRE      = lazyre.New(`^[a-z0-9.*?\[\]^-]+$`)
 )
 
 // maxSelector bounds a label selector.

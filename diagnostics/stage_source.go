@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -452,13 +451,7 @@ func mergeValues(dst, src map[string]any) {
 	}
 }
 
-// lazyRE compiles expr on first use rather than at package init (start-up
-// cost for commands that never use it); a bad pattern panics then.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-var indexRE = lazyRE(`^(.*)\[(\d+)\]$`)
+var indexRE = lazyre.New(`^(.*)\[(\d+)\]$`)
 
 func splitValuePath(p string) []string {
 	var out []string
@@ -538,7 +531,7 @@ func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource
 		"manifestTargets:\n  kustomize:\n    name: "+used[0], "yaml")}
 }
 
-var imageLineRE = lazyRE(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
+var imageLineRE = lazyre.New(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
 
 // kustomizeImages collects image names from a kustomization directory: its
 // images[].name entries and image: fields of its YAML files, following

@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"io"
 	"net/http"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -34,14 +33,8 @@ const (
 	digestPrefixSHA256 = "sha256:"
 )
 
-// lazyRE compiles expr on first use rather than at package init (start-up
-// cost for commands that never use it); a bad pattern panics then.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
 // tagPattern is the distribution spec's tag grammar.
-var tagPattern = lazyRE(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+var tagPattern = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 
 // ociHelm reads a Helm chart from an OCI registry as the repo-server does
 // for a chart with a scheme-less repoURL (or enableOCI): a pinned version

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,7 +173,7 @@ func (t Targeting) HasProblem(code string) bool {
 
 func (t *Targeting) add(p ...Problem) { t.Problems = append(t.Problems, p...) }
 
-var specificitySetRE = lazyRE(`\[.*?]`)
+var specificitySetRE = lazyre.New(`\[.*?]`)
 
 // Specificity is calculateSpecificity: 1,000,000 when namePattern has none
 // of "*?[]"; plus the number of characters left after deleting "[...]"

@@ -2,6 +2,7 @@ package updater
 
 import (
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func ParseConstraint(s string) (*semver.Constraints, error) {
 }
 
 // constraintPart matches one Masterminds comparison: operator and operand.
-var constraintPart = lazyRE(`^\s*(!=|>=|=>|<=|=<|>|<|=|~>|~|\^)?\s*v?([0-9xX*]+)(?:\.([0-9xX*]+))?(?:\.([0-9xX*]+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$`)
+var constraintPart = lazyre.New(`^\s*(!=|>=|=>|<=|=<|>|<|=|~>|~|\^)?\s*v?([0-9xX*]+)(?:\.([0-9xX*]+))?(?:\.([0-9xX*]+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$`)
 
 // ExplainConstraint says in plain words which versions a constraint admits,
 // following Masterminds/semver v3 semantics ("1.20" is a tilde range, "^0.1"

@@ -2,9 +2,9 @@ package updater
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
-	"sync"
+
+	"github.com/imgupd/imgupd/internal/lazyre"
 )
 
 // Version is an Image Updater release, the switch for every behaviour that
@@ -33,13 +33,7 @@ var (
 // KnownVersions lists the releases the model was written against, oldest first.
 func KnownVersions() []Version { return []Version{V0_18, V1_0, V1_1, V1_2, V1_3} }
 
-// lazyRE compiles expr on first use rather than at package init (start-up
-// cost for commands that never use it); a bad pattern panics then.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-var versionRE = lazyRE(`^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$`)
+var versionRE = lazyre.New(`^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$`)
 
 // VersionError says why a version string could not be read.
 type VersionError struct {

@@ -2,6 +2,7 @@ package updater
 
 import (
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"path/filepath"
 	"strings"
 )
@@ -153,7 +154,7 @@ func ParseWriteBackMethod(s string) (WriteBackMethod, error) {
 	return out, nil
 }
 
-var writeBackMethodCRDPattern = lazyRE(`^(argocd|git|git:[a-zA-Z0-9][a-zA-Z0-9-._/:]*)$`)
+var writeBackMethodCRDPattern = lazyre.New(`^(argocd|git|git:[a-zA-Z0-9][a-zA-Z0-9-._/:]*)$`)
 
 // CheckWriteBackMethodPattern applies the CRD's pattern for
 // writeBackConfig.method. The API server rejects a CR whose method does not

@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -202,27 +201,20 @@ func capUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// lazyRE compiles expr the first time it is used, not at package init: a
-// command that reads no log (simulate, version) does not pay for the
-// patterns. A bad pattern still panics, on first use; the tests use them all.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
 var (
 	// kubectl logs --prefix
-	kubectlPrefixRE = lazyRE(`^\[pod/[^\]\s]+\] `)
+	kubectlPrefixRE = lazyre.New(`^\[pod/[^\]\s]+\] `)
 	// kubectl logs --timestamps
-	kubectlTimeRE = lazyRE(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) `)
-	ansiRE        = lazyRE("\x1b\\[[0-9;]*[A-Za-z]")
+	kubectlTimeRE = lazyre.New(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) `)
+	ansiRE        = lazyre.New("\x1b\\[[0-9;]*[A-Za-z]")
 	// the level, then [time] or (DisableTimestamp) a space
-	ttyRE = lazyRE(`^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)(?:\[([^\]]*)\] ?| )(.*)$`)
+	ttyRE = lazyre.New(`^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)(?:\[([^\]]*)\] ?| )(.*)$`)
 	// container runtime (CRI) log files: <time> <stream> <P|F> <line>
-	criRE        = lazyRE(`^(\d{4}-\d\d-\d\dT\S+) (?:stdout|stderr) [FP] `)
-	klogRE       = lazyRE(`^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+\d+ [^\]\s]+\] ?(.*)$`)
-	zapRE        = lazyRE(`^(\d{4}-\d\d-\d\d[T ]\S+)\t(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t(.*)$`)
-	panicStartRE = lazyRE(`^(panic: |fatal error: )`)
-	frameRE      = lazyRE(`^[\w.\-/*()\[\]]+\(.*\)$`)
+	criRE        = lazyre.New(`^(\d{4}-\d\d-\d\dT\S+) (?:stdout|stderr) [FP] `)
+	klogRE       = lazyre.New(`^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+\d+ [^\]\s]+\] ?(.*)$`)
+	zapRE        = lazyre.New(`^(\d{4}-\d\d-\d\d[T ]\S+)\t(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t(.*)$`)
+	panicStartRE = lazyre.New(`^(panic: |fatal error: )`)
+	frameRE      = lazyre.New(`^[\w.\-/*()\[\]]+\(.*\)$`)
 )
 
 func parseLine(raw string) Line {

@@ -1,6 +1,10 @@
 package updaterlog
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/imgupd/imgupd/internal/lazyre"
+)
 
 // Mask replaces every secret Redact finds.
 const Mask = "***"
@@ -16,31 +20,31 @@ const secretKey = `(?:password|passwd|passphrase|secret_?key|client_?secret|acce
 var secretKeywords = []string{"pass", "secret", "key", "token", "pwd", "pw", "auth"}
 
 var (
-	privateKeyRE = lazyRE(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
+	privateKeyRE = lazyre.New(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
 	// Authorization: <scheme> <credentials>, as header, field or JSON member.
-	authHeaderRE = lazyRE(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
-	bearerRE     = lazyRE(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
+	authHeaderRE = lazyre.New(`(?i)(\bauthorization\\?["']?\s*[:=]\s*\\?["']?\s*)(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"'\\,;]+)`)
+	bearerRE     = lazyre.New(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, key: value, "key":"value", \"key\":\"value\" (JSON inside a quoted msg).
-	keyValueRE = lazyRE(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
+	keyValueRE = lazyre.New(`(?i)(` + secretKey + `)(\\?["']?[ \t]*[:=][ \t]*)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s"'\\,;&}\])]+)`)
 	// key: value as prose or YAML writes it (a space after the colon, the
 	// value unquoted): the value may hold spaces, so it runs to the end of
 	// the line or a quote ("password: a b" leaked the b).
-	keyColonRE = lazyRE(`(?i)(` + secretKey + `)([ \t]*:[ \t]+)([^\s"'\\][^\r\n"'\\]*)`)
+	keyColonRE = lazyre.New(`(?i)(` + secretKey + `)([ \t]*:[ \t]+)([^\s"'\\][^\r\n"'\\]*)`)
 	// A credential reference written key:namespace/name (pullsecret:,
 	// secret:, git:secret:) names a Secret; it is no secret itself.
-	secretRefRE = lazyRE(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(#[\w.-]+)?$`)
+	secretRefRE = lazyre.New(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(#[\w.-]+)?$`)
 	// Command-line flags that take a secret: docker login -p S3cret,
 	// --password S3cret, --token=S3cret.
-	flagRE      = lazyRE(`(^|[\s"'])(-p|--password|--passwd|--pass|--token|--secret|--client-secret|--api-key)([ \t]+|=)([^\s"'\\-][^\s"'\\]*)`)
-	secretKeyRE = lazyRE(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
+	flagRE      = lazyre.New(`(^|[\s"'])(-p|--password|--passwd|--pass|--token|--secret|--client-secret|--api-key)([ \t]+|=)([^\s"'\\-][^\s"'\\]*)`)
+	secretKeyRE = lazyre.New(`(?i)^[\w.-]*?(?:` + secretKey + `)$`)
 	// Well-known token shapes: GitHub, GitLab, Slack, AWS access keys, JWTs.
-	tokenShapeRE = lazyRE(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
+	tokenShapeRE = lazyre.New(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
 	// A credential reference that is not of a known form may be a raw user:password.
-	credRefRE   = lazyRE(`(` + credRefPrefix + `)([^\s"\\]+)`)
-	knownCredRE = lazyRE(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
+	credRefRE   = lazyre.New(`(` + credRefPrefix + `)([^\s"\\]+)`)
+	knownCredRE = lazyre.New(`^(?:[^=\s]+=)?(?:pullsecret|secret|env|ext):`)
 	// credRefValueRE is a whole credential reference, as a field's value
 	// (pull_secret=pullsecret:argocd/regcred): kept under a secret-like key.
-	credRefValueRE = lazyRE(`^(?:[^=\s]+=)?(?:(?:git:)?(?:pullsecret|secret):[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*(?:#[\w.-]+)?|env:[A-Za-z_][A-Za-z0-9_]*|ext:/[^\s]*)$`)
+	credRefValueRE = lazyre.New(`^(?:[^=\s]+=)?(?:(?:git:)?(?:pullsecret|secret):[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*(?:#[\w.-]+)?|env:[A-Za-z_][A-Za-z0-9_]*|ext:/[^\s]*)$`)
 )
 
 // Redact masks secrets that may appear in log text: the userinfo of URLs
