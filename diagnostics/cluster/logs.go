@@ -86,12 +86,25 @@ type tailBuffer struct {
 	wrapped bool
 }
 
+// growAll is the size past which a tailBuffer takes its whole max at once.
+const growAll = 1 << 20
+
 func newTailBuffer(n int) *tailBuffer { return &tailBuffer{max: max(n, 1)} }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
 	if !t.wrapped {
 		k := min(len(p), t.max-len(t.buf))
+		if need := len(t.buf) + k; need > cap(t.buf) {
+			// Double while the log is short; past growAll, a log that
+			// long most likely fills the buffer: take it whole at once
+			// rather than leave each smaller copy behind as garbage.
+			c := max(need, 2*cap(t.buf))
+			if c > growAll {
+				c = t.max
+			}
+			t.buf = append(make([]byte, 0, min(c, t.max)), t.buf...)
+		}
 		t.buf = append(t.buf, p[:k]...)
 		p = p[k:]
 		if len(t.buf) < t.max {
