@@ -9,20 +9,13 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/signature"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/lab/recorder"
 )
 
 // The vault team's Applications: #deploys may not see them (project vault), the platform
@@ -95,138 +88,20 @@ status:
 	return sc
 }
 
-// seam records every read the engine and the service make of the cluster, the registries and
-// git, passing each on to the lab's real sources.
-type seam struct {
-	diagnostics.Cluster
-	reg diagnostics.Registry
-	git diagnostics.Git
-
-	mu    sync.Mutex
-	reads []string
-}
-
-func (s *seam) note(format string, a ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reads = append(s.reads, fmt.Sprintf(format, a...))
-}
-
-func (s *seam) Reads() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reads)
-}
-
-func (s *seam) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
-	s.note("application %s/%s", ns, name)
-	return s.Cluster.Application(ctx, ns, name)
-}
-
-func (s *seam) Applications(ctx context.Context, ns string) ([]argo.Application, error) {
-	s.note("applications %q", ns)
-	return s.Cluster.Applications(ctx, ns)
-}
-
-func (s *seam) AppProject(ctx context.Context, ns, name string) (*argo.AppProject, error) {
-	s.note("appproject %s/%s", ns, name)
-	return s.Cluster.AppProject(ctx, ns, name)
-}
-
-func (s *seam) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
-	s.note("secret %s/%s", ns, name)
-	return s.Cluster.Secret(ctx, ns, name)
-}
-
-func (s *seam) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
-	s.note("events %s/%s %s", ns, name, kind)
-	return s.Cluster.Events(ctx, ns, kind, name)
-}
-
-// EventsOfKind keeps the reader's one-list-per-namespace read the fleet scan uses.
-func (s *seam) EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error) {
-	s.note("events %s %s", ns, kind)
-	el, ok := s.Cluster.(interface {
-		EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("the reader lists no events by kind")
-	}
-	return el.EventsOfKind(ctx, ns, kind)
-}
-
-func (s *seam) PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limit int64) (string, error) {
-	s.note("logs %s/%s", ns, pod)
-	return s.Cluster.PodLogs(ctx, ns, pod, container, since, limit)
-}
-
-func (s *seam) ConfigMap(ctx context.Context, ns, name string) (map[string]string, error) {
-	s.note("configmap %s/%s", ns, name)
-	return s.Cluster.ConfigMap(ctx, ns, name)
-}
-
-func (s *seam) RepoCredentials(ctx context.Context, ns string) ([]cluster.RepoCred, error) {
-	s.note("repocreds %s", ns)
-	return s.Cluster.RepoCredentials(ctx, ns)
-}
-
-func (s *seam) ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error) {
-	s.note("serviceaccount %s/%s", ns, name)
-	return s.Cluster.ServiceAccountAnnotations(ctx, ns, name)
-}
-
-type registrySeam struct{ *seam }
-
-func (s registrySeam) ListTags(ctx context.Context, t registry.Target) ([]string, error) {
-	s.note("tags %s", t.Repository)
-	return s.reg.ListTags(ctx, t)
-}
-
-func (s registrySeam) Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error) {
-	s.note("metadata %s", t.Repository)
-	return s.reg.Metadata(ctx, t, tags, want)
-}
-
-func (s registrySeam) Stats() registry.Stats { return s.reg.Stats() }
-
-func (s registrySeam) Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error) {
-	s.note("signatures %s:%s", t.Repository, tag)
-	return s.reg.Signatures(ctx, t, tag)
-}
-
-type gitSeam struct{ *seam }
-
-func (s gitSeam) LsRemote(ctx context.Context, url string, auth gitsource.Auth) (gitsource.Remote, error) {
-	s.note("ls-remote %s", url)
-	return s.git.LsRemote(ctx, url, auth)
-}
-
-func (s gitSeam) Snapshot(ctx context.Context, url, branch string, auth gitsource.Auth) (*gitsource.Snapshot, error) {
-	s.note("snapshot %s %s", url, branch)
-	return s.git.Snapshot(ctx, url, branch, auth)
-}
-
-func (s gitSeam) CanPush(ctx context.Context, url string, auth gitsource.Auth) (gitsource.PushCheck, error) {
-	s.note("can-push %s", url)
-	return s.git.CanPush(ctx, url, auth)
-}
-
 // summaryAt is the scans' clock in these tests: answers do not depend on when they ran.
 var summaryAt = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 // vaultAccess: #deploys may see project default; the platform group (carol) everything,
 // anywhere, by its own rule. Every read goes through the seam.
-func vaultAccess(s **seam) option {
+func vaultAccess(s **recorder.Log) option {
 	return func(c *bot.Config, sc *slacklab.Config) {
 		c.Service.Policy = &commands.Policy{Rules: []commands.Rule{
 			{Name: "deploys", Channels: []string{deploys}, Projects: []string{"default"}},
 			{Name: "platform", Groups: []string{platform}, Channels: []string{"*"}},
 		}}
-		eng := *c.Service.Engine.(*diagnostics.Engine)
-		rec := &seam{Cluster: eng.Cluster, reg: eng.Registry, git: eng.Git}
-		eng.Cluster, eng.Registry, eng.Git = rec, registrySeam{rec}, gitSeam{rec}
-		c.Service.Engine, c.Service.Apps = &eng, rec
-		c.Service.Fleet = &fleet.Scanner{Engine: &eng, Now: func() time.Time { return summaryAt }}
+		eng, apps, rec := recorder.Wrap(c.Service.Engine.(*diagnostics.Engine))
+		c.Service.Engine, c.Service.Apps = eng, apps
+		c.Service.Fleet = &fleet.Scanner{Engine: eng, Now: func() time.Time { return summaryAt }}
 		sc.Channels = append(sc.Channels, slacklab.Channel{ID: shared, Name: "ext-partners", IsMember: true, IsExtShared: true})
 		*s = rec
 	}
@@ -274,7 +149,7 @@ func TestHiddenAppsChangeNoAnswer(t *testing.T) {
 		"diagnose app-0001-r001",
 	}
 	run := func(withApps bool) ([][]string, []string, *lab.Env) {
-		var rec *seam
+		var rec *recorder.Log
 		h := startScenario(t, vaultFleet(withApps), vaultAccess(&rec), unpaced)
 		var answers [][]string
 		seen := 0
@@ -362,7 +237,7 @@ func TestHiddenAppsChangeNoAnswer(t *testing.T) {
 // details included — with 🔒 on the mention instead of the verdict; what #deploys may see is
 // public; a click on a public report is decided for the clicker.
 func TestPersonalGrantsAnswerPrivately(t *testing.T) {
-	var rec *seam
+	var rec *recorder.Log
 	h := startScenario(t, vaultFleet(true), vaultAccess(&rec))
 	const note = "Only you can see this: the access rule `platform` grants you `argocd/secret-0001`, not this channel."
 

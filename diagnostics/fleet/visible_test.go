@@ -2,124 +2,23 @@ package fleet_test
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/signature"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/lab/recorder"
 )
 
-// seam records every read the engine makes of the cluster and the registries, passing each on
-// to the real lab sources: what a hidden app would cost shows up here.
-type seam struct {
-	diagnostics.Cluster
-	reg diagnostics.Registry
-
-	mu    sync.Mutex
-	reads []string
-}
-
-func (s *seam) note(format string, a ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reads = append(s.reads, fmt.Sprintf(format, a...))
-}
-
-func (s *seam) Reads() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reads)
-}
-
-func (s *seam) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
-	s.note("application %s/%s", ns, name)
-	return s.Cluster.Application(ctx, ns, name)
-}
-
-func (s *seam) Applications(ctx context.Context, ns string) ([]argo.Application, error) {
-	s.note("applications %q", ns)
-	return s.Cluster.Applications(ctx, ns)
-}
-
-func (s *seam) AppProject(ctx context.Context, ns, name string) (*argo.AppProject, error) {
-	s.note("appproject %s/%s", ns, name)
-	return s.Cluster.AppProject(ctx, ns, name)
-}
-
-func (s *seam) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
-	s.note("secret %s/%s", ns, name)
-	return s.Cluster.Secret(ctx, ns, name)
-}
-
-func (s *seam) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
-	s.note("events %s/%s %s", ns, name, kind)
-	return s.Cluster.Events(ctx, ns, kind, name)
-}
-
-// EventsOfKind keeps the reader's one-list-per-namespace read the fleet cache uses.
-func (s *seam) EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error) {
-	s.note("events %s %s", ns, kind)
-	el, ok := s.Cluster.(interface {
-		EventsOfKind(ctx context.Context, ns, kind string) ([]corev1.Event, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("the reader lists no events by kind")
-	}
-	return el.EventsOfKind(ctx, ns, kind)
-}
-
-func (s *seam) PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limit int64) (string, error) {
-	s.note("logs %s/%s", ns, pod)
-	return s.Cluster.PodLogs(ctx, ns, pod, container, since, limit)
-}
-
-func (s *seam) ConfigMap(ctx context.Context, ns, name string) (map[string]string, error) {
-	s.note("configmap %s/%s", ns, name)
-	return s.Cluster.ConfigMap(ctx, ns, name)
-}
-
-func (s *seam) RepoCredentials(ctx context.Context, ns string) ([]cluster.RepoCred, error) {
-	s.note("repocreds %s", ns)
-	return s.Cluster.RepoCredentials(ctx, ns)
-}
-
-func (s *seam) ListTags(ctx context.Context, t registry.Target) ([]string, error) {
-	s.note("tags %s", t.Repository)
-	return s.reg.ListTags(ctx, t)
-}
-
-func (s *seam) Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error) {
-	s.note("metadata %s", t.Repository)
-	return s.reg.Metadata(ctx, t, tags, want)
-}
-
-func (s *seam) Stats() registry.Stats { return s.reg.Stats() }
-
-func (s *seam) Signatures(ctx context.Context, t registry.Target, tag string) (signature.Found, error) {
-	s.note("signatures %s:%s", t.Repository, tag)
-	return s.reg.Signatures(ctx, t, tag)
-}
-
-// recorded puts a seam between the engine and the env's cluster and registry.
-func recorded(env *lab.Env) (*diagnostics.Engine, *seam) {
-	eng := *env.Engine()
-	s := &seam{Cluster: eng.Cluster, reg: eng.Registry}
-	eng.Cluster, eng.Registry = s, s
-	return &eng, s
+// recorded puts a recorder between the engine and the env's cluster, registry and git.
+func recorded(env *lab.Env) (*diagnostics.Engine, *recorder.Log) {
+	eng, _, rec := recorder.Wrap(env.Engine())
+	return eng, rec
 }
 
 var fleetApp = regexp.MustCompile(`metadata: \{name: (app-(\d{4})-r\d{3}), namespace: argocd\}\nspec:\n  project: default`)
@@ -209,6 +108,13 @@ func TestScanNeverReadsHiddenApps(t *testing.T) {
 		if strings.Contains(r, "vault") || strings.Contains(r, "team/svc-000") {
 			t.Errorf("read for the hidden apps only: %s", r)
 		}
+	}
+	// The two labs' servers listen on different ports.
+	for i := range reads {
+		reads[i] = unlab(withEnv, reads[i])
+	}
+	for i := range wantReads {
+		wantReads[i] = unlab(withoutEnv, wantReads[i])
 	}
 	slices.Sort(reads)
 	slices.Sort(wantReads)
