@@ -180,8 +180,8 @@ func explainPart(p string) (string, bool) {
 // tilde range, and ranges, "||" and AND lists are not pins, even when they
 // happen to admit one version. The version is returned as written, without
 // the operator.
-func ExactPin(c string) (string, bool) {
-	c = strings.TrimSpace(c)
+func ExactPin(constraint string) (string, bool) {
+	c := strings.TrimSpace(constraint)
 	if c == "" || strings.Contains(c, "||") || strings.Contains(c, " - ") {
 		return "", false
 	}
@@ -198,7 +198,9 @@ func ExactPin(c string) (string, bool) {
 			return "", false
 		}
 	}
-	if _, err := semver.NewConstraint(c); err != nil {
+	// The library gets the constraint as written: a pin it cannot parse
+	// (trailing "\v", which TrimSpace removes and semver does not) is none.
+	if _, err := semver.NewConstraint(constraint); err != nil {
 		return "", false
 	}
 	return strings.TrimSpace(strings.TrimPrefix(parts[0], "=")), true
