@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
@@ -39,7 +40,7 @@ func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo 
 		snippet += fmt.Sprintf("\n# has the list cost Image Updater its pod? (OOMKilled)\nkubectl -n %s get pods -o custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason | grep -i image-updater",
 			r.install.Namespace)
 	}
-	return f.fix(re.Hint(), where, snippet, "sh")
+	return f.fix(advice.ForRegistry(re.Facts()), where, snippet, "sh")
 }
 
 // partialPick adjusts the candidate findings of an image whose tag list
@@ -116,10 +117,10 @@ func sourceTooLarge(what string, err error) (Finding, bool) {
 	)
 	switch {
 	case errors.As(err, &ge) && ge.Kind == gitsource.TooLarge && ge.Limit != nil:
-		bound, hint = ge.Limit.Error(), ge.Hint()
+		bound, hint = ge.Limit.Error(), advice.ForGit(ge.Facts())
 		argo = "clones it with git to disk, without this bound; an answer that never ends holds it until its exec timeout (ARGOCD_EXEC_TIMEOUT, 90 s)"
 	case errors.As(err, &he) && he.Kind == helmchart.TooLarge:
-		bound, hint = he.Error(), he.Hint()
+		bound, hint = he.Error(), advice.ForChart(he.Facts())
 		argo = "reads an index up to --helm-registry-max-index-size (default 1G) and unpacks a chart up to --helm-manifest-max-extracted-size (default 1G)"
 	default:
 		return Finding{}, false
@@ -143,7 +144,7 @@ func writeBackTooLarge(repo string, ge *gitsource.Error) Finding {
 	}
 	f := find(CodeWriteBackGitTooLarge, Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), oneLine(bound))).
 		with(ev("error", oneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
-	if h := ge.Hint(); h != "" {
+	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.fix(h, "gitConfig.repository (or the source repoURL)", "", "")
 	}
 	f.Verify = "Image Updater's log: a write-back that fails logs Could not update application spec"

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -380,7 +381,7 @@ func sourceReadFailure(what string, err error, v repoView) Finding {
 	}
 	var ge *gitsource.Error
 	if errors.As(err, &ge) {
-		if h := ge.Hint(); h != "" {
+		if h := advice.ForGit(ge.Facts()); h != "" {
 			f = f.with(ev("hint", h))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -291,16 +292,7 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 		f.Decides = true
 		f.Verify = "re-run with a longer --timeout"
 	}
-	hint := re.Hint()
-	host := ep.Host()
-	switch {
-	case re.Kind == registry.Forbidden && strings.HasSuffix(host, "ghcr.io"):
-		hint = "GHCR: the token needs the read:packages scope (a fine-grained token: Packages read), and the package must grant the token's owner access."
-	case (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) && strings.Contains(host, ".dkr.ecr.") && strings.HasSuffix(host, ".amazonaws.com"):
-		hint = "ECR: Image Updater needs a token from an IAM role (IRSA on the updater's ServiceAccount) with ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, fed through an ext: credentials script."
-	case re.Kind == registry.Unauthorized && !hasCreds:
-		hint = "The registry wants credentials and none are configured for this image: a pull secret in the Application's namespace, set as the image's pullSecret (or credentials on the registries.conf entry)."
-	}
+	hint := advice.ForRegistryImage(re.Facts(), ep.Host(), hasCreds)
 	if hint == "" {
 		return f
 	}

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
@@ -181,8 +182,8 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 		if err != nil {
 			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
 			var he *helmchart.Error
-			if errors.As(err, &he) && he.Hint() != "" {
-				nf = nf.with(ev("hint", he.Hint()))
+			if errors.As(err, &he) {
+				nf = nf.with(ev("hint", advice.ForChart(he.Facts())))
 			}
 			nf.Evidence = append(nf.Evidence, view.trust...)
 			nf.Verify = "network access from imgupd to " + cluster.HostOf(src.RepoURL) + " and the repository Secret Argo CD uses for it"

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/forge"
@@ -402,7 +403,7 @@ func gitFailure(repo string, err error) Finding {
 		code = CodeWriteBackInsecureURL
 	}
 	f := find(code, Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
-	if h := ge.Hint(); h != "" {
+	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.fix(h, "", "", "")
 	}
 	return f
@@ -520,8 +521,8 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 			return []Finding{find(CodeWriteBackMethod, Info, fmt.Sprintf("branch %s does not exist yet; Image Updater creates it from %s on its first commit", branch, wb.BaseBranch))}
 		}
 		msg := oneLine(err.Error())
-		if errors.As(err, &fe) && fe.Hint() != "" {
-			msg += " (" + fe.Hint() + ")"
+		if errors.As(err, &fe) {
+			msg += " (" + advice.ForForge(fe.Facts()) + ")"
 		}
 		if fe != nil && fe.Kind == forge.BadResponse {
 			// An answer past the response limit, or not the documented JSON.

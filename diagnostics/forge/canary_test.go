@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -60,7 +61,7 @@ func TestCanaryTokens(t *testing.T) {
 		record(err, fmt.Errorf("wrapped: %w", err))
 		var fe *forge.Error
 		if errors.As(err, &fe) {
-			printed = append(printed, fe.Hint(), fe.Error(), fe.URL, fe.Scope)
+			printed = append(printed, advice.ForForge(fe.Facts()), fe.Error(), fe.URL, fe.Scope)
 			record(*fe)
 		}
 	}

@@ -15,76 +15,67 @@ import (
 // Kind is what went wrong asking a forge's API, as a stable name that is
 // safe to alert on. Every Kind means the push check was not made; none of
 // them says the branch is protected or not.
-type Kind int
+// Its value is that name, as JSON and log lines carry it.
+type Kind string
 
 const (
 	// Other: none of the kinds below.
-	Other Kind = iota
+	Other Kind = "Other"
 	// NotRecognised: the repository URL is not on a forge this package
 	// knows (not built in, not configured), or its path is not a
 	// repository path of that forge. Nothing was asked.
-	NotRecognised
+	NotRecognised Kind = "NotRecognised"
 	// NoCredentials: no token was given, so the API cannot say what this
 	// token may do (SSH keys give no API access). Nothing was asked.
-	NoCredentials
+	NoCredentials Kind = "NoCredentials"
 	// Unauthorized: HTTP 401, the API refused the token (wrong, expired,
 	// revoked, or a git password that is not an API token).
-	Unauthorized
+	Unauthorized Kind = "Unauthorized"
 	// Forbidden: HTTP 403, the token is valid but lacks the scope or
 	// permission to read what the check needs (Error.Scope names it). On
 	// Bitbucket this is the usual answer for a write-only token.
-	Forbidden
+	Forbidden Kind = "Forbidden"
 	// NotFound: HTTP 404 for the repository: it does not exist or the
 	// token cannot see it (GitHub and others answer 404, not 403, for
 	// private repositories a token has no access to).
-	NotFound
+	NotFound Kind = "NotFound"
 	// BranchNotFound: the token sees the repository but it has no such
 	// branch.
-	BranchNotFound
+	BranchNotFound Kind = "BranchNotFound"
 	// RateLimited: HTTP 429, or GitHub's 403 with its rate limit spent.
-	RateLimited
+	RateLimited Kind = "RateLimited"
 	// BadResponse: the API answered, but not as documented: an unexpected
 	// status (5xx...), a body that is not the documented JSON, or one
 	// larger than the client's limit.
-	BadResponse
+	BadResponse Kind = "BadResponse"
 	// InvalidKey: a GitHub App private key that does not parse as an RSA
 	// PEM key.
-	InvalidKey
+	InvalidKey Kind = "InvalidKey"
 	// DNS: the API host name did not resolve.
-	DNS
+	DNS Kind = "DNS"
 	// Connect: connection refused, reset, or host/network unreachable.
-	Connect
+	Connect Kind = "Connect"
 	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
 	// plain-HTTP server spoken to with TLS).
-	TLS
+	TLS Kind = "TLS"
 	// Timeout: no answer in time (dial, TLS, response, the per-request
 	// timeout or the caller's deadline).
-	Timeout
+	Timeout Kind = "Timeout"
 	// Proxy: the HTTP(S) proxy itself could not be reached.
-	Proxy
+	Proxy Kind = "Proxy"
 	// Canceled: the caller canceled the context.
-	Canceled
+	Canceled Kind = "Canceled"
 )
 
-var kindNames = [...]string{
-	Other: "Other", NotRecognised: "NotRecognised", NoCredentials: "NoCredentials", Unauthorized: "Unauthorized",
-	Forbidden: "Forbidden", NotFound: "NotFound", BranchNotFound: "BranchNotFound", RateLimited: "RateLimited",
-	BadResponse: "BadResponse", InvalidKey: "InvalidKey", DNS: "DNS", Connect: "Connect", TLS: "TLS",
-	Timeout: "Timeout", Proxy: "Proxy", Canceled: "Canceled",
-}
-
-// String is the kind's stable name, e.g. "Forbidden".
-func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+// Kinds is every Kind, in the order above.
+func Kinds() []Kind {
+	return []Kind{
+		Other, NotRecognised, NoCredentials, Unauthorized, Forbidden, NotFound, BranchNotFound, RateLimited,
+		BadResponse, InvalidKey, DNS, Connect, TLS, Timeout, Proxy, Canceled,
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// MarshalText writes the kind's name, so JSON carries "Forbidden", not 4.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-var kindPhrases = [...]string{
+var kindPhrases = map[Kind]string{
 	Other: "failed", NotRecognised: "not a recognised forge repository", NoCredentials: "no API token",
 	Unauthorized: "credentials refused", Forbidden: "access denied", NotFound: "repository not found or not visible",
 	BranchNotFound: "branch not found", RateLimited: "rate limited", BadResponse: "unexpected answer",
@@ -93,8 +84,8 @@ var kindPhrases = [...]string{
 }
 
 func phrase(k Kind) string {
-	if k >= 0 && int(k) < len(kindPhrases) {
-		return kindPhrases[k]
+	if p, ok := kindPhrases[k]; ok {
+		return p
 	}
 	return "failed"
 }
@@ -189,15 +180,15 @@ func (e Error) Format(f fmt.State, verb rune) {
 	}
 }
 
-// MarshalJSON writes the exported fields plus "message" (Error()) and
-// "hint" (Hint()); Err is left out.
+// MarshalJSON writes the exported fields plus "message" (Error()); Err is
+// left out. The advice for it is the engine's (package advice), not part of
+// the failure.
 func (e Error) MarshalJSON() ([]byte, error) {
 	type plain Error
 	return json.Marshal(struct {
 		plain
 		Message string `json:"message"`
-		Hint    string `json:"hint"`
-	}{plain(e), e.Error(), e.Hint()})
+	}{plain(e), e.Error()})
 }
 
 // errTooLarge is returned by a response body past the client's limit.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labforge "github.com/imgupd/imgupd/lab/forge"
@@ -155,7 +156,7 @@ func TestBranchProtection(t *testing.T) {
 				if !strings.Contains(fe.Scope, tc.scope) {
 					t.Errorf("scope = %q, want %q", fe.Scope, tc.scope)
 				}
-				if fe.Hint() == "" {
+				if advice.ForForge(fe.Facts()) == "" {
 					t.Error("empty hint")
 				}
 				if fe.Kind != forge.NotRecognised && fe.Kind != forge.NoCredentials && (fe.Method == "" || fe.URL == "") {

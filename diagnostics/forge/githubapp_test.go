@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labforge "github.com/imgupd/imgupd/lab/forge"
@@ -143,10 +144,10 @@ func TestGitHubAppTokenFailures(t *testing.T) {
 			if (fe.URL != "") != tc.request {
 				t.Errorf("URL %q, request made: %t", fe.URL, tc.request)
 			}
-			if fe.Hint() == "" {
+			if advice.ForForge(fe.Facts()) == "" {
 				t.Error("no hint")
 			}
-			printed := fmt.Sprintf("%v|%+v|%#v|%s|%s", err, err, err, fe.Hint(), fe.Error())
+			printed := fmt.Sprintf("%v|%+v|%#v|%s|%s", err, err, err, advice.ForForge(fe.Facts()), fe.Error())
 			for _, m := range append(keyMaterial(tc.key), "CANARY-not-a-key") {
 				if strings.Contains(printed, m) {
 					t.Errorf("key material printed: %s", printed)

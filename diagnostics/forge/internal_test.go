@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/internal/bounded"
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 )
@@ -43,12 +44,12 @@ func TestGlobMatch(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	t.Parallel()
-	for k := Other; k <= Canceled; k++ {
-		if strings.HasPrefix(k.String(), "Kind(") || phrase(k) == "" {
-			t.Errorf("kind %d has no name or phrase", int(k))
+	for _, k := range Kinds() {
+		if k == "" || (phrase(k) == "failed" && k != Other) {
+			t.Errorf("kind %q has no name or phrase", k)
 		}
 		e := &Error{Kind: k, Forge: GitHub, Repo: "acme/web", Branch: "main"}
-		if e.Hint() == "" {
+		if adviceFor(e) == "" {
 			t.Errorf("%s: no hint", k)
 		}
 	}
@@ -79,8 +80,12 @@ func TestErrorPrintsOneScrubbedLine(t *testing.T) {
 	}
 	b, err := json.Marshal(e)
 	if err != nil || strings.Contains(string(b), "SECRET") || !strings.Contains(string(b), `"message":"GitLab get branch`) ||
-		!strings.Contains(string(b), `"kind":"Unauthorized"`) || !strings.Contains(string(b), `"hint":`) {
+		!strings.Contains(string(b), `"kind":"Unauthorized"`) || strings.Contains(string(b), `"hint":`) {
+		// The failure is facts; its advice is the engine's (package advice).
 		t.Errorf("JSON %s, %v", b, err)
+	}
+	if h := adviceFor(e); h == "" || strings.Contains(h, "SECRET") {
+		t.Errorf("advice %q", h)
 	}
 	if !errors.Is(e, inner) {
 		t.Error("Unwrap lost the cause")
@@ -122,3 +127,6 @@ func TestBoundedBody(t *testing.T) {
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// adviceFor is the engine's advice for e, from the facts e reports.
+func adviceFor(e *Error) string { return advice.ForForge(e.Facts()) }

@@ -60,7 +60,7 @@ func TestReadsStopAtTheBound(t *testing.T) {
 			if msg := ge.Error(); !strings.Contains(msg, "past imgupd's read bound") || !strings.Contains(msg, tc.what) {
 				t.Errorf("message %q", msg)
 			}
-			if h := ge.Hint(); !strings.Contains(h, "clone with git to disk") {
+			if h := adviceFor(ge); !strings.Contains(h, "clone with git to disk") {
 				t.Errorf("hint %q", h)
 			}
 		})

@@ -87,7 +87,7 @@ func TestCanarySecrets(t *testing.T) {
 		}
 		record(err)
 		if e, ok := err.(*Error); ok {
-			printed = append(printed, e.Hint(), e.URL)
+			printed = append(printed, adviceFor(e), e.URL)
 		}
 	}
 

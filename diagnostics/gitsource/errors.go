@@ -18,78 +18,70 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
-// Kind is the class of a git access failure.
-type Kind int
+// Kind is the class of a git access failure, as a stable name that is
+// safe to alert on.
+// Its value is that name, as JSON and log lines carry it.
+type Kind string
 
 const (
 	// Other: none of the kinds below.
-	Other Kind = iota
+	Other Kind = "Other"
 	// AuthRequired: the server wants credentials and none were given
 	// (HTTP 401 or 403 without credentials, SSH without a key).
-	AuthRequired
+	AuthRequired Kind = "AuthRequired"
 	// AuthFailed: credentials were given and refused (HTTP 401 or 403,
 	// SSH authentication failure).
-	AuthFailed
+	AuthFailed Kind = "AuthFailed"
 	// RepoNotFound: the server has no such repository (HTTP 404). GitHub
 	// and others also answer so for private repositories the credentials
 	// cannot see.
-	RepoNotFound
+	RepoNotFound Kind = "RepoNotFound"
 	// BranchNotFound: the repository has no such branch (or no branches).
-	BranchNotFound
+	BranchNotFound Kind = "BranchNotFound"
 	// DNS: the host name does not resolve.
-	DNS
+	DNS Kind = "DNS"
 	// Connect: connection refused, reset, or host/network unreachable.
-	Connect
+	Connect Kind = "Connect"
 	// TLS: the server's TLS identity could not be verified (certificate,
 	// host name, TLS handshake), or the server refused the handshake (a
 	// TLS alert, e.g. a client certificate required or not accepted). SSH
 	// host keys are HostKeyUnknown and HostKeyMismatch.
-	TLS
+	TLS Kind = "TLS"
 	// Timeout: no answer in time (network timeout or the deadline).
-	Timeout
+	Timeout Kind = "Timeout"
 	// UnsupportedURL: the URL cannot be used: an unknown scheme, or a
 	// URL git:secret credentials cannot be used with (see
 	// RequiresSecureURL).
-	UnsupportedURL
+	UnsupportedURL Kind = "UnsupportedURL"
 	// Canceled: the caller canceled the context.
-	Canceled
+	Canceled Kind = "Canceled"
 	// HostKeyUnknown: the known hosts (Auth.KnownHosts, else the local
 	// known_hosts files) have no entry for the SSH server's host and port
 	// ("knownhosts: key is unknown").
-	HostKeyUnknown
+	HostKeyUnknown Kind = "HostKeyUnknown"
 	// HostKeyMismatch: the known hosts list other keys for the SSH
 	// server, or mark its key @revoked ("knownhosts: key mismatch"): a
 	// changed or spoofed server.
-	HostKeyMismatch
+	HostKeyMismatch Kind = "HostKeyMismatch"
 	// Proxy: the proxy itself failed: unreachable, refused the tunnel
 	// (HTTP 403 or 407 to CONNECT, a SOCKS5 refusal), or is not usable
 	// for the URL (an http:// proxy for SSH). Error.Proxy names it.
-	Proxy
+	Proxy Kind = "Proxy"
 	// TooLarge: the server's answer passed imgupd's bounds (a ref
 	// advertisement, a pack, or the objects it inflates to; see
 	// MaxPackBytes); Error.Limit says which.
-	TooLarge
+	TooLarge Kind = "TooLarge"
 )
 
-var kindNames = [...]string{
-	Other: "Other", AuthRequired: "AuthRequired", AuthFailed: "AuthFailed", RepoNotFound: "RepoNotFound",
-	BranchNotFound: "BranchNotFound", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout",
-	UnsupportedURL: "UnsupportedURL", Canceled: "Canceled", HostKeyUnknown: "HostKeyUnknown", HostKeyMismatch: "HostKeyMismatch",
-	Proxy: "Proxy", TooLarge: "TooLarge",
-}
-
-// String is the kind's stable name, e.g. "AuthFailed".
-func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+// Kinds is every Kind, in the order above.
+func Kinds() []Kind {
+	return []Kind{
+		Other, AuthRequired, AuthFailed, RepoNotFound, BranchNotFound, DNS, Connect, TLS, Timeout, UnsupportedURL,
+		Canceled, HostKeyUnknown, HostKeyMismatch, Proxy, TooLarge,
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// MarshalText writes the kind's name, so JSON carries "AuthFailed", not 2.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-var kindPhrases = [...]string{
+var kindPhrases = map[Kind]string{
 	Other: "failed", AuthRequired: "authentication required", AuthFailed: "credentials refused",
 	RepoNotFound: "repository not found", BranchNotFound: "branch not found", DNS: "host not found (DNS)",
 	Connect: "connection refused or host unreachable", TLS: "server identity not verified",
@@ -128,7 +120,7 @@ type Error struct {
 	hint   hintContext
 }
 
-// hintContext is what Hint needs to know about the settings in use.
+// hintContext is the settings in use, which Facts reports.
 type hintContext struct {
 	knownHosts    bool // Auth.KnownHosts was set
 	ca            bool // Auth.CAData was set
@@ -180,8 +172,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 func phrase(k Kind) string {
-	if k >= 0 && int(k) < len(kindPhrases) {
-		return kindPhrases[k]
+	if p, ok := kindPhrases[k]; ok {
+		return p
 	}
 	return "failed"
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	labgit "github.com/imgupd/imgupd/lab/git"
 )
 
@@ -79,8 +80,11 @@ func wantKind(t *testing.T, err error, k Kind) *Error {
 	if e.Kind != k {
 		t.Fatalf("kind = %s, want %s (%v)", e.Kind, k, e)
 	}
-	if e.Hint() == "" {
+	if adviceFor(e) == "" {
 		t.Errorf("empty hint for %s", k)
 	}
 	return e
 }
+
+// adviceFor is the engine's advice for e, from the facts e reports.
+func adviceFor(e *Error) string { return advice.ForGit(e.Facts()) }

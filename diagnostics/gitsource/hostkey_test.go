@@ -84,7 +84,7 @@ func TestSSHKnownHosts(t *testing.T) {
 				if !strings.Contains(e.Error(), fp) || !strings.Contains(e.Error(), bracketed) {
 					t.Errorf("message names neither the offered key %s nor the host: %s", fp, e)
 				}
-				h := e.Hint()
+				h := adviceFor(e)
 				switch tc.kind {
 				case HostKeyUnknown:
 					if !strings.Contains(h, "add the host key to argocd-ssh-known-hosts-cm (ssh-keyscan -p "+port+" 127.0.0.1)") {
@@ -140,8 +140,8 @@ func TestSSHKnownHosts(t *testing.T) {
 		if !errors.Is(err, errBadKnownHosts) || !strings.Contains(e.Error(), "ssh_known_hosts:2") || strings.Contains(e.Error(), "imgupd-known-hosts") {
 			t.Errorf("error = %v", e)
 		}
-		if !strings.Contains(e.Hint(), "does not parse") {
-			t.Errorf("hint = %s", e.Hint())
+		if !strings.Contains(adviceFor(e), "does not parse") {
+			t.Errorf("hint = %s", adviceFor(e))
 		}
 	})
 

@@ -110,14 +110,14 @@ func TestHTTPSProxy(t *testing.T) {
 		if e.Status != http.StatusProxyAuthRequired || e.Proxy != p.URL || strings.Contains(e.Error(), "wrong-9d1") {
 			t.Errorf("error = %v (status %d, proxy %q)", e, e.Status, e.Proxy)
 		}
-		if !strings.Contains(e.Hint(), "407") {
-			t.Errorf("hint = %s", e.Hint())
+		if !strings.Contains(adviceFor(e), "407") {
+			t.Errorf("hint = %s", adviceFor(e))
 		}
 	})
 	t.Run("host denied by the proxy", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, "https://blocked.corp.example/team/app.git", auth(p.URLWithAuth(), ""))
-		if e := wantKind(t, err, Proxy); e.Status != http.StatusForbidden || !strings.Contains(e.Hint(), "refused to tunnel") {
-			t.Errorf("error = %v, hint %s", e, e.Hint())
+		if e := wantKind(t, err, Proxy); e.Status != http.StatusForbidden || !strings.Contains(adviceFor(e), "refused to tunnel") {
+			t.Errorf("error = %v, hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("proxy refuses connections", func(t *testing.T) {
@@ -125,8 +125,8 @@ func TestHTTPSProxy(t *testing.T) {
 		e := wantKind(t, err, Proxy)
 		u, _ := url.Parse(dead)
 		if e.Proxy != "http://"+u.Host || !strings.Contains(e.Error(), "(proxy http://"+u.Host+")") ||
-			strings.Contains(e.Error(), proxyPass) || !strings.Contains(e.Hint(), "http://"+u.Host) {
-			t.Errorf("error = %v; hint %s", e, e.Hint())
+			strings.Contains(e.Error(), proxyPass) || !strings.Contains(adviceFor(e), "http://"+u.Host) {
+			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("noProxy bypasses the proxy", func(t *testing.T) {
@@ -156,8 +156,8 @@ func TestHTTPSProxy(t *testing.T) {
 		c := New(WithTimeout(20e9), WithTransport(&http.Transport{Proxy: http.ProxyURL(u)}))
 		_, err := c.LsRemote(ctx, repo, Auth{InsecureSkipTLS: true})
 		e := wantKind(t, err, Proxy)
-		if e.Proxy != "" || !strings.Contains(e.Error(), u.Host) || !strings.Contains(e.Hint(), "HTTPS_PROXY") {
-			t.Errorf("error = %v; hint %s", e, e.Hint())
+		if e.Proxy != "" || !strings.Contains(e.Error(), u.Host) || !strings.Contains(adviceFor(e), "HTTPS_PROXY") {
+			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("not a proxy URL", func(t *testing.T) {
@@ -239,15 +239,15 @@ func TestSSHProxy(t *testing.T) {
 		dead := closedAddr(t)
 		_, err := newClient().LsRemote(ctx, repo, auth("socks5://px:"+socksPass+"@"+dead))
 		e := wantKind(t, err, Proxy)
-		if e.Proxy != "socks5://"+dead || strings.Contains(e.Error(), socksPass) || !strings.Contains(e.Hint(), dead) {
-			t.Errorf("error = %v; hint %s", e, e.Hint())
+		if e.Proxy != "socks5://"+dead || strings.Contains(e.Error(), socksPass) || !strings.Contains(adviceFor(e), dead) {
+			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("an HTTP proxy cannot carry SSH", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, repo, auth("http://px:"+socksPass+"@proxy.corp.example:3128"))
 		e := wantKind(t, err, Proxy)
-		if !errors.Is(err, errSSHNotSOCKS) || strings.Contains(e.Error(), socksPass) || !strings.Contains(e.Hint(), "socks5://") {
-			t.Errorf("error = %v; hint %s", e, e.Hint())
+		if !errors.Is(err, errSSHNotSOCKS) || strings.Contains(e.Error(), socksPass) || !strings.Contains(adviceFor(e), "socks5://") {
+			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
 	})
 }

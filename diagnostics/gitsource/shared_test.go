@@ -57,8 +57,8 @@ func TestSharedHostFailure(t *testing.T) {
 			if got := memo.Shared.Load(); got != 3 {
 				t.Errorf("%d answered from the scope's memory, want 3 (b, c, d)", got)
 			}
-			if h := strings.ReplaceAll(errs[0].Hint(), "/a.git", "/b.git"); errs[1].Hint() != h {
-				t.Errorf("hints differ beyond the URL: %q / %q", errs[0].Hint(), errs[1].Hint())
+			if h := strings.ReplaceAll(adviceFor(errs[0]), "/a.git", "/b.git"); adviceFor(errs[1]) != h {
+				t.Errorf("hints differ beyond the URL: %q / %q", adviceFor(errs[0]), adviceFor(errs[1]))
 			}
 			if tc.name == "https" {
 				if st := c.Stats(); st.HTTPRequests != 1 {

@@ -43,8 +43,8 @@ func TestTLSPrivateCA(t *testing.T) {
 			_, err := c.LsRemote(context.Background(), url, tc.auth)
 			if tc.kind != Other {
 				e := wantKind(t, err, tc.kind)
-				if !strings.Contains(e.Hint(), tc.hint) {
-					t.Errorf("hint = %s", e.Hint())
+				if !strings.Contains(adviceFor(e), tc.hint) {
+					t.Errorf("hint = %s", adviceFor(e))
 				}
 				return
 			}
@@ -123,8 +123,8 @@ func TestTLSClientCert(t *testing.T) {
 			_, err := c.LsRemote(context.Background(), url, tc.auth)
 			if tc.kind != Other {
 				e := wantKind(t, err, tc.kind)
-				if !strings.Contains(e.Hint(), tc.hint) {
-					t.Errorf("hint = %s", e.Hint())
+				if !strings.Contains(adviceFor(e), tc.hint) {
+					t.Errorf("hint = %s", adviceFor(e))
 				}
 				return
 			}

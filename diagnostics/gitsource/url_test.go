@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -81,16 +82,16 @@ func TestRequiresSecureURL(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	t.Parallel()
-	for k := Other; k <= Proxy; k++ {
-		if k.String() == "" || k.String()[0] == 'K' {
-			t.Errorf("Kind(%d) has no name", int(k))
+	for _, k := range Kinds() {
+		if k == "" || (phrase(k) == "failed" && k != Other) {
+			t.Errorf("Kind %q has no name or phrase", k)
 		}
 		e := &Error{Kind: k, Op: "ls-remote", URL: "https://h/r"}
-		if e.Hint() == "" || e.Error() == "" {
+		if adviceFor(e) == "" || e.Error() == "" {
 			t.Errorf("%s: empty hint or message", k)
 		}
 	}
-	if b, _ := AuthFailed.MarshalText(); string(b) != "AuthFailed" {
-		t.Errorf("MarshalText = %s", b)
+	if b, _ := json.Marshal(AuthFailed); string(b) != `"AuthFailed"` {
+		t.Errorf("JSON = %s", b)
 	}
 }

@@ -3,9 +3,7 @@ package helmchart
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -17,69 +15,60 @@ import (
 // ErrorKind is what went wrong reading a chart, as a stable name that is
 // safe to alert on. (It is not called Kind: that is the function that
 // classifies sources.)
-type ErrorKind int
+// Its value is that name, as JSON and log lines carry it.
+type ErrorKind string
 
 const (
 	// Other: none of the kinds below.
-	Other ErrorKind = iota
+	Other ErrorKind = "Other"
 	// ChartNotFound: the repository has no such chart (not in index.yaml,
 	// no such OCI repository), or index.yaml lists an archive the server
 	// does not have.
-	ChartNotFound
+	ChartNotFound ErrorKind = "ChartNotFound"
 	// VersionNotFound: the chart exists but no version matches
 	// targetRevision; Error.Versions lists those that exist.
-	VersionNotFound
+	VersionNotFound ErrorKind = "VersionNotFound"
 	// Unauthorized: HTTP 401, credentials missing or wrong.
-	Unauthorized
+	Unauthorized ErrorKind = "Unauthorized"
 	// Forbidden: HTTP 403, credentials lack read access.
-	Forbidden
+	Forbidden ErrorKind = "Forbidden"
 	// NotAHelmRepo: <repoURL>/index.yaml is missing or is not a Helm
 	// repository index.
-	NotAHelmRepo
+	NotAHelmRepo ErrorKind = "NotAHelmRepo"
 	// BadChart: the archive is not a readable chart (not gzip/tar, no
 	// values.yaml, wrong layout, unexpected OCI layers).
-	BadChart
+	BadChart ErrorKind = "BadChart"
 	// TooLarge: a document exceeded the client's WithMaxBytes limit
 	// (imgupd's bound, not Argo CD's).
-	TooLarge
+	TooLarge ErrorKind = "TooLarge"
 	// InvalidSource: the Source or Auth cannot be used as given (no
 	// chart source, unparsable URL, unusable CA or client certificate).
-	InvalidSource
+	InvalidSource ErrorKind = "InvalidSource"
 	// DNS: the host name did not resolve.
-	DNS
+	DNS ErrorKind = "DNS"
 	// Connect: connection refused, reset, or host/network unreachable.
-	Connect
+	Connect ErrorKind = "Connect"
 	// TLS: the TLS handshake failed (unknown CA, wrong host name, client
 	// certificate required, TLS spoken to a plain-HTTP server).
-	TLS
+	TLS ErrorKind = "TLS"
 	// Timeout: no answer in time (network timeout, WithTimeout, or the
 	// caller's deadline).
-	Timeout
+	Timeout ErrorKind = "Timeout"
 	// Proxy: the configured HTTP(S) proxy itself failed.
-	Proxy
+	Proxy ErrorKind = "Proxy"
 	// Canceled: the caller canceled the context.
-	Canceled
+	Canceled ErrorKind = "Canceled"
 )
 
-var kindNames = [...]string{
-	Other: "Other", ChartNotFound: "ChartNotFound", VersionNotFound: "VersionNotFound",
-	Unauthorized: "Unauthorized", Forbidden: "Forbidden", NotAHelmRepo: "NotAHelmRepo",
-	BadChart: "BadChart", TooLarge: "TooLarge", InvalidSource: "InvalidSource", DNS: "DNS",
-	Connect: "Connect", TLS: "TLS", Timeout: "Timeout", Proxy: "Proxy", Canceled: "Canceled",
-}
-
-// String is the kind's stable name, e.g. "VersionNotFound".
-func (k ErrorKind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+// ErrorKinds is every ErrorKind, in the order above.
+func ErrorKinds() []ErrorKind {
+	return []ErrorKind{
+		Other, ChartNotFound, VersionNotFound, Unauthorized, Forbidden, NotAHelmRepo, BadChart, TooLarge,
+		InvalidSource, DNS, Connect, TLS, Timeout, Proxy, Canceled,
 	}
-	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }
 
-// MarshalText writes the kind's name, so JSON carries "BadChart", not 6.
-func (k ErrorKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-var kindPhrases = [...]string{
+var kindPhrases = map[ErrorKind]string{
 	Other: "failed", ChartNotFound: "chart not found", VersionNotFound: "no matching chart version",
 	Unauthorized: "unauthorized", Forbidden: "access denied", NotAHelmRepo: "not a Helm chart repository",
 	BadChart: "unreadable chart", TooLarge: "too large", InvalidSource: "invalid source",
@@ -88,8 +77,8 @@ var kindPhrases = [...]string{
 }
 
 func phrase(k ErrorKind) string {
-	if k >= 0 && int(k) < len(kindPhrases) {
-		return kindPhrases[k]
+	if p, ok := kindPhrases[k]; ok {
+		return p
 	}
 	return "failed"
 }
@@ -143,7 +132,7 @@ type Error struct {
 	auth   authSummary
 }
 
-// authSummary is what the hints need to know about the Auth in use.
+// authSummary is the Auth in use, as far as Facts reports it.
 type authSummary struct {
 	creds, ca, insecure, plainHTTP, clientCert, passCreds bool
 }
@@ -235,6 +224,9 @@ var netKinds = map[netclass.Class]ErrorKind{
 // means where e was made.
 func classify(e *Error, err error, notFound ErrorKind) *Error {
 	e.Err = err
+	if e.Kind == "" {
+		e.Kind = Other // what no case below matches
+	}
 	var (
 		se  *statusError
 		tl  *tooLargeError
@@ -297,19 +289,6 @@ func classify(e *Error, err error, notFound ErrorKind) *Error {
 	}
 	e.detail = errtext.OneLine(detail.Error())
 	return e
-}
-
-// alertCode is the TLS alert number of a remote alert: crypto/tls's alert
-// type is an unexported uint8, so it is read by kind, not by text.
-func alertCode(op *net.OpError) (uint8, bool) {
-	if op == nil || op.Err == nil {
-		return 0, false
-	}
-	v := reflect.ValueOf(op.Err)
-	if v.Kind() != reflect.Uint8 {
-		return 0, false
-	}
-	return uint8(v.Uint()), true
 }
 
 func statusKind(status int, notFound ErrorKind) ErrorKind {

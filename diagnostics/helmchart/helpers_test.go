@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
@@ -98,7 +99,7 @@ func mustValues(t *testing.T, src Source, auth Auth, opts ...Option) *Chart {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			t.Fatalf("Values: %v\nhint: %s", err, e.Hint())
+			t.Fatalf("Values: %v\nhint: %s", err, adviceFor(e))
 		}
 		t.Fatalf("Values: %v", err)
 	}
@@ -113,12 +114,12 @@ func wantKind(t *testing.T, err error, k ErrorKind) *Error {
 		t.Fatalf("err = %v (%T), want *Error of kind %s", err, err, k)
 	}
 	if e.Kind != k {
-		t.Fatalf("kind = %s, want %s; err: %v; hint: %s", e.Kind, k, e, e.Hint())
+		t.Fatalf("kind = %s, want %s; err: %v; hint: %s", e.Kind, k, e, adviceFor(e))
 	}
 	if !errors.Is(err, &Error{Kind: k}) {
 		t.Errorf("errors.Is(err, &Error{Kind: %s}) = false", k)
 	}
-	if h := e.Hint(); h == "" || strings.Contains(h, "\n") {
+	if h := adviceFor(e); h == "" || strings.Contains(h, "\n") {
 		t.Errorf("hint %q: want one non-empty line", h)
 	}
 	return e
@@ -160,7 +161,7 @@ func noCanaries(t *testing.T, vals ...any) {
 			texts = append(texts, err.Error())
 			var e *Error
 			if errors.As(err, &e) {
-				texts = append(texts, e.Hint(), e.GoString())
+				texts = append(texts, adviceFor(e), e.GoString())
 				if b, err := json.Marshal(e); err == nil {
 					texts = append(texts, string(b))
 				}
@@ -175,3 +176,6 @@ func noCanaries(t *testing.T, vals ...any) {
 		}
 	}
 }
+
+// adviceFor is the engine's advice for e, from the facts e reports.
+func adviceFor(e *Error) string { return advice.ForChart(e.Facts()) }

@@ -78,7 +78,7 @@ func TestOCIHelmNotFound(t *testing.T) {
 	for _, rev := range []string{"1.0.0", "1.*"} {
 		_, err := values(t, Source{RepoURL: r.Host + "/charts", Chart: "nope", TargetRevision: rev, EnableOCI: true}, plain)
 		e := wantKind(t, err, ChartNotFound)
-		wantContains(t, e.Hint(), "repository "+r.Host+"/charts/nope:")
+		wantContains(t, adviceFor(e), "repository "+r.Host+"/charts/nope:")
 	}
 }
 
@@ -96,7 +96,7 @@ func TestOCIHelmBasicAndTokenAuth(t *testing.T) {
 				src := Source{RepoURL: r.Host + "/charts", Chart: "app", TargetRevision: rev, EnableOCI: true}
 				_, err := values(t, src, Auth{PlainHTTP: true})
 				e := wantKind(t, err, Unauthorized)
-				wantContains(t, e.Hint(), "none were sent")
+				wantContains(t, adviceFor(e), "none were sent")
 
 				good := goodAuth()
 				good.PlainHTTP = true
@@ -106,7 +106,7 @@ func TestOCIHelmBasicAndTokenAuth(t *testing.T) {
 				wrong.PlainHTTP = true
 				_, err = values(t, src, wrong)
 				e = wantKind(t, err, Unauthorized)
-				wantContains(t, e.Hint(), "rejected the credentials")
+				wantContains(t, adviceFor(e), "rejected the credentials")
 			}
 		})
 	}
@@ -122,14 +122,14 @@ func TestOCIHelmTLS(t *testing.T) {
 
 	_, err := values(t, src, Auth{})
 	e := wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "argocd-tls-certs-cm under the key 127.0.0.1")
+	wantContains(t, adviceFor(e), "argocd-tls-certs-cm under the key 127.0.0.1")
 
 	// TLS spoken to a plain-HTTP registry: insecureOCIForceHttp is missing.
 	p := startRegistry(t)
 	pushCharts(t, p, "charts", "app", "1.0.0")
 	_, err = values(t, Source{RepoURL: p.Host + "/charts", Chart: "app", TargetRevision: "1.0.0", EnableOCI: true}, Auth{})
 	e = wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "insecureOCIForceHttp: true")
+	wantContains(t, adviceFor(e), "insecureOCIForceHttp: true")
 }
 
 func TestOCIArtifactHelmChart(t *testing.T) {

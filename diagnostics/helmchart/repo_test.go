@@ -85,7 +85,7 @@ func TestRepoMissingChart(t *testing.T) {
 	_, err := values(t, Source{RepoURL: s.RepoURL, Chart: "App", TargetRevision: "1.0.0"}, Auth{})
 	e := wantKind(t, err, ChartNotFound)
 	wantContains(t, e.Error(), `no chart "App"`, s.RepoURL+"/index.yaml")
-	wantContains(t, e.Hint(), "spec.source.chart")
+	wantContains(t, adviceFor(e), "spec.source.chart")
 }
 
 func TestRepoMissingVersionListsVersions(t *testing.T) {
@@ -103,7 +103,7 @@ func TestRepoMissingVersionListsVersions(t *testing.T) {
 			t.Errorf("versions = %v (+%d)", e.Versions, e.MoreVersions)
 		}
 		wantContains(t, e.Error(), "versions: 1.13.0, 1.12.0", "1.4.0 (and 4 more)", fmt.Sprintf("%q", rev))
-		wantContains(t, e.Hint(), "targetRevision", "1.13.0")
+		wantContains(t, adviceFor(e), "targetRevision", "1.13.0")
 	}
 }
 
@@ -118,7 +118,7 @@ func TestRepoBasicAuth(t *testing.T) {
 	if e.Status != 401 || e.CredentialsSent || e.Op != "index" {
 		t.Errorf("no credentials: %+v", e)
 	}
-	wantContains(t, e.Hint(), "none were sent", "username and password")
+	wantContains(t, adviceFor(e), "none were sent", "username and password")
 
 	wantValues(t, mustValues(t, src, goodAuth()), "1.0.0")
 	for _, r := range s.Requests() {
@@ -132,7 +132,7 @@ func TestRepoBasicAuth(t *testing.T) {
 	if !e.CredentialsSent {
 		t.Error("wrong password: CredentialsSent = false")
 	}
-	wantContains(t, e.Hint(), "rejected the credentials")
+	wantContains(t, adviceFor(e), "rejected the credentials")
 }
 
 func TestRepoRelativeAndAbsoluteURLs(t *testing.T) {
@@ -200,7 +200,7 @@ func TestRepoChartOnOtherHost(t *testing.T) {
 	if e.Op != "download" || !e.CrossHost || e.CredentialsSent {
 		t.Errorf("cross-host 401: %+v", e)
 	}
-	wantContains(t, e.Hint(), "passCredentials: true")
+	wantContains(t, adviceFor(e), "passCredentials: true")
 }
 
 // Helm sends archive credentials only when both username and password are
@@ -227,13 +227,13 @@ func TestRepoTLS(t *testing.T) {
 
 	_, err := values(t, src, Auth{})
 	e := wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "argocd-tls-certs-cm under the key 127.0.0.1", "insecure: true")
+	wantContains(t, adviceFor(e), "argocd-tls-certs-cm under the key 127.0.0.1", "insecure: true")
 
 	// A CA from argocd-tls-certs-cm replaces the roots: another CA fails.
 	other := startRepo(t, helmrepo.WithTLS())
 	_, err = values(t, src, Auth{CAData: other.CAPEM})
 	e = wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "not signed by the CA under the key 127.0.0.1")
+	wantContains(t, adviceFor(e), "not signed by the CA under the key 127.0.0.1")
 
 	_, err = values(t, src, Auth{CAData: []byte("not a certificate")})
 	e = wantKind(t, err, TLS)
@@ -246,7 +246,7 @@ func TestRepoTLS(t *testing.T) {
 	addCharts(t, plain, "app", "1.0.0")
 	_, err = values(t, Source{RepoURL: strings.Replace(plain.RepoURL, "http://", "https://", 1), Chart: "app", TargetRevision: "1.0.0"}, Auth{})
 	e = wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "plain HTTP", "http://")
+	wantContains(t, adviceFor(e), "plain HTTP", "http://")
 }
 
 func TestRepoClientCertificate(t *testing.T) {
@@ -257,7 +257,7 @@ func TestRepoClientCertificate(t *testing.T) {
 
 	_, err := values(t, src, Auth{CAData: s.CAPEM})
 	e := wantKind(t, err, TLS)
-	wantContains(t, e.Hint(), "tlsClientCertData")
+	wantContains(t, adviceFor(e), "tlsClientCertData")
 
 	auth := Auth{CAData: s.CAPEM, ClientCert: s.ClientCertPEM, ClientKey: updater.Secret(s.ClientKeyPEM)}
 	wantValues(t, mustValues(t, src, auth), "1.0.0")
@@ -320,7 +320,7 @@ func TestRepoNotAHelmRepo(t *testing.T) {
 			}))
 			_, err := values(t, Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.0.0"}, Auth{})
 			e := wantKind(t, err, NotAHelmRepo)
-			wantContains(t, e.Hint(), "index.yaml")
+			wantContains(t, adviceFor(e), "index.yaml")
 		})
 	}
 }
@@ -336,7 +336,7 @@ func TestRepoArchiveMissing(t *testing.T) {
 	if e.Op != "download" || e.Status != 404 {
 		t.Errorf("err = %+v", e)
 	}
-	wantContains(t, e.Hint(), "stale")
+	wantContains(t, adviceFor(e), "stale")
 }
 
 // An endless index.yaml stops at the limit: an error, and memory bounded
@@ -368,7 +368,7 @@ func TestRepoOversizedIndexIsBounded(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*limit {
 		t.Errorf("allocated %d bytes reading a %d-byte-limited index", alloc, limit)
 	}
-	wantContains(t, e.Hint(), "limit")
+	wantContains(t, adviceFor(e), "limit")
 
 	_, err = values(t, Source{RepoURL: s.URL + "/big", Chart: "app", TargetRevision: "1.0.0"}, Auth{}, WithMaxBytes(limit))
 	wantContains(t, wantKind(t, err, TooLarge).Error(), "10737418240 bytes")
@@ -420,7 +420,7 @@ func TestInvalidSources(t *testing.T) {
 	} {
 		_, err := values(t, tc.src, goodAuth())
 		e := wantKind(t, err, InvalidSource)
-		wantContains(t, e.Hint(), tc.hint)
+		wantContains(t, adviceFor(e), tc.hint)
 	}
 	// Userinfo in a repoURL is never echoed.
 	_, err := New().Values(context.Background(), Source{RepoURL: "ftp://u:" + canaryPass + "@charts.example.com/?token=" + canaryKey, Chart: "app"}, Auth{})

@@ -73,7 +73,7 @@ func TestListTagsStopsAtTheBound(t *testing.T) {
 					t.Errorf("message %q lacks %q", msg, want)
 				}
 			}
-			if h := e.Hint(); !strings.Contains(h, "reads every page into memory") || !strings.Contains(h, "retention") {
+			if h := adviceFor(e); !strings.Contains(h, "reads every page into memory") || !strings.Contains(h, "retention") {
 				t.Errorf("hint %q", h)
 			}
 		})

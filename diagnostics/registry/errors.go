@@ -15,61 +15,54 @@ import (
 
 // Kind is what went wrong talking to a registry, from the typed error, as
 // a stable name that is safe to alert on.
-type Kind int
+// Its value is that name, as JSON and log lines carry it (a typed string,
+// as go-containerregistry's transport.ErrorCode).
+type Kind string
 
 const (
 	// Other is a failure none of the kinds below describe.
-	Other Kind = iota
+	Other Kind = "Other"
 	// DNS: the registry host name did not resolve.
-	DNS
+	DNS Kind = "DNS"
 	// Connect: the connection was refused, reset or the host unreachable.
-	Connect
+	Connect Kind = "Connect"
 	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
 	// plain-HTTP server spoken to with TLS: tls.RecordHeaderError, which
 	// net/http's Client turns into http.ErrSchemeMismatch).
-	TLS
+	TLS Kind = "TLS"
 	// Timeout: no answer in time (dial, TLS handshake, response, or the
 	// caller's deadline).
-	Timeout
+	Timeout Kind = "Timeout"
 	// Proxy: the HTTP(S) proxy itself could not be reached.
-	Proxy
+	Proxy Kind = "Proxy"
 	// Unauthorized: HTTP 401 / UNAUTHORIZED, credentials missing or wrong.
-	Unauthorized
+	Unauthorized Kind = "Unauthorized"
 	// Forbidden: HTTP 403 / DENIED, credentials lack pull permission.
-	Forbidden
+	Forbidden Kind = "Forbidden"
 	// NotFound: HTTP 404 / NAME_UNKNOWN, MANIFEST_UNKNOWN, BLOB_UNKNOWN.
-	NotFound
+	NotFound Kind = "NotFound"
 	// RateLimited: HTTP 429 / TOOMANYREQUESTS.
-	RateLimited
+	RateLimited Kind = "RateLimited"
 	// NotRegistry: GET /v2/ answered neither 200 nor 401.
-	NotRegistry
+	NotRegistry Kind = "NotRegistry"
 	// Canceled: the caller canceled the context.
-	Canceled
+	Canceled Kind = "Canceled"
 	// TooLarge: an answer passed the Client's bounds: a tag list
 	// (WithTagListLimits: tags, bytes or pages; Error.List says which and
 	// what was read, and ListTags returns the tags read before the bound
 	// with it), or an image config larger than imgupd reads (BlobLimit).
-	TooLarge
+	TooLarge Kind = "TooLarge"
 )
 
-var kindNames = [...]string{
-	Other: "Other", DNS: "DNS", Connect: "Connect", TLS: "TLS", Timeout: "Timeout", Proxy: "Proxy",
-	Unauthorized: "Unauthorized", Forbidden: "Forbidden", NotFound: "NotFound",
-	RateLimited: "RateLimited", NotRegistry: "NotRegistry", Canceled: "Canceled", TooLarge: "TooLarge",
-}
-
-// String is the kind's stable name, e.g. "RateLimited".
-func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+// Kinds is every Kind, in the order above.
+func Kinds() []Kind {
+	return []Kind{
+		Other, DNS, Connect, TLS, Timeout, Proxy, Unauthorized, Forbidden, NotFound, RateLimited, NotRegistry,
+		Canceled, TooLarge,
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// MarshalText writes the kind's name, so JSON carries "RateLimited", not 9.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-var kindPhrases = [...]string{
+var kindPhrases = map[Kind]string{
 	Other: "failed", DNS: "registry host not found (DNS)", Connect: "connection refused or host unreachable",
 	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed",
 	Unauthorized: "unauthorized", Forbidden: "access denied", NotFound: "not found",
@@ -154,8 +147,8 @@ func (e *Error) where() string {
 }
 
 func phrase(k Kind) string {
-	if k >= 0 && int(k) < len(kindPhrases) {
-		return kindPhrases[k]
+	if p, ok := kindPhrases[k]; ok {
+		return p
 	}
 	return "failed"
 }

@@ -71,7 +71,7 @@ func TestClassify(t *testing.T) {
 			if msg := e.Error(); msg == "" || strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "list tags: ") {
 				t.Errorf("Error() = %q", msg)
 			}
-			if e.Hint() == "" {
+			if adviceFor(e) == "" {
 				t.Error("no hint")
 			}
 		})
@@ -88,15 +88,15 @@ func TestClassify(t *testing.T) {
 func TestKindString(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for k := Other; k <= Canceled; k++ {
-		s := k.String()
-		if s == "" || strings.HasPrefix(s, "Kind(") || seen[s] {
-			t.Errorf("Kind %d String = %q", k, s)
+	for _, k := range Kinds() {
+		s := string(k)
+		if s == "" || seen[s] || (phrase(k) == "failed" && k != Other) {
+			t.Errorf("Kind %q: empty, repeated or without a phrase", s)
 		}
 		seen[s] = true
 	}
-	if got := Kind(99).String(); got != "Kind(99)" {
-		t.Errorf("unknown kind = %q", got)
+	if got := phrase(Kind("Unheard")); got != "failed" {
+		t.Errorf("unknown kind's phrase = %q", got)
 	}
 }
 
@@ -108,12 +108,12 @@ func TestErrorText(t *testing.T) {
 	if got := e.Error(); got != want {
 		t.Errorf("Error() = %q\nwant %q", got, want)
 	}
-	if h := e.Hint(); !strings.Contains(h, "Retry-After 6h0m0s") || !strings.Contains(h, "limit:") {
+	if h := adviceFor(e); !strings.Contains(h, "Retry-After 6h0m0s") || !strings.Contains(h, "limit:") {
 		t.Errorf("Hint() = %q", h)
 	}
 	gh := &Error{Kind: Forbidden, Registry: "ghcr.io", Repository: "org/app"}
-	if !strings.Contains(gh.Hint(), "read:packages") {
-		t.Errorf("GHCR hint = %q", gh.Hint())
+	if !strings.Contains(adviceFor(gh), "read:packages") {
+		t.Errorf("GHCR hint = %q", adviceFor(gh))
 	}
 	if got := errtext.OneLine("a\nb\r\n\tc  d\x00e"); got != "a b c d e" {
 		t.Errorf("oneLine = %q", got)
@@ -178,7 +178,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			var texts []string
 			check := func(err error) {
 				e := wantKind(t, err, tc.want)
-				texts = append(texts, e.Error(), e.Hint(), fmt.Sprint(err), fmt.Sprintf("%+v", err))
+				texts = append(texts, e.Error(), adviceFor(e), fmt.Sprint(err), fmt.Sprintf("%+v", err))
 			}
 			if tc.want == TLS || tc.want == DNS { // /v2/ itself answers the others fine
 				check(c.Ping(ctx, tc.target))

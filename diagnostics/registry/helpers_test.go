@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 
@@ -76,3 +77,6 @@ func tagNames(prefix string, n int) []string {
 	}
 	return out
 }
+
+// adviceFor is the engine's advice for e, from the facts e reports.
+func adviceFor(e *Error) string { return advice.ForRegistry(e.Facts()) }

@@ -91,8 +91,8 @@ func TestAccess(t *testing.T) {
 			if tc.wantKind == RateLimited && e.RetryAfter != 42*time.Second {
 				t.Errorf("RetryAfter = %v, want 42s", e.RetryAfter)
 			}
-			if e.Hint() == "" || strings.Contains(e.Error(), "\n") {
-				t.Errorf("hint %q, error %q", e.Hint(), e.Error())
+			if adviceFor(e) == "" || strings.Contains(e.Error(), "\n") {
+				t.Errorf("hint %q, error %q", adviceFor(e), e.Error())
 			}
 			// Metadata reports the same failure per tag, not as its error.
 			meta, err := c.Metadata(ctx, tc.target, []string{"1.0.0"}, nil)
@@ -172,8 +172,8 @@ func TestPing(t *testing.T) {
 		t.Errorf("ping registry answering 401: %v", err)
 	}
 	e := wantKind(t, c.Ping(ctx, Target{APIURL: web.URL}), NotRegistry)
-	if e.Status != http.StatusNotFound || !strings.Contains(e.Hint(), "api_url") {
-		t.Errorf("status %d, hint %q", e.Status, e.Hint())
+	if e.Status != http.StatusNotFound || !strings.Contains(adviceFor(e), "api_url") {
+		t.Errorf("status %d, hint %q", e.Status, adviceFor(e))
 	}
 	if got := c.Stats().Ping; got != 3 {
 		t.Errorf("Stats().Ping = %d, want 3", got)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -84,7 +85,7 @@ func (e *RegistryError) Error() string { return e.Err.Error() }
 func (e *RegistryError) Unwrap() error { return e.Err }
 
 // Hint is the suggested fix.
-func (e *RegistryError) Hint() string { return e.Err.Hint() }
+func (e *RegistryError) Hint() string { return advice.ForRegistry(e.Err.Facts()) }
 
 // Runner runs simulations.
 type Runner struct {
