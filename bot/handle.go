@@ -17,6 +17,7 @@ import (
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Reactions on a mention or a direct message: working, then the outcome.
@@ -428,12 +429,8 @@ func prefixed(prefix, id string) string {
 	return prefix + id
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+// clip bounds an audit attribute to n bytes (plus "…").
+func clip(s string, n int) string { return textutil.ClipBytes(s, n) }
 
 // summaryButtonText is the command a summary's Re-run button stands for: its value, the scope
 // as JSON, read strictly (unknown fields are refused) and typed as `summary …`. A value that is

@@ -11,9 +11,8 @@ import (
 	"github.com/imgupd/imgupd/internal/lazyre"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Command is one parsed command.
@@ -259,22 +258,13 @@ func takeFlags(input string, args []string, namespace, cluster *string) ([]strin
 	return rest, nil
 }
 
+// nearestVerb is the verb w is at most two edits from, for "did you mean".
 func nearestVerb(w string) string {
-	best, bd := "", 3
-	for _, v := range Verbs {
-		if d := levenshtein.ComputeDistance(w, v); d < bd {
-			best, bd = v, d
-		}
-	}
-	return best
+	return textutil.NearestOne(w, Verbs, func(_ string, d int) bool { return d < 3 })
 }
 
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+// clip bounds an argument echoed in an error to 64 bytes (plus "…").
+func clip(s string) string { return textutil.ClipBytes(s, 64) }
 
 // ValidClusterName reports whether s can be named by `--cluster`.
 func ValidClusterName(s string) bool { return nameRE().MatchString(s) && len(s) <= 253 }

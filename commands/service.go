@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Apps reads Argo CD Applications (diagnostics.Cluster has these methods).
@@ -325,7 +324,7 @@ func nearestApps(name string, names []string) []string {
 	var cs []cand
 	for _, full := range names {
 		_, app, _ := strings.Cut(full, "/")
-		d := levenshtein.ComputeDistance(name, app)
+		d := textutil.Distance(name, app)
 		if d <= limit || strings.Contains(app, name) || strings.Contains(name, app) {
 			cs = append(cs, cand{full, d})
 		}
@@ -344,12 +343,11 @@ func nearestApps(name string, names []string) []string {
 }
 
 func nearestCode(code string) string {
-	best, bd := "", 4
+	var codes []string
 	for _, e := range diagnostics.Catalogue() {
-		if d := levenshtein.ComputeDistance(code, string(e.Code)); d < bd {
-			best, bd = string(e.Code), d
-		}
+		codes = append(codes, string(e.Code))
 	}
+	best := textutil.NearestOne(code, codes, func(_ string, d int) bool { return d < 4 })
 	if best == "" {
 		return "; `help` lists the commands, docs/findings.md every code"
 	}

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;
@@ -202,15 +202,8 @@ func validGlob(g string) bool {
 	return err == nil
 }
 
+// nearestOption is the long option o is at most three edits from (short
+// ones, like -n, are too close to everything to suggest).
 func nearestOption(o string) string {
-	best, bd := "", 4
-	for _, c := range summaryOptions {
-		if len(c) < 3 {
-			continue
-		}
-		if d := levenshtein.ComputeDistance(o, c); d < bd {
-			best, bd = c, d
-		}
-	}
-	return best
+	return textutil.NearestOne(o, summaryOptions, func(c string, d int) bool { return len(c) >= 3 && d < 4 })
 }

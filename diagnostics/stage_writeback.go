@@ -14,6 +14,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // iuAuthorEmail is the author of Image Updater's commits.
@@ -176,7 +177,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 		r.iuCommit = c.Hash
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(CodeWriteBackLastCommit, Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
-			with(ev("message", clip(firstLine(c.Message), 200))))
+			with(ev("message", clip(textutil.FirstLine(c.Message), 200))))
 	}
 	return out
 }
@@ -442,11 +443,6 @@ func shortHash(h string) string {
 		return h[:8]
 	}
 	return h
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // commitNewerThan reports whether commit comes after rev on the branch

@@ -3,48 +3,23 @@ package diagnostics
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // oneLine collapses whitespace, for error messages in titles and evidence.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return textutil.OneLine(s) }
 
 // clip shortens s to n runes with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func clip(s string, n int) string { return textutil.Clip(s, n) }
 
-// closest returns up to n candidates nearest to s by edit distance.
+// closest returns up to n candidates nearest to s by edit distance, without
+// case, alphabetically on a tie; a candidate that contains s, or is
+// contained in it, is near at any distance.
 func closest(s string, candidates []string, n int) []string {
-	type scored struct {
-		c string
-		d int
-	}
-	var all []scored
-	for _, c := range candidates {
-		all = append(all, scored{c, levenshtein.ComputeDistance(strings.ToLower(s), strings.ToLower(c))})
-	}
-	for i := 1; i < len(all); i++ {
-		for j := i; j > 0 && (all[j].d < all[j-1].d || all[j].d == all[j-1].d && all[j].c < all[j-1].c); j-- {
-			all[j], all[j-1] = all[j-1], all[j]
-		}
-	}
-	var out []string
-	for _, x := range all {
-		if len(out) == n {
-			break
-		}
-		if x.d <= max(3, len(s)/2) || strings.Contains(x.c, s) || strings.Contains(s, x.c) {
-			out = append(out, x.c)
-		}
-	}
-	return out
+	return textutil.NearestFold(s, sortedStrings(candidates), n, func(c string, d int) bool {
+		return d <= max(3, len(s)/2) || strings.Contains(c, s) || strings.Contains(s, c)
+	})
 }
 
 func sortedStrings(s []string) []string {

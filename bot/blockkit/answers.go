@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Notice is a short answer: help, a refusal, "not found", an error. text
@@ -28,7 +29,7 @@ func NoticeMrkdwn(text Mrkdwn) Message {
 		s = "(no answer)"
 	}
 	return Message{
-		Text:   clipRunes(firstLine(s), MaxMessageText),
+		Text:   clipRunes(textutil.FirstLine(s), MaxMessageText),
 		Blocks: slack.Blocks{BlockSet: []slack.Block{section(clipRunes(s, MaxSectionText))}},
 	}
 }
@@ -137,9 +138,4 @@ func pack(text string, chunks []string) []Message {
 	}
 	flush()
 	return out
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

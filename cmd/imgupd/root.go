@@ -8,10 +8,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // streams are the command's I/O, swapped for buffers in tests.
@@ -170,20 +171,10 @@ func splitList(s string) []string {
 	return parts
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func oneLine(s string) string { return textutil.OneLine(s) }
 
-// nearest is the closest of candidates to s, or "".
+// nearest is the closest of candidates to s, or "" when even that is more
+// than half of s (plus two) away.
 func nearest(s string, candidates []string) string {
-	best, bd := "", 1<<30
-	for _, c := range candidates {
-		if d := levenshtein.ComputeDistance(s, c); d < bd {
-			best, bd = c, d
-		}
-	}
-	if bd > len(s)/2+2 {
-		return ""
-	}
-	return best
+	return textutil.NearestOne(s, candidates, func(_ string, d int) bool { return d <= len(s)/2+2 })
 }

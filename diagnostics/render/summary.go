@@ -9,6 +9,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // SummaryOptions shape the terminal and Markdown summaries.
@@ -271,11 +272,5 @@ func roundDuration(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// clip shortens s to n runes, ending in "…".
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+// clip shortens s, on one line, to n runes, ending in "…".
+func clip(s string, n int) string { return textutil.Clip(textutil.OneLine(s), n) }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // AnnotationPrefix is the prefix of every Image Updater annotation key.
@@ -624,5 +624,5 @@ func levenshteinDistance(a, b string) int {
 		}
 		return max(len(a), len(b))
 	}
-	return levenshtein.ComputeDistance(a, b)
+	return textutil.Distance(a, b)
 }
