@@ -74,6 +74,14 @@ var rules = []namedRule{
 		rule: NoDependency{From: own("commands/..."), Banned: Patterns{"github.com/slack-go/..."}},
 	},
 	{
+		name: "advice/no-sources",
+		why: "diagnostics/advice turns the facts a source reports into what to change; it reaches no source and no " +
+			"I/O client, so that the sources can report facts in its types and simulate advises on a registry " +
+			"without pulling in the git or forge clients.",
+		rule: NoDependency{From: own("diagnostics/advice"), Banned: append(append(Patterns{}, ioLibraries...),
+			append(ioSources, own("diagnostics")...)...)},
+	},
+	{
 		name: "lab/only-cmd",
 		why: "the lab (fake cluster, in-process registry and git servers) is for tests, `imgupd demo`, `serve --lab` " +
 			"and `config check` of a lab scenario, all in cmd/imgupd; no other production code may import it.",
