@@ -13,7 +13,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Command is one parsed command.
@@ -45,7 +45,7 @@ type Explain struct{ Code string }
 
 // Summary asks for the fleet summary of the Applications in Scope (every
 // managed Application when empty), filtered by what the asker may see.
-type Summary struct{ Scope fleet.Scope }
+type Summary struct{ Scope report.Scope }
 
 // Help asks for the command list.
 type Help struct{}

@@ -10,7 +10,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;
@@ -36,7 +36,7 @@ func parseSummary(input string, words []string) (Command, error) {
 	if err != nil {
 		return nil, &ParseError{Input: input, Reason: err.Error()}
 	}
-	var sc fleet.Scope
+	var sc report.Scope
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

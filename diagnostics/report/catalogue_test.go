@@ -78,3 +78,26 @@ func TestCatalogueStates(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueRoles: context is for info and passing codes (the text report
+// shows them without -v); each log role is held by one code.
+func TestCatalogueRoles(t *testing.T) {
+	held := map[Role][]Code{}
+	for _, e := range Catalogue() {
+		if e.Role == "" {
+			continue
+		}
+		held[e.Role] = append(held[e.Role], e.Code)
+		if e.Role == RoleContext && e.Severity != Info && e.Severity != Pass {
+			t.Errorf("%s: a %s code with role context", e.Code, e.Severity)
+		}
+	}
+	for _, r := range []Role{RoleLogsUnread, RoleLastCycle} {
+		if len(held[r]) != 1 {
+			t.Errorf("role %s is held by %v, want one code", r, held[r])
+		}
+	}
+	if len(held[RoleContext]) == 0 {
+		t.Error("no code has role context")
+	}
+}
