@@ -14,6 +14,7 @@ import (
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/lab/recorder"
 )
@@ -321,7 +322,7 @@ type gate struct {
 	waiting int
 }
 
-func (g *gate) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+func (g *gate) Diagnose(ctx context.Context, req diagnostics.Request) *report.Report {
 	g.mu.Lock()
 	g.waiting++
 	g.mu.Unlock()

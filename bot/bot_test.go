@@ -20,6 +20,7 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -642,7 +643,7 @@ func TestRefusedBlocksStillAnswerAsText(t *testing.T) {
 // a stand-in for a bug, to show one command's crash does not stop the bot.
 type panicky struct{ commands.Diagnoser }
 
-func (p panicky) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+func (p panicky) Diagnose(ctx context.Context, req diagnostics.Request) *report.Report {
 	if req.App == "web" {
 		panic("injected")
 	}

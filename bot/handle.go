@@ -15,8 +15,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -290,9 +289,9 @@ func outcomeReaction(res commands.Result, deliverErr error) string {
 		return reactPrivate
 	case res.Report != nil && res.Kind == commands.KindReport:
 		switch res.Report.Verdict {
-		case diagnostics.VerdictHealthy:
+		case report.VerdictHealthy:
 			return reactHealthy
-		case diagnostics.VerdictBroken:
+		case report.VerdictBroken:
 			return reactBroken
 		}
 		return reactUnknown
@@ -441,7 +440,7 @@ func summaryButtonText(value string) string {
 	}
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
-	var sc fleet.Scope
+	var sc report.Scope
 	if err := dec.Decode(&sc); err != nil || dec.More() {
 		return "summary --invalid-button-value"
 	}

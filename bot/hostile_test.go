@@ -12,9 +12,9 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -138,13 +138,13 @@ func TestHostileScenariosShowNothingLive(t *testing.T) {
 				sh.check("tags "+r.Alias, bot.Payloads(svc.Handle(ctx, pr, commands.Tags{App: app, Namespace: ns, Alias: r.Alias}))...)
 			}
 			// A scheduled run's alert and recovery, from a scan's results.
-			res, err := (&fleet.Scanner{Engine: eng}).Scan(ctx, fleet.Scope{})
+			res, err := (&fleet.Scanner{Engine: eng}).Scan(ctx, report.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, a := range res.Apps {
-				sh.check("alert", blockkit.Alert(fleet.Transition{App: a.App, From: diagnostics.StateUpToDate, To: a.State, Code: a.Code}, a))
-				sh.check("recovery", blockkit.Alert(fleet.Transition{App: a.App, From: a.State, To: diagnostics.StateUpToDate}, fleet.AppResult{App: a.App, State: diagnostics.StateUpToDate, Headline: a.Headline}))
+				sh.check("alert", blockkit.Alert(report.Transition{App: a.App, From: report.StateUpToDate, To: a.State, Code: a.Code}, a))
+				sh.check("recovery", blockkit.Alert(report.Transition{App: a.App, From: a.State, To: report.StateUpToDate}, report.AppResult{App: a.App, State: report.StateUpToDate, Headline: a.Headline}))
 				sh.check("scheduled summary", blockkit.Summary(fleet.Summarize(res, nil), blockkit.SummaryOptions{Title: "Image Updater · <!channel> nightly :fire:", Buttons: true}).Message)
 			}
 			// A refusal in a channel whose name Slack sent, and an error the

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Metrics are the bot's Prometheus metrics, on a registry of their own (no
@@ -91,7 +91,7 @@ func (m *Metrics) Handler() http.Handler {
 // Registry is the metrics' registry (for tests and embedding).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-func (m *Metrics) observeReport(r *diagnostics.Report) {
+func (m *Metrics) observeReport(r *report.Report) {
 	if r == nil {
 		return
 	}

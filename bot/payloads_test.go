@@ -10,8 +10,8 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -86,7 +86,7 @@ func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
 		})
 	}
 	svc := &commands.Service{Policy: everyone}
-	for _, e := range diagnostics.Catalogue() {
+	for _, e := range report.Catalogue() {
 		check("explain "+string(e.Code), nil, svc.Handle(context.Background(), pr, commands.Explain{Code: string(e.Code)}))
 	}
 	check("help", nil, svc.Handle(context.Background(), pr, commands.Help{}))

@@ -12,7 +12,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Schedule is one scheduled summary of the configuration's schedules: a fleet scan of Scope at
@@ -32,7 +32,7 @@ type Schedule struct {
 	Channel string `mapstructure:"channel" json:"channel"`
 	// Scope selects the Applications; what it may select is bounded by the rules that admit
 	// everyone in Channel.
-	Scope fleet.Scope `mapstructure:"scope" json:"scope"`
+	Scope report.Scope `mapstructure:"scope" json:"scope"`
 	// Digest "daily" posts a new message once a day (the first run of each day in Timezone)
 	// even when nothing changed; "" (the default) posts a new message only the first time,
 	// then updates it in place when the states change.

@@ -27,6 +27,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -257,7 +258,7 @@ func TestScheduledSummary(t *testing.T) {
 		t.Errorf("blocked apps gauge %q", v)
 	}
 	broke := stateOf(t, kube, "fleet").Memory.Apps["argocd/app-0001-r001"]
-	if broke.State != diagnostics.StateBlocked || !broke.Since.Equal(t0.Add(20*time.Minute+30*time.Second)) {
+	if broke.State != report.StateBlocked || !broke.Since.Equal(t0.Add(20*time.Minute+30*time.Second)) {
 		t.Errorf("app-0001 in memory: %+v", broke)
 	}
 
@@ -334,7 +335,7 @@ func TestScheduledSummarySurvivesRestart(t *testing.T) {
 		was := first.Memory.Apps[app]
 		switch app {
 		case "argocd/app-0001-r001":
-			if seen.State != diagnostics.StateBlocked || !seen.Since.Equal(t0.Add(25*time.Minute+30*time.Second)) {
+			if seen.State != report.StateBlocked || !seen.Since.Equal(t0.Add(25*time.Minute+30*time.Second)) {
 				t.Errorf("%s: %+v", app, seen)
 			}
 		default:
@@ -503,7 +504,7 @@ func TestValidateSchedules(t *testing.T) {
 		{Name: "payments", Channels: []string{"#payments-deploys"}, Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
 	}}
 	ok := bot.Schedule{Name: "payments-daily", Cron: "0 9 * * 1-5", Timezone: "Europe/Paris", Channel: "#payments-deploys",
-		Scope: fleet.Scope{Namespaces: []string{"payments-*"}, Projects: []string{"payments"}}, Digest: "daily"}
+		Scope: report.Scope{Namespaces: []string{"payments-*"}, Projects: []string{"payments"}}, Digest: "daily"}
 	if err := bot.ValidateSchedules([]bot.Schedule{ok}, p); err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +512,7 @@ func TestValidateSchedules(t *testing.T) {
 		mod  func(*bot.Schedule)
 		want string
 	}{
-		{func(s *bot.Schedule) { s.Scope = fleet.Scope{} }, "schedule payments-daily: scope namespaces (any), projects (any) goes beyond what the access rules grant everyone in #payments-deploys"},
+		{func(s *bot.Schedule) { s.Scope = report.Scope{} }, "schedule payments-daily: scope namespaces (any), projects (any) goes beyond what the access rules grant everyone in #payments-deploys"},
 		{func(s *bot.Schedule) { s.Scope.Projects = nil }, "rule payments grants namespaces [payments, payments-*] and projects [payments]"},
 		{func(s *bot.Schedule) { s.Name = "Payments" }, `name "Payments"`},
 		{func(s *bot.Schedule) { s.Cron = "0 9 * *" }, "4 fields: give five"},

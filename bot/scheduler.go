@@ -17,6 +17,7 @@ import (
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Clock is the time the schedules run by; tests give a fake one.
@@ -298,8 +299,8 @@ func (s *scheduler) postNew(ctx context.Context, c *compiledSchedule, st *Schedu
 }
 
 // alert posts one message per app that went bad or recovered.
-func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions []fleet.Transition, shown *fleet.Result, log *slog.Logger) {
-	byApp := map[string]fleet.AppResult{}
+func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions []report.Transition, shown *fleet.Result, log *slog.Logger) {
+	byApp := map[string]report.AppResult{}
 	for _, a := range shown.Apps {
 		byApp[a.App.String()] = a
 	}
@@ -324,7 +325,7 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 		posted++
 		r, ok := byApp[t.App.String()]
 		if !ok {
-			r = fleet.AppResult{App: t.App, State: t.To, Code: t.Code}
+			r = report.AppResult{App: t.App, State: t.To, Code: t.Code}
 		}
 		kind := "alert"
 		if recovered {
@@ -359,7 +360,7 @@ const maxAlertsPerRun = 10
 
 // alertChannel is where an app's alert goes: the channel its imgupd.io/alert-channel annotation
 // names, when the rules that admit everyone there grant the app; else the schedule's channel.
-func (s *scheduler) alertChannel(ctx context.Context, c *compiledSchedule, r fleet.AppResult, log *slog.Logger) string {
+func (s *scheduler) alertChannel(ctx context.Context, c *compiledSchedule, r report.AppResult, log *slog.Logger) string {
 	apps := s.b.cfg.Service.Apps
 	if apps == nil {
 		return c.Channel

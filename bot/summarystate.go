@@ -30,7 +30,7 @@ type ScheduleState struct {
 	// order, each with the hash of what it shows so that an unchanged page is not written.
 	MessageTS string `json:"messageTs,omitempty"`
 	Thread    []Page `json:"thread,omitempty"`
-	// Hash is the summary's fleet.Summary.Hash when it was last written.
+	// Hash is the summary's report.Summary.Hash when it was last written.
 	Hash string `json:"hash,omitempty"`
 	// DigestDay is the day (YYYY-MM-DD in the schedule's time zone) of the last new message.
 	DigestDay string `json:"digestDay,omitempty"`

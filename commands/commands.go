@@ -8,11 +8,13 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"github.com/imgupd/imgupd/internal/lazyre"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/internal/lazyre"
+
 	"github.com/imgupd/imgupd/internal/textutil"
+
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Command is one parsed command.
@@ -44,7 +46,7 @@ type Explain struct{ Code string }
 
 // Summary asks for the fleet summary of the Applications in Scope (every
 // managed Application when empty), filtered by what the asker may see.
-type Summary struct{ Scope fleet.Scope }
+type Summary struct{ Scope report.Scope }
 
 // Help asks for the command list.
 type Help struct{}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 func TestParse(t *testing.T) {
@@ -28,12 +28,12 @@ func TestParse(t *testing.T) {
 		{"summary", Summary{}},
 		{"logs web", Logs{App: "web"}},
 		{"log team-a/web", Logs{App: "web", Namespace: "team-a"}},
-		{"summary -n team-a", Summary{Scope: fleet.Scope{Namespaces: []string{"team-a"}}}},
-		{"status --namespace=payments-* -n payments,payments", Summary{Scope: fleet.Scope{Namespaces: []string{"payments-*", "payments"}}}},
-		{"summary --project payments --name 'web-*' --selector team=payments,tier!=db", Summary{Scope: fleet.Scope{
+		{"summary -n team-a", Summary{Scope: report.Scope{Namespaces: []string{"team-a"}}}},
+		{"status --namespace=payments-* -n payments,payments", Summary{Scope: report.Scope{Namespaces: []string{"payments-*", "payments"}}}},
+		{"summary --project payments --name 'web-*' --selector team=payments,tier!=db", Summary{Scope: report.Scope{
 			Projects: []string{"payments"}, Names: []string{"web-*"}, Selector: "team=payments,tier!=db"}}},
-		{"<@U0ABC123> summary -l “tier in (web, api)”", Summary{Scope: fleet.Scope{Selector: "tier in (web, api)"}}},
-		{`summary --selector="tier in (web,api)" --name=web,api`, Summary{Scope: fleet.Scope{Names: []string{"web", "api"}, Selector: "tier in (web,api)"}}},
+		{"<@U0ABC123> summary -l “tier in (web, api)”", Summary{Scope: report.Scope{Selector: "tier in (web, api)"}}},
+		{`summary --selector="tier in (web,api)" --name=web,api`, Summary{Scope: report.Scope{Names: []string{"web", "api"}, Selector: "tier in (web,api)"}}},
 	}
 	for _, c := range cases {
 		got, err := Parse(c.in)
@@ -141,7 +141,7 @@ func FuzzParse(f *testing.F) {
 
 // TestSummaryStringParsesBack: the text a summary's Re-run button runs is the same command.
 func TestSummaryStringParsesBack(t *testing.T) {
-	for _, sc := range []fleet.Scope{
+	for _, sc := range []report.Scope{
 		{},
 		{Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
 		{Names: []string{"web-?"}, Selector: "tier in (web, api),team=a"},

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 func TestPolicyDecide(t *testing.T) {
@@ -208,17 +208,17 @@ func TestVisibleNamespaces(t *testing.T) {
 			t.Errorf("%s in %s: %#v, want %#v", c.pr.User, c.pr.Channel, got, c.want)
 		}
 		// A summary's scan gets the same namespaces, and the asker's filter.
-		sc := p.ScopeFor(c.pr, fleet.Scope{Names: []string{"web"}})
+		sc := p.ScopeFor(c.pr, report.Scope{Names: []string{"web"}})
 		if !slices.Equal(sc.VisibleNamespaces, got) || (sc.VisibleNamespaces == nil) != (got == nil) || sc.Visible == nil || sc.Names[0] != "web" {
 			t.Errorf("%s in %s: ScopeFor %+v", c.pr.User, c.pr.Channel, sc)
 		}
 	}
 	alice := Principal{User: "U0ALICE001", Channel: "C0TEAMB001"}
-	sc := p.ScopeFor(alice, fleet.Scope{})
+	sc := p.ScopeFor(alice, report.Scope{})
 	if !sc.Visible("team-b", "x") || sc.Visible("team-a", "x") {
 		t.Error("ScopeFor's filter is not the policy's")
 	}
-	if ch := p.ChannelScope("C0TEAMB001", fleet.Scope{}); !slices.Equal(ch.VisibleNamespaces, []string{"team-b", "shared"}) || !ch.Visible("shared", "x") || ch.Visible("team-a", "x") {
+	if ch := p.ChannelScope("C0TEAMB001", report.Scope{}); !slices.Equal(ch.VisibleNamespaces, []string{"team-b", "shared"}) || !ch.Visible("shared", "x") || ch.Visible("team-a", "x") {
 		t.Errorf("ChannelScope: %+v", ch)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -25,7 +25,7 @@ type Apps interface {
 
 // Diagnoser runs a diagnosis (*diagnostics.Engine).
 type Diagnoser interface {
-	Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report
+	Diagnose(ctx context.Context, req diagnostics.Request) *report.Report
 }
 
 // Service carries out commands: it finds the Application, decides whether
@@ -73,10 +73,10 @@ const (
 type Result struct {
 	Kind    Kind
 	Command Command
-	App     diagnostics.AppRef
-	Report  *diagnostics.Report
+	App     report.AppRef
+	Report  *report.Report
 	Alias   string
-	Entry   *diagnostics.Entry
+	Entry   *report.Entry
 	// Text is chat Markdown (`code`, *bold*) with its values as they are
 	// (names typed, text the cluster returned) and no link or mention: the
 	// transport writes it so that nothing in it is parsed (blockkit.Notice).
@@ -87,7 +87,7 @@ type Result struct {
 	Rule string
 	// Summary is a fleet summary of the Applications the asker may see: the scan never read
 	// the others, and no figure in it depends on them.
-	Summary *fleet.Summary
+	Summary *report.Summary
 	// Private, when not "", is why the answer is for the asker alone (chat Markdown, shown
 	// with it): only an access rule naming them (users or groups), no rule for everyone in this
 	// channel, grants what it shows. The transport then answers only them.
@@ -119,7 +119,7 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	case Help:
 		return Result{Kind: KindHelp, Command: cmd, Text: HelpText()}
 	case Explain:
-		e, ok := diagnostics.Lookup(c.Code)
+		e, ok := report.Lookup(c.Code)
 		if !ok {
 			return Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("`%s` is not a finding code%s", c.Code, nearestCode(c.Code))}
 		}
@@ -138,7 +138,7 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	case Tags:
 		res := s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindTags)
 		res.Alias = c.Alias
-		if res.Kind == KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t diagnostics.CandidateTable) bool { return t.Alias == c.Alias }) {
+		if res.Kind == KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t report.CandidateTable) bool { return t.Alias == c.Alias }) {
 			var aliases []string
 			for _, t := range res.Report.Candidates {
 				aliases = append(aliases, "`"+t.Alias+"`")
@@ -164,9 +164,9 @@ func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, 
 	if app == nil {
 		return res
 	}
-	ref := diagnostics.AppRef{Namespace: app.Namespace, Name: app.Name}
+	ref := report.AppRef{Namespace: app.Namespace, Name: app.Name}
 	rep := s.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: s.updaterNamespace()})
-	if rep != nil && rep.RootCause != nil && rep.RootCause.Code == diagnostics.CodeAppNotFound {
+	if rep != nil && rep.RootCause != nil && rep.RootCause.Code == report.CodeAppNotFound {
 		// Deleted since it was found: the engine's answer lists the namespace's other
 		// Applications, which the asker may not all see. Answer as for any missing one.
 		if again, _, res := s.find(ctx, pr, cmd, name, ns); again == nil {
@@ -197,7 +197,7 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 			return app, d, Result{}
 		}
 	case !cluster.IsNotFound(err):
-		return nil, Decision{}, Result{Kind: KindError, Command: cmd, App: diagnostics.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
+		return nil, Decision{}, Result{Kind: KindError, Command: cmd, App: report.AppRef{Namespace: ns, Name: name}, Text: readError("Application "+ns+"/"+name, err)}
 	}
 	// Not there, or there but not for this asker (the same from here on): look wherever the
 	// asker may see an Application of that name.
@@ -251,7 +251,7 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 			name, "`"+strings.Join(nss, "`, `")+"`")
 		return nil, Decision{}, privately(res, same)
 	}
-	res.App = diagnostics.AppRef{Namespace: ns, Name: name}
+	res.App = report.AppRef{Namespace: ns, Name: name}
 	if explicit {
 		res.Text = fmt.Sprintf("no Application `%s` in namespace `%s`", name, ns)
 	} else {
@@ -344,7 +344,7 @@ func nearestApps(name string, names []string) []string {
 
 func nearestCode(code string) string {
 	var codes []string
-	for _, e := range diagnostics.Catalogue() {
+	for _, e := range report.Catalogue() {
 		codes = append(codes, string(e.Code))
 	}
 	best := textutil.NearestOne(code, codes, func(_ string, d int) bool { return d < 4 })

@@ -11,6 +11,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -91,7 +92,7 @@ var (
 func TestServiceDiagnose(t *testing.T) {
 	s := newService(t, everyone)
 	res := s.Handle(context.Background(), alice, Diagnose{App: "web"})
-	if res.Kind != KindReport || res.Report == nil || res.Report.Verdict != diagnostics.VerdictHealthy || res.Rule != "all" {
+	if res.Kind != KindReport || res.Report == nil || res.Report.Verdict != report.VerdictHealthy || res.Rule != "all" {
 		t.Fatalf("diagnose web: %+v", res)
 	}
 	if res.Outcome() != "healthy" || res.App.String() != "argocd/web" {
@@ -259,7 +260,7 @@ type deleting struct {
 	reader *cluster.Reader
 }
 
-func (d deleting) Diagnose(ctx context.Context, req diagnostics.Request) *diagnostics.Report {
+func (d deleting) Diagnose(ctx context.Context, req diagnostics.Request) *report.Report {
 	gvr := schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
 	_ = d.reader.Dynamic.Resource(gvr).Namespace(req.Namespace).Delete(ctx, req.App, metav1.DeleteOptions{})
 	return d.Diagnoser.Diagnose(ctx, req)

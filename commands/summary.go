@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // FleetScanner scans every managed Application in a scope (*fleet.Scanner).
 type FleetScanner interface {
-	Scan(ctx context.Context, scope fleet.Scope) (*fleet.Result, error)
+	Scan(ctx context.Context, scope report.Scope) (*fleet.Result, error)
 }
 
 // DefaultSummaryTimeout bounds an on-demand summary's scan: what did not finish is unknown,
@@ -51,7 +52,7 @@ func (s *Service) summary(ctx context.Context, pr Principal, c Summary, rule str
 
 // ScopeFor is the scope s narrowed to what the principal may see: the scan reads and counts
 // nothing else.
-func (p *Policy) ScopeFor(pr Principal, s fleet.Scope) fleet.Scope {
+func (p *Policy) ScopeFor(pr Principal, s report.Scope) report.Scope {
 	s.Visible = func(ns, project string) bool { return p.Decide(pr, Scope{Namespace: ns, Project: project}).Allowed }
 	s.VisibleNamespaces = p.VisibleNamespaces(pr)
 	return s
@@ -59,7 +60,7 @@ func (p *Policy) ScopeFor(pr Principal, s fleet.Scope) fleet.Scope {
 
 // ChannelScope is the scope s narrowed to what everyone in the channel ch may see (a scheduled
 // summary's, posted for the whole channel).
-func (p *Policy) ChannelScope(ch string, s fleet.Scope) fleet.Scope {
+func (p *Policy) ChannelScope(ch string, s report.Scope) report.Scope {
 	visible := p.ChannelVisible(ch)
 	s.Visible = func(ns, project string) bool { return visible(Scope{Namespace: ns, Project: project}) }
 	s.VisibleNamespaces = literalNamespaces(p.ChannelRules(ch))

@@ -2,14 +2,15 @@ package commands
 
 import (
 	"fmt"
-	"github.com/imgupd/imgupd/internal/lazyre"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/imgupd/imgupd/internal/lazyre"
+
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -36,7 +37,7 @@ func parseSummary(input string, words []string) (Command, error) {
 	if err != nil {
 		return nil, &ParseError{Input: input, Reason: err.Error()}
 	}
-	var sc fleet.Scope
+	var sc report.Scope
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

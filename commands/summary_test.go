@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -71,21 +71,21 @@ func TestSummaryShowsOnlyWhatTheAskerMaySee(t *testing.T) {
 	if all.Kind != KindSummary || all.Summary.Total != 12 || all.Private != "" {
 		t.Fatalf("platform: %+v", all)
 	}
-	if c := countOf(all.Summary, diagnostics.StateBlocked); c != 3 {
+	if c := countOf(all.Summary, report.StateBlocked); c != 3 {
 		t.Errorf("platform sees %d blocked apps, want 3", c)
 	}
 	if all.Summary.Hash == res.Summary.Hash {
 		t.Error("the hash of a filtered summary is the hash of the whole fleet")
 	}
-	named := s.Handle(ctx, platform, Summary{Scope: fleet.Scope{Names: []string{"app-000*"}, Projects: []string{"payments"}}})
+	named := s.Handle(ctx, platform, Summary{Scope: report.Scope{Names: []string{"app-000*"}, Projects: []string{"payments"}}})
 	if named.Kind != KindSummary || named.Summary.Total != 4 || named.Summary.Scope.Projects[0] != "payments" { // app-0000, -0003, -0006, -0009
 		t.Errorf("names app-000*, project payments: %+v", named.Summary)
 	}
 
 	// app-0001-r001 exists, in project default: probing for it from #payments-deploys answers
 	// exactly as probing for a name nothing has.
-	probe := s.Handle(ctx, payments, Summary{Scope: fleet.Scope{Names: []string{"app-0001*"}}})
-	nothing := s.Handle(ctx, payments, Summary{Scope: fleet.Scope{Names: []string{"zzz*"}}})
+	probe := s.Handle(ctx, payments, Summary{Scope: report.Scope{Names: []string{"app-0001*"}}})
+	nothing := s.Handle(ctx, payments, Summary{Scope: report.Scope{Names: []string{"zzz*"}}})
 	if probe.Summary == nil || nothing.Summary == nil {
 		t.Fatalf("probes: %+v %+v", probe, nothing)
 	}
@@ -106,7 +106,7 @@ func TestSummaryShowsOnlyWhatTheAskerMaySee(t *testing.T) {
 		t.Errorf("carol in #payments-deploys: %d apps, private %q", mine.Summary.Total, mine.Private)
 	}
 	// Within what the channel may see, it is for the channel.
-	if pay := s.Handle(ctx, carol, Summary{Scope: fleet.Scope{Projects: []string{"payments"}}}); pay.Private != "" || pay.Summary.Total != 4 {
+	if pay := s.Handle(ctx, carol, Summary{Scope: report.Scope{Projects: []string{"payments"}}}); pay.Private != "" || pay.Summary.Total != 4 {
 		t.Errorf("carol, project payments: %d apps, private %q", pay.Summary.Total, pay.Private)
 	}
 
@@ -120,15 +120,15 @@ func TestSummaryShowsOnlyWhatTheAskerMaySee(t *testing.T) {
 	}
 }
 
-func lines(s *fleet.Summary) []fleet.Line {
-	var out []fleet.Line
+func lines(s *report.Summary) []report.SummaryLine {
+	var out []report.SummaryLine
 	for _, g := range s.Attention {
 		out = append(out, g.Apps...)
 	}
 	return out
 }
 
-func countOf(s *fleet.Summary, st diagnostics.State) int {
+func countOf(s *report.Summary, st report.State) int {
 	for _, c := range s.Counts {
 		if c.State == st {
 			return c.Count

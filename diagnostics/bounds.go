@@ -30,8 +30,8 @@ func tooLarge(err error) *registry.Error {
 func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo string, re *registry.Error) Finding {
 	lim := re.List
 	f := find(CodeRegistryTagListTooLarge, Warn, fmt.Sprintf("the tag list of image %s at %s has %s: imgupd stopped after %d tags", aliasOr(im), ep.Host(), lim.Over(), lim.Tags)).
-		image(im.Alias).
-		with(ev("repository", repo),
+		WithImage(im.Alias).
+		With(ev("repository", repo),
 			ev("read", fmt.Sprintf("%d tags, %d bytes in %d pages, then stopped at the %s bound", lim.Tags, lim.Bytes, lim.Pages, lim.Bound)),
 			ev("Image Updater", "reads every page into memory each cycle, with no bound of its own"))
 	where := "the registry's retention settings for " + ep.Host() + "/" + repo
@@ -40,7 +40,7 @@ func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo 
 		snippet += fmt.Sprintf("\n# has the list cost Image Updater its pod? (OOMKilled)\nkubectl -n %s get pods -o custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason | grep -i image-updater",
 			r.install.Namespace)
 	}
-	return f.fix(advice.ForRegistry(re.Facts()), where, snippet, "sh")
+	return f.WithFix(advice.ForRegistry(re.Facts()), where, snippet, "sh")
 }
 
 // partialPick adjusts the candidate findings of an image whose tag list
@@ -71,7 +71,7 @@ func partialPick(im updater.ImageConfig, d updater.Decision, lim *registry.ListL
 		what = "the update is due whatever follows (a tag past them can only be picked instead, and the running tag is below the pick)"
 	}
 	f := find(CodeCandidatesPartialList, Unknown, fmt.Sprintf("image %s: the candidate table holds the first %d tags the registry listed (%s): %s", aliasOr(im), lim.Tags, lim.Over(), what)).
-		image(im.Alias)
+		WithImage(im.Alias)
 	f.Decides = decides
 	f.Verify = fmt.Sprintf("Image Updater's own log for this image (Setting new image to …, or already on latest allowed version), or a repository of fewer than %d tags", registry.DefaultMaxTags)
 	return append(fs, f)
@@ -126,9 +126,9 @@ func sourceTooLarge(what string, err error) (Finding, bool) {
 		return Finding{}, false
 	}
 	f := find(CodeSourceTooLarge, Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, oneLine(bound))).
-		with(ev("error", oneLine(err.Error())), ev("Argo CD", argo))
+		With(ev("error", oneLine(err.Error())), ev("Argo CD", argo))
 	if hint != "" {
-		f = f.fix(hint, what, "", "")
+		f = f.WithFix(hint, what, "", "")
 	}
 	f.Verify = "check the app renders from it: argocd app manifests APP (the mapping checks need the source)"
 	return f, true
@@ -143,9 +143,9 @@ func writeBackTooLarge(repo string, ge *gitsource.Error) Finding {
 		bound = ge.Limit.Error()
 	}
 	f := find(CodeWriteBackGitTooLarge, Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), oneLine(bound))).
-		with(ev("error", oneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
+		With(ev("error", oneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
 	if h := advice.ForGit(ge.Facts()); h != "" {
-		f = f.fix(h, "gitConfig.repository (or the source repoURL)", "", "")
+		f = f.WithFix(h, "gitConfig.repository (or the source repoURL)", "", "")
 	}
 	f.Verify = "Image Updater's log: a write-back that fails logs Could not update application spec"
 	return f

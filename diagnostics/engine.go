@@ -381,7 +381,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		rep.RegistryRequests = e.Registry.Stats().Total() - before.Total()
 	}
 	rep.UpdaterLog = appLogLines(r.logs)
-	rep.finish()
+	finish(rep)
 	rep.Duration = opts.Now().Sub(start)
 	return rep
 }
@@ -443,7 +443,7 @@ func (r *run) reconcile() {
 // nothing, and Argo CD would deploy the committed tag.
 func (r *run) retitleCommittedDowngrade(f *Finding) bool {
 	d, ok := r.decision[f.Image]
-	if !ok || d.Outcome != updater.OutcomeUpdate || d.Selected == nil || !r.rep.hasImageCode(CodeHistoryWritten, f.Image) {
+	if !ok || d.Outcome != updater.OutcomeUpdate || d.Selected == nil || !hasImageCode(r.rep, CodeHistoryWritten, f.Image) {
 		return false
 	}
 	f.Title = fmt.Sprintf("image %s goes down from %s to %s when Argo CD syncs: Image Updater has committed %s, because the running tag is outside the constraint %q",
@@ -508,7 +508,7 @@ func decisiveStage(s StageID) bool {
 // no failing finding, a check that decides the answer and could not be made
 // makes the state unknown; otherwise the app is up to date or its update is
 // on its way.
-func (r *Report) finish() {
+func finish(r *Report) {
 	fs := r.Findings()
 	for _, f := range fs {
 		if f.Severity == Unknown {
@@ -517,7 +517,7 @@ func (r *Report) finish() {
 	}
 	var root *Finding
 	for i := range fs {
-		if fs[i].Severity == Fail && fs[i].stateOrBlocked() == StateBlocked {
+		if fs[i].Severity == Fail && stateOrBlocked(fs[i]) == StateBlocked {
 			root = &fs[i]
 			break
 		}
@@ -541,18 +541,18 @@ func (r *Report) finish() {
 	switch {
 	case root != nil && root.Severity == Fail:
 		f := *root
-		r.RootCause, r.State = &f, f.stateOrBlocked()
+		r.RootCause, r.State = &f, stateOrBlocked(f)
 	case root != nil:
 		f := *root
 		r.RootCause, r.State = &f, StateUnknown
 	default:
-		r.State = r.healthyState()
+		r.State = healthyState(r)
 	}
-	r.Verdict = r.State.verdict()
-	r.Headline = r.headline()
+	r.Verdict = r.State.Verdict()
+	r.Headline = headline(r)
 }
 
-func (f Finding) stateOrBlocked() State {
+func stateOrBlocked(f Finding) State {
 	if f.State == "" {
 		return StateBlocked
 	}
@@ -562,7 +562,7 @@ func (f Finding) stateOrBlocked() State {
 // healthyState is up to date or on its way, from the candidate tables:
 // on its way when an image's update is due or already written but not yet
 // running. No table at all (no image's pick was computed) is unknown.
-func (r *Report) healthyState() State {
+func healthyState(r *Report) State {
 	if len(r.Candidates) == 0 {
 		return StateUnknown
 	}
@@ -579,7 +579,7 @@ func (r *Report) healthyState() State {
 }
 
 // hasImageCode: an info finding with this code is about this image.
-func (r *Report) hasImageCode(c Code, alias string) bool {
+func hasImageCode(r *Report, c Code, alias string) bool {
 	for _, f := range r.Findings() {
 		if f.Code == c && f.Image == alias && f.Severity == Info {
 			return true
@@ -589,7 +589,7 @@ func (r *Report) hasImageCode(c Code, alias string) bool {
 }
 
 // headline is the answer in one sentence.
-func (r *Report) headline() string {
+func headline(r *Report) string {
 	app := r.App.String()
 	switch r.State {
 	case StateUpToDate:
@@ -609,7 +609,7 @@ func (r *Report) headline() string {
 			if _, ok := rollbackPin(d); ok {
 				move += " (a rollback to the pinned version)"
 			}
-			if d.Outcome == updater.OutcomeAlreadyInSpec || r.hasImageCode(CodeHistoryWritten, c.Alias) {
+			if d.Outcome == updater.OutcomeAlreadyInSpec || hasImageCode(r, CodeHistoryWritten, c.Alias) {
 				parts = append(parts, move+" written, Argo CD deploys it on its next sync")
 			} else {
 				parts = append(parts, move+" on Image Updater's next cycle")
@@ -642,7 +642,7 @@ func worst(fs []Finding) Severity {
 	}
 	w := Skipped
 	for _, f := range fs {
-		if f.Severity.rank() > w.rank() {
+		if f.Severity.Rank() > w.Rank() {
 			w = f.Severity
 		}
 	}
@@ -684,25 +684,11 @@ func find(code Code, sev Severity, title string) Finding {
 		f.Stage = e.Stage
 		f.State = e.State
 		f.Detail = e.Meaning
+		f.Role = e.Role
 		if e.Fix != "" {
 			f.Fix = &Fix{Summary: e.Fix}
 		}
 	}
-	return f
-}
-
-func (f Finding) with(ev ...Evidence) Finding {
-	f.Evidence = append(f.Evidence, ev...)
-	return f
-}
-
-func (f Finding) fix(summary, where, snippet, lang string) Finding {
-	f.Fix = &Fix{Summary: summary, Where: where, Snippet: snippet, Lang: lang}
-	return f
-}
-
-func (f Finding) image(alias string) Finding {
-	f.Image = alias
 	return f
 }
 

@@ -122,17 +122,17 @@ func (r *run) heldBackFix(f Finding, im updater.ImageConfig, d updater.Decision,
 		if isPrerelease(newest.Tag) {
 			what = "pre-releases such as " + newest.Tag + " (a constraint without a pre-release part never matches one)"
 		}
-		return f.fix(fmt.Sprintf("Widen the constraint %q so it admits %s: %q makes Image Updater pick %s (checked against the same tags).",
+		return f.WithFix(fmt.Sprintf("Widen the constraint %q so it admits %s: %q makes Image Updater pick %s (checked against the same tags).",
 			d.Constraint, what, c, newest.Tag), p.Where, p.set(r.imageNameWith(im, c)), p.lang)
 	case updater.FateIgnoreTags:
 		pat := updater.IgnoredBy(im.Settings.IgnoreTags, newest.Tag)
 		rest := slices.DeleteFunc(slices.Clone(im.Settings.IgnoreTags), func(s string) bool { return s == pat })
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
-		return f.fix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.set(listValue(rest, r.target.Mode)), p.lang)
+		return f.WithFix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.set(listValue(rest, r.target.Mode)), p.lang)
 	case updater.FateAllowTags:
 		p := r.imagePlace(im, updater.FieldAllowTags)
 		re := suggestAllowRegexp(newest.Tag)
-		return f.fix(fmt.Sprintf("allowTags %q does not match %s; write a pattern that does (or any), e.g. %q.", im.Settings.AllowTags.Raw, newest.Tag, "regexp:"+re),
+		return f.WithFix(fmt.Sprintf("allowTags %q does not match %s; write a pattern that does (or any), e.g. %q.", im.Settings.AllowTags.Raw, newest.Tag, "regexp:"+re),
 			p.Where, p.set(yamlQuote("regexp:"+re)), p.lang)
 	case updater.FatePlatform:
 		return r.platformFix(f, im, d, newest)
@@ -148,12 +148,12 @@ func (r *run) platformFix(f Finding, im updater.ImageConfig, d updater.Decision,
 	if d.Platforms != nil {
 		want = d.Platforms.String()
 	}
-	f = f.with(ev("platforms of "+t.Tag, orNone(strings.Join(has, ", "))), ev("platforms wanted", want))
+	f = f.With(ev("platforms of "+t.Tag, orNone(strings.Join(has, ", "))), ev("platforms wanted", want))
 	if len(has) == 0 {
 		return f
 	}
 	p := r.imagePlace(im, updater.FieldPlatforms)
-	return f.fix(fmt.Sprintf("Either set platforms to what %s is built for (%s), or build it for %s too (docker buildx build --platform %s,%s).",
+	return f.WithFix(fmt.Sprintf("Either set platforms to what %s is built for (%s), or build it for %s too (docker buildx build --platform %s,%s).",
 		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.set(listValue(has[:1], r.target.Mode)), p.lang)
 }
 
@@ -201,17 +201,17 @@ func (r *run) admittingConstraint(im updater.ImageConfig, d updater.Decision, ta
 // Updater moves it down.
 func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) Finding {
 	f := find(CodeCandidatesDowngrade, Fail, fmt.Sprintf("image %s would go down from %s to %s: the running tag is outside the constraint %q, and Image Updater moves it into it",
-		aliasOr(im), d.RunningTag, d.Selected, d.Constraint)).image(im.Alias).
-		with(ev("constraint", d.Constraint+": "+d.ConstraintMeaning))
+		aliasOr(im), d.RunningTag, d.Selected, d.Constraint)).WithImage(im.Alias).
+		With(ev("constraint", d.Constraint+": "+d.ConstraintMeaning))
 	if d.Outcome == updater.OutcomeAlreadyInSpec {
 		// Written is not deployed: the downgrade still stands.
 		f.Title = fmt.Sprintf("image %s goes down from %s to %s when Argo CD syncs: Image Updater has written %s into the Application spec, because the running tag is outside the constraint %q",
 			aliasOr(im), d.RunningTag, d.Selected, d.Selected, d.Constraint)
-		f = f.with(ev("written", "the Application spec asks for "+d.Selected.String()+"; "+displayRunning(d)+" still runs"))
+		f = f.With(ev("written", "the Application spec asks for "+d.Selected.String()+"; "+displayRunning(d)+" still runs"))
 	}
 	if c := r.admittingConstraint(im, d, highestVersion(d)); c != "" {
 		p := r.imagePlace(im, "imageName")
-		f = f.fix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
+		f = f.WithFix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
 			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
 	}
 	if restore := r.specRestore(im, d); restore != "" && f.Fix != nil {
@@ -267,13 +267,13 @@ func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Fi
 	p := r.imagePlace(im, "imageName")
 	switch d.Err.Kind {
 	case updater.ErrImproperConstraint:
-		return f.fix(fmt.Sprintf("%q is a tag, not a semver constraint: drop it from the image name (or write a range like ~1.2), or follow that tag with updateStrategy: digest.", d.Constraint),
+		return f.WithFix(fmt.Sprintf("%q is a tag, not a semver constraint: drop it from the image name (or write a range like ~1.2), or follow that tag with updateStrategy: digest.", d.Constraint),
 			p.Where, p.set(r.imageNameWith(im, "")), p.lang)
 	case updater.ErrDigestWithoutConstraint:
-		return f.fix("Name the tag the digest strategy follows in the image name.", p.Where, p.set(r.imageNameWith(im, "latest")), p.lang)
+		return f.WithFix("Name the tag the digest strategy follows in the image name.", p.Where, p.set(r.imageNameWith(im, "latest")), p.lang)
 	case updater.ErrRunningTagNotSemver:
 		if r.install != nil {
-			return f.fix(d.Reason, "Deployment "+r.install.Namespace+"/"+r.install.Name,
+			return f.WithFix(d.Reason, "Deployment "+r.install.Namespace+"/"+r.install.Name,
 				fmt.Sprintf("kubectl -n %s set image deploy/%s %s=quay.io/argoprojlabs/argocd-image-updater:v1.3.0", r.install.Namespace, r.install.Name, r.install.Container), "sh")
 		}
 	}
@@ -284,7 +284,7 @@ func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Fi
 }
 
 func (r *run) platformFinding(im updater.ImageConfig, d updater.Decision, n int) Finding {
-	f := find(CodeCandidatesPlatform, Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", aliasOr(im), n, d.Platforms.String())).image(im.Alias)
+	f := find(CodeCandidatesPlatform, Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", aliasOr(im), n, d.Platforms.String())).WithImage(im.Alias)
 	for _, t := range d.Tags {
 		if t.Fate == updater.FatePlatform {
 			return r.platformFix(f, im, d, t)

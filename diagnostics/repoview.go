@@ -141,7 +141,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
 	if repo.TemplateOtherHost != "" {
-		v.notes = append(v.notes, templateOtherHost(repo, "Argo CD").with(ev("imgupd", "read "+repoURL+" without them")))
+		v.notes = append(v.notes, templateOtherHost(repo, "Argo CD").With(ev("imgupd", "read "+repoURL+" without them")))
 		repo = repo.WithoutCredentials()
 	}
 	v.repo = repo
@@ -234,9 +234,9 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 	}
 	if !repo.HasCredentials() {
 		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repoURL)).
-			with(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
+			With(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
 				ev("looked in", "Secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
-		f = f.fix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
+		f = f.WithFix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
 			fmt.Sprintf("kubectl -n %s create secret generic repo-%s --from-literal=url=%s --from-literal=username=<user> --from-literal=password=<token>\nkubectl -n %s label secret repo-%s argocd.argoproj.io/secret-type=repository",
 				ns, r.req.App, repoURL, ns, r.req.App), "sh")
 		return v, &f
@@ -278,8 +278,8 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 func templateOtherHost(repo cluster.Repository, party string) Finding {
 	return find(CodeRepoCredsOtherHost, Warn, fmt.Sprintf("%s sends the credentials of repo-creds %s (for host %s) to %s: the template's url prefix crosses the host boundary",
 		party, repo.Template, repo.TemplateOtherHost, cluster.OriginOf(repo.RepoURL))).
-		with(ev("credentials", repo.Why)).
-		fix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
+		With(ev("credentials", repo.Why)).
+		WithFix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
 			"Secret "+repo.Template+", key url", "stringData:\n  url: "+strings.TrimSuffix(repo.TemplateURL, "/")+"/   # the trailing slash keeps the prefix on "+repo.TemplateOtherHost, "yaml")
 }
 
@@ -377,12 +377,12 @@ func sourceReadFailure(what string, err error, v repoView) Finding {
 	f := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, oneLine(err.Error())))
 	f.Evidence = append(f.Evidence, v.trust...)
 	if v.repo.Why != "" {
-		f = f.with(ev("credentials", v.repo.Why))
+		f = f.With(ev("credentials", v.repo.Why))
 	}
 	var ge *gitsource.Error
 	if errors.As(err, &ge) {
 		if h := advice.ForGit(ge.Facts()); h != "" {
-			f = f.with(ev("hint", h))
+			f = f.With(ev("hint", h))
 		}
 	}
 	f.Verify = "give imgupd what Argo CD has: network access to " + cluster.HostOf(what) + ", list on secrets and get on configmaps " + argoTLSCertsCM + " and " + argoKnownHostsCM + " in Argo CD's namespace"

@@ -246,21 +246,21 @@ func (r *run) secretGateFinding(code Code, what string, stay bool, err error) (F
 	switch {
 	case errors.As(err, &sf):
 		f := find(code, catalogue[code].Severity, fmt.Sprintf("%s's %s may not %s %s (%s)", sf.user.who, sf.user.subject, strings.Join(sf.verbs, " or "), sf.object(), what)).
-			with(ev("asked the API server", cluster.AccessQuery{Subject: sf.user.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace, Name: sf.name}.String()+": no"),
+			With(ev("asked the API server", cluster.AccessQuery{Subject: sf.user.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace, Name: sf.name}.String()+": no"),
 				ev("ServiceAccount from", sf.user.via),
 				ev("imgupd", "did not read "+sf.object()+": "+sf.user.who+" cannot read it either"))
 		home := ""
 		if !stay {
 			home = secretHome(sf)
 		}
-		return f.fix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSnippet(sf, home), "yaml"), true
+		return f.WithFix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSnippet(sf, home), "yaml"), true
 	case errors.As(err, &su):
 		f := find(CodeSecretAccessNotVerified, Unknown, "not verified: "+what+": "+su.Error())
 		f.Verify = su.verify()
 		f.Decides = true
 		var ae *cluster.AccessError
 		if errors.As(su.err, &ae) && ae.Forbidden {
-			f = f.with(ev("missing rule", ae.Rule())).fix("Let imgupd ask the API server who may read what (creating a SubjectAccessReview writes nothing).", ae.RuleScope(), ae.RuleYAML(), "yaml")
+			f = f.With(ev("missing rule", ae.Rule())).WithFix("Let imgupd ask the API server who may read what (creating a SubjectAccessReview writes nothing).", ae.RuleScope(), ae.RuleYAML(), "yaml")
 		}
 		return f, true
 	}

@@ -32,16 +32,16 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	if err != nil {
 		if f, ok := r.secretGateFinding(CodeSignatureKeyDenied, "the cosign public key of image "+name, true, err); ok {
 			if f.Code == CodeSignatureKeyDenied {
-				f = f.with(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
+				f = f.With(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
 			} else {
 				f.Decides = true
 			}
-			return []Finding{f.image(im.Alias)}
+			return []Finding{f.WithImage(im.Alias)}
 		}
 		if cluster.IsNotFound(err) {
 			return []Finding{r.keyMissing(im, ns, ck, fmt.Sprintf("the cosignKey %s of image %s does not exist, so Image Updater drops the image every cycle", secret, name), "")}
 		}
-		f := readFailure(StageCandidates, "the cosignKey "+secret+" of image "+name, err).image(im.Alias)
+		f := readFailure(StageCandidates, "the cosignKey "+secret+" of image "+name, err).WithImage(im.Alias)
 		f.Decides = true
 		return []Finding{f}
 	}
@@ -55,8 +55,8 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	pick := im.Image.FullName() + ":" + d.Selected.Tag
 	found, err := r.e.Registry.Signatures(ctx, ir.target, d.Selected.Tag)
 	if err != nil {
-		f := find(CodeSignatureNotVerified, Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, oneLine(err.Error()))).image(im.Alias).
-			with(ev("key", keyRef))
+		f := find(CodeSignatureNotVerified, Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, oneLine(err.Error()))).WithImage(im.Alias).
+			With(ev("key", keyRef))
 		f.Verify = "re-run when " + ir.endpoint.Host() + " answers, or read Image Updater's log for \"Unable to verify image " + pick + "\""
 		f.Decides = true
 		return []Finding{r.withVerifyLog(f, pick)}
@@ -67,20 +67,20 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	var f Finding
 	switch res.Outcome {
 	case signature.Verified:
-		return []Finding{find(CodeSignatureVerified, Pass, fmt.Sprintf("image %s: %s is signed with the key in %s", name, d.Selected.Tag, secret)).image(im.Alias).
-			with(digest, ev("signature", res.By.Format+" at "+res.By.Where), ev("key", keyRef))}
+		return []Finding{find(CodeSignatureVerified, Pass, fmt.Sprintf("image %s: %s is signed with the key in %s", name, d.Selected.Tag, secret)).WithImage(im.Alias).
+			With(digest, ev("signature", res.By.Format+" at "+res.By.Where), ev("key", keyRef))}
 	case signature.Unsigned:
 		f = find(CodeSignatureMissing, Fail, fmt.Sprintf("image %s: the pick %s has no cosign signature, so Image Updater refuses to write it", name, d.Selected.Tag)).
-			with(digest, where)
+			With(digest, where)
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it (imagesVerification); an unsigned pick is an error every cycle, and nothing is written."
-		f = f.fix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
+		f = f.WithFix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
 			im.Image.FullName()+"@"+found.Digest,
 			"cosign sign --key cosign.key "+im.Image.FullName()+"@"+found.Digest, "sh")
 	case signature.WrongKey:
 		f = find(CodeSignatureWrongKey, Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
-			with(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
+			With(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it; no signature of it verifies with the configured key, so nothing is written."
-		f = f.fix("Put the public key of the key that signs "+im.Image.FullName()+" into "+secret+" field "+ck.Key+", or sign the image with the key the Secret holds.", secret+" / "+ck.Key,
+		f = f.WithFix("Put the public key of the key that signs "+im.Image.FullName()+" into "+secret+" field "+ck.Key+", or sign the image with the key the Secret holds.", secret+" / "+ck.Key,
 			fmt.Sprintf("cosign public-key --key cosign.key > cosign.pub\nkubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -\n# or sign the image with the key the Secret holds:\ncosign sign --key cosign.key %s@%s", ns, ck.SecretName, ck.Key, im.Image.FullName(), found.Digest), "sh")
 	case signature.BadKey:
 		var ke *signature.KeyError
@@ -89,28 +89,28 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 			why = ke.Reason
 		}
 		f = find(CodeSignatureKeyInvalid, Fail, fmt.Sprintf("image %s: the cosign key in %s field %s is not an ECDSA public key in PEM (%s), so no signature verifies", name, secret, ck.Key, why)).
-			with(digest)
-		f = f.fix("Store the cosign public key (cosign.pub, -----BEGIN PUBLIC KEY-----, ECDSA) in "+secret+" field "+ck.Key+".", secret+" / "+ck.Key,
+			With(digest)
+		f = f.WithFix("Store the cosign public key (cosign.pub, -----BEGIN PUBLIC KEY-----, ECDSA) in "+secret+" field "+ck.Key+".", secret+" / "+ck.Key,
 			fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key), "sh")
 	}
-	f = f.image(im.Alias).with(ev("key", keyRef))
+	f = f.WithImage(im.Alias).With(ev("key", keyRef))
 	for i, rj := range found.Rejected {
 		if i == 3 {
 			break
 		}
-		f = f.with(ev("not used", rj))
+		f = f.With(ev("not used", rj))
 	}
 	return []Finding{r.withVerifyLog(f, pick)}
 }
 
 // keyMissing is the finding for an absent cosignKey Secret or field.
 func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKeyRef, title, present string) Finding {
-	f := find(CodeSignatureKeyMissing, Fail, title).image(im.Alias).
-		with(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
+	f := find(CodeSignatureKeyMissing, Fail, title).WithImage(im.Alias).
+		With(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
 	if present != "" {
-		f = f.with(ev("fields present", present))
+		f = f.With(ev("fields present", present))
 	}
-	return f.fix(fmt.Sprintf("Create Secret %s/%s with the cosign public key under %s (Image Updater v1.3 reads it in the Application's namespace).", ns, ck.SecretName, ck.Key),
+	return f.WithFix(fmt.Sprintf("Create Secret %s/%s with the cosign public key under %s (Image Updater v1.3 reads it in the Application's namespace).", ns, ck.SecretName, ck.Key),
 		"Secret "+ns+"/"+ck.SecretName,
 		fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key), "sh")
 }
@@ -130,7 +130,7 @@ func (r *run) withVerifyLog(f Finding, pick string) Finding {
 		if !e.Time.IsZero() {
 			at += " at " + e.Time.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		return f.with(ev(at, clip(oneLine(updaterlog.Redact(e.Msg)), 300)))
+		return f.With(ev(at, clip(oneLine(updaterlog.Redact(e.Msg)), 300)))
 	}
 	return f
 }

@@ -99,11 +99,11 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 		}
 		f := find(Code(problemsByCode[updater.ProblemCRDDefaultedOverride].code), Fail,
 			fmt.Sprintf("image %s: the CRD-defaulted updateStrategy: %s in %s picks %s; the %s strategy set at %s level would pick %s",
-				aliasOr(im), d.Value, block, gotTag, d.Inherited, d.InheritedFrom, wantTag)).image(im.Alias).
-			with(ev("stored block", block+".updateStrategy: "+d.Value+" (written by the v1.0–v1.3 CRD's default)"),
+				aliasOr(im), d.Value, block, gotTag, d.Inherited, d.InheritedFrom, wantTag)).WithImage(im.Alias).
+			With(ev("stored block", block+".updateStrategy: "+d.Value+" (written by the v1.0–v1.3 CRD's default)"),
 				ev("asked for", "updateStrategy: "+d.Inherited+" at "+string(d.InheritedFrom)+" level"),
 				ev("Image Updater writes", gotTag), ev("the "+d.Inherited+" pick", wantTag))
-		return f.fix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
+		return f.WithFix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
 			fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
 				crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited), "sh"), true
 	}
@@ -146,27 +146,27 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 			updater.ErrDigestWithoutConstraint: CodeCandidatesDigestNoTag,
 			updater.ErrRunningTagNotSemver:     CodeCandidatesRunningTag,
 		}[d.Err.Kind]
-		f := find(code, Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).image(im.Alias).with(table)
+		f := find(code, Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).WithImage(im.Alias).With(table)
 		out = append(out, r.errorFix(f, im, d))
 	case updater.OutcomeNoCandidate:
-		f := find(CodeCandidatesNone, Fail, fmt.Sprintf("no tag of image %s is a candidate", name)).image(im.Alias).with(table)
+		f := find(CodeCandidatesNone, Fail, fmt.Sprintf("no tag of image %s is a candidate", name)).WithImage(im.Alias).With(table)
 		f.Detail = d.Reason
 		out = append(out, r.heldBackFix(f, im, d, droppedTags(d)))
 	case updater.OutcomeAlreadyInSpec:
-		out = append(out, find(CodeCandidatesAlreadyInSpec, Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).image(im.Alias).with(table))
+		out = append(out, find(CodeCandidatesAlreadyInSpec, Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).WithImage(im.Alias).With(table))
 		// Written is not yet running: the pick is judged as before the write.
 		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpdate:
-		f := find(CodeCandidatesUpdate, Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).image(im.Alias).with(table)
+		f := find(CodeCandidatesUpdate, Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).WithImage(im.Alias).With(table)
 		f.Detail = d.Reason
 		out = append(out, f)
 		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpToDate:
-		out = append(out, find(CodeCandidatesUpToDate, Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).image(im.Alias).with(table))
+		out = append(out, find(CodeCandidatesUpToDate, Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).WithImage(im.Alias).With(table))
 		if newer := newerDropped(d, im); len(newer) > 0 {
-			f := find(CodeCandidatesNewerDropped, Fail, fmt.Sprintf("image %s stays on %s: %d newer tag(s) are not candidates (%s)", name, d.RunningTag, len(newer), heldBackBy(newer))).image(im.Alias)
+			f := find(CodeCandidatesNewerDropped, Fail, fmt.Sprintf("image %s stays on %s: %d newer tag(s) are not candidates (%s)", name, d.RunningTag, len(newer), heldBackBy(newer))).WithImage(im.Alias)
 			for _, t := range lastFates(newer, 5) {
-				f = f.with(ev(t.Tag, string(t.Fate)+": "+t.Why))
+				f = f.With(ev(t.Tag, string(t.Fate)+": "+t.Why))
 			}
 			out = append(out, r.heldBackFix(f, im, d, newer))
 		}
@@ -179,10 +179,10 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 			sev = Fail
 			tie += "; Image Updater writes " + d.Selected.Tag + " instead of a version"
 		}
-		f := find(CodeCandidatesTie, sev, fmt.Sprintf("image %s: %s", name, tie)).image(im.Alias)
+		f := find(CodeCandidatesTie, sev, fmt.Sprintf("image %s: %s", name, tie)).WithImage(im.Alias)
 		f.State = StateWrongUpdate
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
-		out = append(out, f.fix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
+		out = append(out, f.WithFix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
 			p.set(listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode)), p.lang))
 	}
 	if n := countFate(d, updater.FatePlatform); n > 0 && d.Platforms != nil && d.Outcome != updater.OutcomeNoCandidate {
@@ -244,16 +244,16 @@ func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin st
 	if d.Strategy == updater.StrategyDigest {
 		by = fmt.Sprintf("the digest strategy follows the tag %q", d.Constraint)
 	}
-	f := find(CodeCandidatesRollback, Info, fmt.Sprintf("image %s %s from %s to the pinned %s: %s", aliasOr(im), verb, d.RunningTag, d.Selected, by)).image(im.Alias).
-		with(ev("pin", pin), ev("running", displayRunning(d)))
+	f := find(CodeCandidatesRollback, Info, fmt.Sprintf("image %s %s from %s to the pinned %s: %s", aliasOr(im), verb, d.RunningTag, d.Selected, by)).WithImage(im.Alias).
+		With(ev("pin", pin), ev("running", displayRunning(d)))
 	if d.Outcome == updater.OutcomeAlreadyInSpec {
-		f = f.with(ev("written", fmt.Sprintf("the Application spec already asks for %s; Argo CD deploys it on its next sync", d.Selected)))
+		f = f.With(ev("written", fmt.Sprintf("the Application spec already asks for %s; Argo CD deploys it on its next sync", d.Selected)))
 	}
 	// The fix is for later: a range again once the rollback is over.
 	if v, err := semver.NewVersion(d.RunningTag); err == nil && d.Strategy == updater.StrategySemver {
 		c := fmt.Sprintf("~%d.%d", v.Major(), v.Minor())
 		p := r.imagePlace(im, "imageName")
-		return f.fix(fmt.Sprintf("Nothing to do for the rollback. When it is over, write a range in imageName again, e.g. %q, so Image Updater follows new releases (it would move back to the newest %d.%d.x).", c, v.Major(), v.Minor()),
+		return f.WithFix(fmt.Sprintf("Nothing to do for the rollback. When it is over, write a range in imageName again, e.g. %q, so Image Updater follows new releases (it would move back to the newest %d.%d.x).", c, v.Major(), v.Minor()),
 			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
 	}
 	return f

@@ -92,7 +92,7 @@ func (r *run) otherCRImages() []Finding {
 				continue // Image Updater skips an image that is not live
 			}
 			f := find(CodeCandidatesOtherCRImage, Unknown, fmt.Sprintf("image %s of ImageUpdater %s is updated by that CR too; imgupd judges only the images of ImageUpdater %s", aliasOr(oi), o.CR, r.target.CR)).
-				with(ev("ImageUpdater "+o.CR, imageSettings(oi)), ev("live", m.Live.String()))
+				With(ev("ImageUpdater "+o.CR, imageSettings(oi)), ev("live", m.Live.String()))
 			f.Verify = fmt.Sprintf("Image Updater's log lines for %s with imageUpdater_name=%s, or imgupd simulate %s --update-strategy %s --current-tag %s",
 				r.req.App, crName(o.CR), oi.Image.String(), oi.Settings.Strategy.String(), m.Live.Tag)
 			out = append(out, f)
@@ -109,7 +109,7 @@ func demoteHeldBack(fs []Finding, alias string, c updater.Contest) {
 		if f.Image != alias || f.Severity != Fail {
 			continue
 		}
-		if st := f.stateOrBlocked(); st != StateHeldBack && st != StateBlocked {
+		if st := stateOrBlocked(*f); st != StateHeldBack && st != StateBlocked {
 			continue
 		}
 		f.Severity = Warn
@@ -165,10 +165,10 @@ func crPickEvidence(p updater.CRPick) Evidence {
 }
 
 func (r *run) crsAgreeFinding(im updater.ImageConfig, followed updater.CRPick, others []updater.CRPick) Finding {
-	f := find(CodeCandidatesCRsAgree, Info, fmt.Sprintf("image %s: the %d ImageUpdater CRs that select the app pick the same tag (%s)", aliasOr(im), len(others)+1, pickWords(followed))).image(im.Alias).
-		with(crPickEvidence(followed))
+	f := find(CodeCandidatesCRsAgree, Info, fmt.Sprintf("image %s: the %d ImageUpdater CRs that select the app pick the same tag (%s)", aliasOr(im), len(others)+1, pickWords(followed))).WithImage(im.Alias).
+		With(crPickEvidence(followed))
 	for _, o := range others {
-		f = f.with(crPickEvidence(o))
+		f = f.With(crPickEvidence(o))
 	}
 	return f
 }
@@ -189,18 +189,18 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Find
 		title = fmt.Sprintf("image %s: ImageUpdater %s moves it to %s, though ImageUpdater %s%s picks %s",
 			name, other.CR, otherTag, own.CR, constraintWords(own), pickWords(own))
 	}
-	f := find(CodeCandidatesCRsDisagree, Fail, title).image(im.Alias).with(crPickEvidence(own))
+	f := find(CodeCandidatesCRsDisagree, Fail, title).WithImage(im.Alias).With(crPickEvidence(own))
 	for _, o := range c.Others {
-		f = f.with(crPickEvidence(o))
+		f = f.With(crPickEvidence(o))
 	}
-	f = f.with(ev("running", running))
+	f = f.With(ev("running", running))
 	for _, p := range append([]updater.CRPick{own}, c.Others...) {
 		if e := r.lastCRWrite(p.CR); e != "" {
-			f = f.with(ev("ImageUpdater "+p.CR+"'s last write in the log", e))
+			f = f.With(ev("ImageUpdater "+p.CR+"'s last write in the log", e))
 		}
 	}
 	if r.logs != nil && r.logs.CycleInterval > 0 {
-		f = f.with(ev("cycle interval in the log", r.logs.CycleInterval.String()))
+		f = f.With(ev("cycle interval in the log", r.logs.CycleInterval.String()))
 	}
 	// The fix narrows the broader CR: the followed one is the most
 	// specific, so the others are team-wide (or as specific: either one).
@@ -224,7 +224,7 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Find
 			"kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions\",\"value\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}]'",
 			ns, r.req.App, label, ownName, crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
 	}
-	return f.fix(summary, where, snippet, "sh")
+	return f.WithFix(summary, where, snippet, "sh")
 }
 
 // lastCRWrite is the last "Setting new image" line of the CR's reconcile

@@ -36,7 +36,7 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 		r.rep.UpdaterVersionAssumed = true
 		return append(out, find(CodeUpdaterNotFound, Fail,
 			fmt.Sprintf("Image Updater is not installed (no Deployment in %s or any namespace imgupd can read)", r.req.UpdaterNamespace)).
-			fix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
+			WithFix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
 				"kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml", "sh"))
 	}
 	r.install = inst
@@ -63,7 +63,7 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 		r.rep.UpdaterVersionAssumed = true
 		out = append(out, find(CodeUpdaterVersionUnknown, Warn,
 			fmt.Sprintf("Image Updater's image %s has no version tag; assuming %s", inst.Image, r.version.Short())).
-			with(ev("deployment", where), ev("image", inst.Image)))
+			With(ev("deployment", where), ev("image", inst.Image)))
 	} else {
 		r.version = inst.Version
 	}
@@ -72,39 +72,39 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	switch {
 	case inst.Replicas == 0:
 		out = append(out, find(CodeUpdaterScaledToZero, Fail, "Image Updater "+where+" is scaled to zero").
-			fix("Scale it back to one replica.", where, fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name), "sh"))
+			WithFix("Scale it back to one replica.", where, fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name), "sh"))
 	case inst.ReadyReplicas == 0:
-		f := find(CodeUpdaterNotReady, Fail, "Image Updater "+where+" has no ready replica").with(ev("deployment", where))
+		f := find(CodeUpdaterNotReady, Fail, "Image Updater "+where+" has no ready replica").With(ev("deployment", where))
 		for _, p := range inst.Pods {
-			f = f.with(ev("pod "+p.Name, podState(p)))
+			f = f.With(ev("pod "+p.Name, podState(p)))
 		}
-		out = append(out, f.fix("Find out why the pod does not start.", where,
+		out = append(out, f.WithFix("Find out why the pod does not start.", where,
 			fmt.Sprintf("kubectl -n %s describe deploy/%s\nkubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name, inst.Namespace, inst.Name), "sh"))
 	default:
 		out = append(out, find(CodeUpdaterRunning, Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
-			with(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
+			With(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
 				ev("watched namespaces", watchDisplay(inst))))
 	}
 	if inst.Replicas > 1 {
 		out = append(out, find(CodeUpdaterReplicas, Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
 	}
 	for _, o := range inst.Others {
-		out = append(out, find(CodeUpdaterInstalls, Warn, "another Image Updater runs in "+o.Namespace+"/"+o.Name).with(ev("image", o.Image)))
+		out = append(out, find(CodeUpdaterInstalls, Warn, "another Image Updater runs in "+o.Namespace+"/"+o.Name).With(ev("image", o.Image)))
 	}
 
 	if len(inst.RegistriesConf) > 0 {
 		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
 		if err != nil {
 			f := find(CodeRegistriesConfInvalid, Fail, "registries.conf does not parse: "+oneLine(err.Error())).
-				with(ev("source", inst.RegistriesConfSource))
-			out = append(out, f.fix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
+				With(ev("source", inst.RegistriesConfSource))
+			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
 				fmt.Sprintf("kubectl -n %s edit configmap %s   # key registries.conf: %s\nkubectl -n %s rollout restart deploy/%s",
 					inst.Namespace, cluster.DefaultConfigMap, oneLine(err.Error()), inst.Namespace, inst.Name), "sh"))
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {
-				out = append(out, find(CodeRegistriesConfWarning, Warn, "registries.conf: "+w).with(ev("source", inst.RegistriesConfSource)))
+				out = append(out, find(CodeRegistriesConfWarning, Warn, "registries.conf: "+w).With(ev("source", inst.RegistriesConfSource)))
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 // logReadFailure: the pod's log could not be read.
 func (r *run) logReadFailure(pod string, err error) Finding {
 	f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod).
-		with(ev("error", oneLine(updaterlog.Redact(err.Error()))))
+		With(ev("error", oneLine(updaterlog.Redact(err.Error()))))
 	f.Verify = "grant imgupd get on pods/log in " + r.install.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
 	if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
 		f.Evidence = fr.Evidence
@@ -183,14 +183,14 @@ func (r *run) analyzeIndex(x *updaterlog.Index, window string) []Finding {
 	var out []Finding
 	if a.LastCycle == nil {
 		out = append(out, find(CodeUpdaterNoCycles, Warn, "no update cycle in the "+window).
-			with(ev("lines read", fmt.Sprint(a.Lines))))
+			With(ev("lines read", fmt.Sprint(a.Lines))))
 	} else {
 		c := a.LastCycle
 		f := find(CodeUpdaterCycling, Pass, fmt.Sprintf("%d update cycle(s) in the %s", len(a.Cycles), window)).
-			with(ev("last cycle", fmt.Sprintf("%s: applications=%d images_considered=%d images_skipped=%d images_updated=%d errors=%d",
+			With(ev("last cycle", fmt.Sprintf("%s: applications=%d images_considered=%d images_skipped=%d images_updated=%d errors=%d",
 				c.Time.UTC().Format("2006-01-02 15:04:05Z"), c.Applications, c.ImagesConsidered, c.ImagesSkipped, c.ImagesUpdated, c.Errors)))
 		if a.CycleInterval > 0 {
-			f = f.with(ev("interval", a.CycleInterval.String()))
+			f = f.With(ev("interval", a.CycleInterval.String()))
 		}
 		out = append(out, f)
 	}
@@ -241,7 +241,7 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 		if m.count > 1 {
 			v = fmt.Sprintf("%s (%d times)", v, m.count)
 		}
-		f = f.with(ev(m.label, v))
+		f = f.With(ev(m.label, v))
 	}
 	return f, true
 }

@@ -50,7 +50,7 @@ func checkHistory(ctx context.Context, r *run) []Finding {
 	} else {
 		f := find(CodeHistoryUpdates, Info, fmt.Sprintf("%d recorded update(s); last: %s", len(lines), lines[len(lines)-1]))
 		for i, l := range lastN(lines, 5) {
-			f = f.with(ev(fmt.Sprintf("update %d", i+1), l))
+			f = f.With(ev(fmt.Sprintf("update %d", i+1), l))
 		}
 		out = append(out, f)
 	}
@@ -111,7 +111,7 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 			}
 			evs = append(evs, ev("Image Updater's last commit", c))
 		}
-		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).image(im.Alias)
+		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).WithImage(im.Alias)
 		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) && r.overrideLost(im.Alias) {
 			// The write-back stage already showed why the spec does not hold
 			// it: another image's override took its entry.
@@ -122,7 +122,7 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 			f.Severity = Warn
 			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but the Application spec no longer asks for it: something reverts the spec, and Image Updater writes it again each cycle", aliasOr(im), d.Selected)
 		}
-		out = append(out, f.with(evs...))
+		out = append(out, f.With(evs...))
 	}
 	return out
 }

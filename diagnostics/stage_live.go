@@ -31,8 +31,8 @@ func checkLive(ctx context.Context, r *run) []Finding {
 		}
 		if !forced {
 			out = append(out, find(CodeLiveSummaryEmpty, Fail, fmt.Sprintf("Application %s reports no running images (status.summary.images is empty)", r.req.App)).
-				with(ev("sync status", r.app.Status.Sync.Status), ev("health", r.app.Status.Health.Status), ev("source type", orNone(r.app.Status.SourceType))).
-				fix("Sync the Application once (or fix the render error in its conditions); to update anyway, set forceUpdate on the image.",
+				With(ev("sync status", r.app.Status.Sync.Status), ev("health", r.app.Status.Health.Status), ev("source type", orNone(r.app.Status.SourceType))).
+				WithFix("Sync the Application once (or fix the render error in its conditions); to update anyway, set forceUpdate on the image.",
 					"Application "+r.req.App, fmt.Sprintf("argocd app sync %s", r.req.App), "sh"))
 		}
 	}
@@ -48,9 +48,9 @@ func checkLive(ctx context.Context, r *run) []Finding {
 		m := r.live[im.Alias]
 		switch {
 		case m.ForceAdded:
-			out = append(out, find(CodeLiveForced, Info, fmt.Sprintf("image %s is not live; forceUpdate adds it without a running tag", aliasOr(im))).image(im.Alias))
+			out = append(out, find(CodeLiveForced, Info, fmt.Sprintf("image %s is not live; forceUpdate adds it without a running tag", aliasOr(im))).WithImage(im.Alias))
 		case m.Found:
-			out = append(out, find(CodeLiveOK, Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).image(im.Alias))
+			out = append(out, find(CodeLiveOK, Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).WithImage(im.Alias))
 		case len(live) > 0:
 			out = append(out, notLive(im, m, live, processed))
 		}
@@ -67,23 +67,23 @@ func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others 
 		sev = Warn
 		title = fmt.Sprintf("image %s (%s) is not live in the Application: Image Updater skips it; the answer comes from the live image(s)", aliasOr(im), im.Image.FullName())
 	}
-	f := find(CodeLiveNotLive, sev, title).image(im.Alias).
-		with(ev("configured", im.Image.FullName()+" (registry "+orNone(im.Image.Registry)+", name "+im.Image.Name+")"),
+	f := find(CodeLiveNotLive, sev, title).WithImage(im.Alias).
+		With(ev("configured", im.Image.FullName()+" (registry "+orNone(im.Image.Registry)+", name "+im.Image.Name+")"),
 			ev("running", strings.Join(live, ", ")))
 	if len(m.NearMisses) > 0 {
 		nm := m.NearMisses[0]
-		f = f.with(ev("closest running image", nm.Live+": "+nm.Reason))
+		f = f.With(ev("closest running image", nm.Live+": "+nm.Reason))
 		if nm.Write != "" {
-			f = f.fix(nm.Fix, "the image's imageName (or image-list entry)", nm.Write, "text")
+			f = f.WithFix(nm.Fix, "the image's imageName (or image-list entry)", nm.Write, "text")
 		}
 	}
 	for _, n := range m.Notes {
-		f = f.with(ev("note", n))
+		f = f.With(ev("note", n))
 	}
 	if others > 0 {
-		f = f.with(ev("live configured images", fmt.Sprint(others)))
+		f = f.With(ev("live configured images", fmt.Sprint(others)))
 		if f.Fix == nil || f.Fix.Snippet == "" {
-			f = f.fix("Nothing to change if the app does not run this image now (an optional component): Image Updater skips it each cycle and updates it once it runs. If it should run, write imageName exactly as the running image; to stop the warning, remove the image from the CR.",
+			f = f.WithFix("Nothing to change if the app does not run this image now (an optional component): Image Updater skips it each cycle and updates it once it runs. If it should run, write imageName exactly as the running image; to stop the warning, remove the image from the CR.",
 				"the image's entry in the ImageUpdater CR (or image-list annotation)", "", "")
 		}
 	}

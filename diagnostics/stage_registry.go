@@ -41,10 +41,10 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	repo := ep.RepositoryPath(im.Image)
 	ir := &imageRegistry{endpoint: ep}
 	r.reg[im.Alias] = ir
-	out := []Finding{find(CodeRegistryEndpoint, Info, fmt.Sprintf("image %s uses registry %s (%s)", name, ep.APIURL, how.Rule)).image(im.Alias).
-		with(ev("endpoint", ep.Name), ev("API", ep.APIURL), ev("repository", repo), ev("why", how.Summary))}
+	out := []Finding{find(CodeRegistryEndpoint, Info, fmt.Sprintf("image %s uses registry %s (%s)", name, ep.APIURL, how.Rule)).WithImage(im.Alias).
+		With(ev("endpoint", ep.Name), ev("API", ep.APIURL), ev("repository", repo), ev("why", how.Summary))}
 	for _, w := range how.Warnings {
-		out = append(out, find(CodeRegistriesConfWarning, Warn, w).image(im.Alias))
+		out = append(out, find(CodeRegistriesConfWarning, Warn, w).WithImage(im.Alias))
 	}
 	target := registry.Target{APIURL: ep.APIURL, Repository: repo, Insecure: ep.Insecure, Limit: ep.Limit}
 	if ep.CAData != "" {
@@ -65,13 +65,13 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		ref, err := updater.ParseCredentialRef(refStr)
 		if err != nil {
 			ir.err = err
-			return append(out, find(CodeRegistryCredsRef, Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).image(im.Alias).
-				with(ev("value", refStr)))
+			return append(out, find(CodeRegistryCredsRef, Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).WithImage(im.Alias).
+				With(ev("value", refStr)))
 		}
 		if err := updater.CheckSecretNamespace(refStr, r.req.Namespace, level, r.version); err != nil {
 			ir.err = err
-			f := find(CodeRegistrySecretNamespace, Fail, fmt.Sprintf("the pull secret of image %s is not in the app's namespace %s", name, r.req.Namespace)).image(im.Alias).
-				with(ev("reference", refStr))
+			f := find(CodeRegistrySecretNamespace, Fail, fmt.Sprintf("the pull secret of image %s is not in the app's namespace %s", name, r.req.Namespace)).WithImage(im.Alias).
+				With(ev("reference", refStr))
 			var sn *updater.SecretNamespaceError
 			if errors.As(err, &sn) {
 				p := r.imagePlace(im, updater.FieldPullSecret)
@@ -80,7 +80,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 				if ref.Field != "" && ref.Kind == updater.CredSecret {
 					newRef += "#" + ref.Field
 				}
-				f = f.fix(sn.Fix(), p.Where,
+				f = f.WithFix(sn.Fix(), p.Where,
 					fmt.Sprintf("# copy the Secret into the Application's namespace:\n# kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -\n%s",
 						ref.Namespace, ref.Name, ref.Namespace, r.req.Namespace, p.set(yamlQuote(newRef))), p.lang)
 			}
@@ -90,12 +90,12 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		switch {
 		case errors.Is(err, errExtUnchecked):
 			credsChecked = false
-			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).image(im.Alias))
+			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
 		case err != nil:
 			ir.err = err
 			stay := level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace()
 			if f, ok := r.secretGateFinding(CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), stay, err); ok {
-				return append(out, f.image(im.Alias).with(ev("reference", refStr)))
+				return append(out, f.WithImage(im.Alias).With(ev("reference", refStr)))
 			}
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
 		default:
@@ -123,7 +123,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		// imgupd's own deadline, not the registry's answer.
 		ir.err = err
 		f := timeoutFinding(StageRegistry, fmt.Sprintf("the tags of image %s were not listed before imgupd's deadline (%s did not answer in time)", name, ep.Host()))
-		return append(out, f.image(im.Alias))
+		return append(out, f.WithImage(im.Alias))
 	}
 	if err != nil {
 		ir.err = err
@@ -137,9 +137,9 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			f = r.updaterProxyFailure(f, im, ep, theirs)
 		case theirs != nil:
 			f.Title += " (probed through Image Updater's proxy " + redactURL(theirs) + ")"
-			f = f.with(ev("path", "through Image Updater's proxy "+redactURL(theirs)+", as its pod sends it"))
+			f = f.With(ev("path", "through Image Updater's proxy "+redactURL(theirs)+", as its pod sends it"))
 		case re.Kind == registry.DNS || re.Kind == registry.Connect || re.Kind == registry.Timeout:
-			f = f.with(ev("path", "direct from imgupd's network (Image Updater's pod has no proxy for "+ep.Host()+"); from inside the cluster the answer can differ"))
+			f = f.With(ev("path", "direct from imgupd's network (Image Updater's pod has no proxy for "+ep.Host()+"); from inside the cluster the answer can differ"))
 		}
 		if !credsChecked && (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) {
 			f.Severity = Unknown
@@ -152,9 +152,9 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	}
 	ir.tags = tags
 	out = append(out, r.proxyFindings(im, ep, true)...)
-	ok := find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).image(im.Alias)
+	ok := find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).WithImage(im.Alias)
 	if theirs != nil {
-		ok = ok.with(ev("path", "through Image Updater's proxy "+redactURL(theirs)))
+		ok = ok.With(ev("path", "through Image Updater's proxy "+redactURL(theirs)))
 	}
 	return append(out, ok)
 }
@@ -187,12 +187,12 @@ func (r *run) updaterProxyFailure(f Finding, im updater.ImageConfig, ep updater.
 	if strings.HasPrefix(ep.APIURL, "http://") {
 		env = "HTTP_PROXY"
 	}
-	g := find(CodeRegistryProxy, Fail, fmt.Sprintf("Image Updater's proxy %s fails the connection to %s: %s", redactURL(proxy), ep.Host(), strings.TrimPrefix(f.Title, fmt.Sprintf("cannot list the tags of image %s at %s: ", aliasOr(im), ep.Host())))).image(im.Alias).
-		with(ev("proxy", redactURL(proxy)+" (from "+env+" of Deployment "+where+")"),
+	g := find(CodeRegistryProxy, Fail, fmt.Sprintf("Image Updater's proxy %s fails the connection to %s: %s", redactURL(proxy), ep.Host(), strings.TrimPrefix(f.Title, fmt.Sprintf("cannot list the tags of image %s at %s: ", aliasOr(im), ep.Host())))).WithImage(im.Alias).
+		With(ev("proxy", redactURL(proxy)+" (from "+env+" of Deployment "+where+")"),
 			ev("NO_PROXY", orNone(r.install.Proxy.NoProxy)),
 			ev("Image Updater logs", "Could not get tags from registry: ... proxyconnect tcp: ..."))
 	g.Evidence = append(g.Evidence, f.Evidence...)
-	return g.fix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
+	return g.WithFix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
 		fmt.Sprintf("# a working proxy:\nkubectl -n %s set env deploy/%s %s=http://<proxy>:<port>\n# or reach the registry directly:\nkubectl -n %s set env deploy/%s NO_PROXY=%s",
 			r.install.Namespace, r.install.Name, env, r.install.Namespace, r.install.Name, joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))), "sh")
 }
@@ -242,29 +242,29 @@ func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {
 func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef, ep updater.Endpoint, err error) Finding {
 	var ce *updater.CredentialError
 	if !errors.As(err, &ce) {
-		return find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).image(alias)
+		return find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).WithImage(alias)
 	}
 	var ae *cluster.AccessError
 	switch {
 	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.NotFound:
-		return find(CodeRegistryPullSecretMissing, Fail, fmt.Sprintf("the secret %s/%s named by %s does not exist", ae.Namespace, ae.Name, from)).image(alias).
-			with(ev("reference", ref))
+		return find(CodeRegistryPullSecretMissing, Fail, fmt.Sprintf("the secret %s/%s named by %s does not exist", ae.Namespace, ae.Name, from)).WithImage(alias).
+			With(ev("reference", ref))
 	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.Forbidden:
 		return readFailure(StageRegistry, "the pull secret "+ae.Namespace+"/"+ae.Name, err)
 	case ce.Code == updater.CredErrNoAuthEntry:
-		f := find(CodeRegistryPullSecretKey, Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).image(alias).
-			with(ev("reference", ref), ev("Image Updater logs", ce.Error()))
+		f := find(CodeRegistryPullSecretKey, Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).WithImage(alias).
+			With(ev("reference", ref), ev("Image Updater logs", ce.Error()))
 		if ce.Fix != "" {
-			f = f.fix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
+			f = f.WithFix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
 				fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token> --dry-run=client -o yaml | kubectl apply -f -",
 					cref.Namespace, cref.Name, ep.APIURL), "sh")
 		}
 		return f
 	}
-	f := find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).image(alias).
-		with(ev("reference", ref))
+	f := find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).WithImage(alias).
+		With(ev("reference", ref))
 	if ce.Fix != "" {
-		f = f.fix(ce.Fix, from, "", "")
+		f = f.WithFix(ce.Fix, from, "", "")
 	}
 	return f
 }
@@ -286,8 +286,8 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 	if code == CodeCheckTimeout {
 		sev = Unknown
 	}
-	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).image(im.Alias).
-		with(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
+	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).WithImage(im.Alias).
+		With(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
 	if sev == Unknown {
 		f.Decides = true
 		f.Verify = "re-run with a longer --timeout"
@@ -297,7 +297,7 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 		return f
 	}
 	where, snippet, lang := r.registryFixSnippet(im, ep, re, hasCreds, ref)
-	return f.fix(hint, where, snippet, lang)
+	return f.WithFix(hint, where, snippet, lang)
 }
 
 // registryFixSnippet is the change for a registry failure: the pull secret
@@ -360,12 +360,12 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		if u.Scheme == "http" {
 			env = "HTTP_PROXY"
 		}
-		return []Finding{find(CodeRegistryProxyMissing, Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).image(im.Alias).
-			fix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
+		return []Finding{find(CodeRegistryProxyMissing, Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).WithImage(im.Alias).
+			WithFix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy)), "sh")}
 	case theirs != nil && internalHost(host) && !reached:
-		return []Finding{find(CodeRegistryNoProxyMissing, Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).image(im.Alias).
-			fix("Add the registry host to NO_PROXY.", "Deployment "+where,
+		return []Finding{find(CodeRegistryNoProxyMissing, Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).WithImage(im.Alias).
+			WithFix("Add the registry host to NO_PROXY.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host))), "sh")}
 	}
 	return nil
@@ -416,7 +416,7 @@ const irsaAnnotation = "eks.amazonaws.com/role-arn"
 // ecrWithoutCredentials explains an ECR image with no credentials, with what
 // Image Updater's ServiceAccount says about IRSA.
 func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig, ep updater.Endpoint) Finding {
-	f := find(CodeRegistryECRNoCredentials, Fail, fmt.Sprintf("image %s is in Amazon ECR (%s), which needs credentials, and none are configured", aliasOr(im), ep.Host())).image(im.Alias)
+	f := find(CodeRegistryECRNoCredentials, Fail, fmt.Sprintf("image %s is in Amazon ECR (%s), which needs credentials, and none are configured", aliasOr(im), ep.Host())).WithImage(im.Alias)
 	if r.install == nil {
 		return f
 	}
@@ -427,13 +427,13 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	ann, err := r.e.Cluster.ServiceAccountAnnotations(ctx, r.install.Namespace, sa)
 	switch {
 	case err != nil:
-		return f.with(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+oneLine(err.Error())+")"))
+		return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+oneLine(err.Error())+")"))
 	case ann[irsaAnnotation] != "":
-		return f.with(ev("IRSA role", ann[irsaAnnotation])).
-			fix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
+		return f.With(ev("IRSA role", ann[irsaAnnotation])).
+			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
 				"- name: ecr\n  api_url: https://"+ep.Host()+"\n  prefix: "+ep.Host()+"\n  credentials: ext:/scripts/ecr-login.sh\n  credsexpire: 10h", "yaml")
 	}
-	return f.with(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
-		fix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,
+	return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
+		WithFix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,
 			fmt.Sprintf("kubectl -n %s annotate serviceaccount %s %s=arn:aws:iam::<account>:role/<image-updater-ecr-read>", r.install.Namespace, sa, irsaAnnotation), "sh")
 }

@@ -38,7 +38,7 @@ func checkSource(ctx context.Context, r *run) []Finding {
 		return out
 	}
 	kind := r.target.SourceKind
-	out = append(out, find(CodeSourceSupported, Pass, "source type "+kind+" is supported").with(ev("why", r.target.SourceWhy)))
+	out = append(out, find(CodeSourceSupported, Pass, "source type "+kind+" is supported").With(ev("why", r.target.SourceWhy)))
 	src := r.editedSource(strings.ToLower(kind))
 	if src == nil {
 		return out
@@ -183,7 +183,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
 			var he *helmchart.Error
 			if errors.As(err, &he) {
-				nf = nf.with(ev("hint", advice.ForChart(he.Facts())))
+				nf = nf.With(ev("hint", advice.ForChart(he.Facts())))
 			}
 			nf.Evidence = append(nf.Evidence, view.trust...)
 			nf.Verify = "network access from imgupd to " + cluster.HostOf(src.RepoURL) + " and the repository Secret Argo CD uses for it"
@@ -307,8 +307,8 @@ func (r *run) checkMissingValueFiles(sc sourceContent) []Finding {
 			continue // Image Updater creates it (the write-back stage says so)
 		}
 		out = append(out, find(CodeHelmValueFileMissing, Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
-			with(ev("values files read", strings.Join(sc.files, ", "))).
-			fix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
+			With(ev("values files read", strings.Join(sc.files, ", "))).
+			WithFix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
 	}
 	return out
 }
@@ -357,15 +357,15 @@ func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSour
 			continue
 		}
 		f := find(CodeSourceImageElsewhere, Fail, fmt.Sprintf("image %s: Image Updater writes it to spec.sources[%d] (%s), but spec.sources[%d] (%s) renders it; the update would change nothing",
-			aliasOr(im), r.sourceIndex(edited), describeSource(edited), i, describeSource(other))).image(im.Alias).
-			with(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
+			aliasOr(im), r.sourceIndex(edited), describeSource(edited), i, describeSource(other))).WithImage(im.Alias).
+			With(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
 				ev("renders the image", fmt.Sprintf("spec.sources[%d]: %s", i, describeSource(other))))
 		fix := "Give the source that renders the image the explicit block of the app's type, so Image Updater edits it, and drop it from the other."
 		snippet := fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    helm: {}   # Image Updater edits the first source with a helm: block", r.req.Namespace, r.req.App, i, describeSource(other))
 		if other.Chart == "" && other.Kustomize != nil {
 			snippet = fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    kustomize: {}", r.req.Namespace, r.req.App, i, describeSource(other))
 		}
-		f = f.fix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), snippet, "yaml")
+		f = f.WithFix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), snippet, "yaml")
 		return &f, true
 	}
 	return nil, false
@@ -526,9 +526,9 @@ func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource
 			return nil
 		}
 	}
-	f := find(CodeKustomizeNameNotUsed, Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).image(im.Alias).
-		with(ev("images used", strings.Join(used, ", ")))
-	return []Finding{f.fix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
+	f := find(CodeKustomizeNameNotUsed, Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).WithImage(im.Alias).
+		With(ev("images used", strings.Join(used, ", ")))
+	return []Finding{f.WithFix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
 		"manifestTargets:\n  kustomize:\n    name: "+used[0], "yaml")}
 }
 
@@ -723,10 +723,10 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	var out []Finding
 	notRead := func(missing []string, why string) Finding {
 		f := find(CodeHelmParamNotInValues, Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
-			aliasOr(im), strings.Join(missing, ", "), why)).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
+			aliasOr(im), strings.Join(missing, ", "), why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
-			f = f.with(ev("image-like values in the chart", strings.Join(cands, ", ")))
-			f = f.fix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
+			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
+			f = f.WithFix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 				helmSnippet(cands), "yaml")
 		}
 		return f
@@ -767,10 +767,10 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 		why = fmt.Sprintf("%s already names %s", where, repo)
 	}
 	f := find(CodeHelmParamNotInValues, Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
-		aliasOr(im), keys.name, keys.tag, why)).image(im.Alias).with(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
+		aliasOr(im), keys.name, keys.tag, why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 	f.State = ""
 	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
-		f = f.fix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
+		f = f.WithFix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 			helmSnippet(cands), "yaml")
 	}
 	return append(out, f)
@@ -790,8 +790,8 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 		layerFileParameter: "Argo CD passes fileParameters as --set-file, which helm applies last",
 	}[l.kind]
 	f := find(CodeHelmValueOverridden, Fail, fmt.Sprintf("image %s: Image Updater writes %s to %s, but %s sets %s=%s and outranks it (%s): Argo CD keeps rendering %s",
-		aliasOr(im), key, w.where, l.where, key, v, why, v)).image(im.Alias).
-		with(ev("written to", w.where), ev("overridden by", l.where+": "+key+"="+v))
+		aliasOr(im), key, w.where, l.where, key, v, why, v)).WithImage(im.Alias).
+		With(ev("written to", w.where), ev("overridden by", l.where+": "+key+"="+v))
 	switch {
 	case l.kind == layerParameter && !strings.Contains(l.where, ".argocd-source"):
 		idx := 0
@@ -802,17 +802,17 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 		}
 		ptr := strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/")
 		ptr = "/" + strings.ReplaceAll(ptr, "]", "")
-		f = f.fix(fmt.Sprintf("Remove the %s parameter from the Application, so that the values file Image Updater writes decides (or let Image Updater write the parameter itself: the argocd write-back method, or git write-back to the default .argocd-source target).", key),
+		f = f.WithFix(fmt.Sprintf("Remove the %s parameter from the Application, so that the values file Image Updater writes decides (or let Image Updater write the parameter itself: the argocd write-back method, or git write-back to the default .argocd-source target).", key),
 			l.where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/helm/parameters/%d/name\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/helm/parameters/%d\"}]'",
 				r.req.Namespace, r.req.App, ptr, idx, key, ptr, idx), "sh")
 	case l.kind == layerInline && !strings.Contains(l.where, ".argocd-source"):
-		f = f.fix(fmt.Sprintf("Remove %s from the Application's inline values, so that the values file Image Updater writes decides.", key), l.where,
+		f = f.WithFix(fmt.Sprintf("Remove %s from the Application's inline values, so that the values file Image Updater writes decides.", key), l.where,
 			fmt.Sprintf("# kubectl -n %s edit application %s\n# delete %s from %s", r.req.Namespace, r.req.App, key, l.where), "yaml")
 	case l.kind == layerValueFile:
-		f = f.fix(fmt.Sprintf("Write to the last values file that sets %s, or remove it from %s.", key, l.file), r.writeBackPlace("writeBackTarget"),
+		f = f.WithFix(fmt.Sprintf("Write to the last values file that sets %s, or remove it from %s.", key, l.file), r.writeBackPlace("writeBackTarget"),
 			"writeBackTarget: helmvalues:/"+l.file, "yaml")
 	default:
-		f = f.fix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where, "", "")
+		f = f.WithFix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where, "", "")
 	}
 	return f, true
 }
@@ -878,15 +878,15 @@ func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, i
 			continue // renames only: the tag still comes from the kustomization
 		}
 		f := find(CodeKustomizeImageOverride, Fail, fmt.Sprintf("image %s: Image Updater writes its tag to the images: of %s, but %s sets %s, which Argo CD applies over the kustomization (kustomize edit set image) before it builds: Argo CD keeps rendering %s",
-			aliasOr(im), wb.Target.Path, where, e, e)).image(im.Alias).
-			with(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
+			aliasOr(im), wb.Target.Path, where, e, e)).WithImage(im.Alias).
+			With(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
 		if fromSpec {
 			ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/"), "]", "")
-			f = f.fix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
+			f = f.WithFix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
 				where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
 					r.req.Namespace, r.req.App, ptr, i, e, ptr, i), "sh")
 		} else {
-			f = f.fix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where, "", "")
+			f = f.WithFix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where, "", "")
 		}
 		return f, true
 	}

@@ -33,8 +33,8 @@ func checkSync(ctx context.Context, r *run) []Finding {
 			title = "automated sync is off: " + r.pendingWhat() + ", and Argo CD does not deploy it until someone syncs"
 		}
 		out = append(out, notDeployed(find(CodeSyncManual, Fail, title), "the next update Image Updater writes will wait for a manual sync").
-			with(ev("spec.syncPolicy.automated", "not set")).
-			fix("Enable automated sync (or sync by hand after each update: argocd app sync "+r.req.App+").", "Application "+r.req.Namespace+"/"+r.req.App+", spec.syncPolicy.automated",
+			With(ev("spec.syncPolicy.automated", "not set")).
+			WithFix("Enable automated sync (or sync by hand after each update: argocd app sync "+r.req.App+").", "Application "+r.req.Namespace+"/"+r.req.App+", spec.syncPolicy.automated",
 				fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"syncPolicy\":{\"automated\":{}}}}'", r.req.Namespace, r.req.App), "sh"))
 	}
 	if proj := app.Spec.Project; proj != "" && app.AutomatedSync() {
@@ -47,8 +47,8 @@ func checkSync(ctx context.Context, r *run) []Finding {
 		case err == nil:
 			if blocked, why := autoSyncBlocked(p, app, r.opts.Now()); blocked {
 				out = append(out, notDeployed(find(CodeSyncWindow, Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)), "an update written now would wait for the window").
-					with(ev("project", ns+"/"+proj)).
-					fix("Wait for the window to end, sync by hand where the window allows manual syncs, or change the project's windows.", "AppProject "+ns+"/"+proj+", spec.syncWindows",
+					With(ev("project", ns+"/"+proj)).
+					WithFix("Wait for the window to end, sync by hand where the window allows manual syncs, or change the project's windows.", "AppProject "+ns+"/"+proj+", spec.syncWindows",
 						fmt.Sprintf("argocd proj windows list %s\nargocd app sync %s   # where the window sets manualSync: true", proj, r.req.App), "sh"))
 			}
 		case !cluster.IsNotFound(err):
@@ -59,20 +59,20 @@ func checkSync(ctx context.Context, r *run) []Finding {
 	}
 	if op := app.Status.OperationState; op != nil && (op.Phase == "Failed" || op.Phase == "Error") {
 		out = append(out, notDeployed(find(CodeSyncFailed, Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
-			with(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
-			fix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
+			With(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
+			WithFix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app get %s --show-operation\nargocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
 			out = append(out, find(CodeSyncConditions, Warn, c.Type+": "+clip(oneLine(c.Message), 300)).
-				fix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
+				WithFix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
 					fmt.Sprintf("argocd app manifests %s\nargocd app get %s --refresh", r.req.App, r.req.App), "sh"))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
-		out = append(out, find(CodeSyncUnhealthy, Warn, "the Application is "+h).with(ev("message", clip(app.Status.Health.Message, 300))).
-			fix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
+		out = append(out, find(CodeSyncUnhealthy, Warn, "the Application is "+h).With(ev("message", clip(app.Status.Health.Message, 300))).
+			WithFix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app resources %s", r.req.App), "sh"))
 	}
 	if s := app.Status.Sync.Status; s == "OutOfSync" {
@@ -80,7 +80,7 @@ func checkSync(ctx context.Context, r *run) []Finding {
 	}
 	if r.iuCommitUndeployed {
 		out = append(out, find(CodeSyncBehind, Info, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
-			fix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
+			WithFix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	if !hasSeverity(out, Fail) {
 		out = append(out, find(CodeSyncOK, Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))

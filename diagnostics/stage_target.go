@@ -79,14 +79,14 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	}
 	f := find(CodeTargetMatched, Pass, selectedTitle(t))
 	if t.CR != "" {
-		f = f.with(ev("ImageUpdater", t.CR), ev("applicationRef", fmt.Sprintf("#%d namePattern %q", t.RefIndex, t.NamePattern)))
+		f = f.With(ev("ImageUpdater", t.CR), ev("applicationRef", fmt.Sprintf("#%d namePattern %q", t.RefIndex, t.NamePattern)))
 	}
-	f = f.with(ev("mode", string(t.Mode)))
+	f = f.With(ev("mode", string(t.Mode)))
 	for _, im := range t.Images {
-		f = f.with(ev("image "+aliasOr(im), imageSettings(im)))
+		f = f.With(ev("image "+aliasOr(im), imageSettings(im)))
 	}
 	for _, d := range t.Dropped {
-		f = f.with(ev("dropped image "+d.ImageName, d.Reason))
+		f = f.With(ev("dropped image "+d.ImageName, d.Reason))
 	}
 	// Image Updater runs the other selecting CRs too; the candidates stage
 	// compares their picks with this one's.
@@ -99,7 +99,7 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 			}
 			what = strings.Join(ims, "; ")
 		}
-		f = f.with(ev("also ImageUpdater "+o.CR, fmt.Sprintf("applicationRef #%d namePattern %q: %s", o.RefIndex, o.NamePattern, what)))
+		f = f.With(ev("also ImageUpdater "+o.CR, fmt.Sprintf("applicationRef #%d namePattern %q: %s", o.RefIndex, o.NamePattern, what)))
 	}
 	return append(out, f)
 }
@@ -116,12 +116,12 @@ func (r *run) appNotFound(ctx context.Context) Finding {
 	}
 	if near := closest(r.req.App, names, 3); len(near) > 0 {
 		f.Title += "; did you mean " + strings.Join(near, ", ") + "?"
-		f = f.with(ev("closest names", strings.Join(near, ", ")))
+		f = f.With(ev("closest names", strings.Join(near, ", ")))
 	} else if len(names) > 0 {
 		sort.Strings(names)
-		f = f.with(ev("Applications in "+r.req.Namespace, clip(strings.Join(names, ", "), 300)))
+		f = f.With(ev("Applications in "+r.req.Namespace, clip(strings.Join(names, ", "), 300)))
 	} else {
-		f = f.with(ev("Applications in "+r.req.Namespace, "none"))
+		f = f.With(ev("Applications in "+r.req.Namespace, "none"))
 	}
 	return f
 }

@@ -41,7 +41,7 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 	if wb.Method == "git" {
 		desc = "git (" + wb.Creds + ") to " + wb.Repository
 	}
-	out = append(out, find(CodeWriteBackMethod, Info, "write-back: "+desc).with(ev("method", wb.Method)))
+	out = append(out, find(CodeWriteBackMethod, Info, "write-back: "+desc).With(ev("method", wb.Method)))
 	if wb.Method != "git" {
 		out = append(out, r.checkArgoCDWriteBack(ctx)...)
 	} else {
@@ -68,8 +68,8 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 			title += " (nothing is due now; the next update will be reverted)"
 		}
 		out = append(out, find(CodeWriteBackParentReverts, sev, title).
-			with(ev("managed via", p.Via)).
-			fix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
+			With(ev("managed via", p.Via)).
+			WithFix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
 				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
 	}
 	src := r.editedSource("")
@@ -89,8 +89,8 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 				sev, title = Warn, title+" (nothing is due now; the next update will have no effect)"
 			}
 			out = append(out, find(CodeWriteBackSourceFile, sev, title).
-				with(ev("file", p), ev("branch", branch)).
-				fix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
+				With(ev("file", p), ev("branch", branch)).
+				WithFix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
 		}
 	}
 	return out
@@ -136,8 +136,8 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	}
 	if !hasBranch(remote, base) {
 		return append(out, find(CodeWriteBackBranchMissing, Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
-			with(ev("branches", clip(strings.Join(remote.Branches, ", "), 200))).
-			fix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
+			With(ev("branches", clip(strings.Join(remote.Branches, ", "), 200))).
+			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
 				fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base), "sh"))
 	}
 	push := base
@@ -153,7 +153,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 			sev, title = Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q (nothing is due now)", push, tracked)
 		}
 		out = append(out, find(CodeWriteBackBranchMismatch, sev, title).
-			fix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), "branch: "+tracked, "yaml"))
+			WithFix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), "branch: "+tracked, "yaml"))
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
 	if err != nil {
@@ -168,7 +168,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	if pc, err := r.e.Git.CanPush(ctx, repo, auth); err == nil && !pc.Allowed {
 		pushDenied = true
 		out = append(out, find(CodeWriteBackPushDenied, Fail, fmt.Sprintf("the write-back credentials may not push to %s: %s", repo, pc.Reason)).
-			with(ev("HTTP status", fmt.Sprint(pc.Status))))
+			With(ev("HTTP status", fmt.Sprint(pc.Status))))
 	}
 	if !pushDenied && wb.PullRequest == nil {
 		out = append(out, r.branchAcceptsPush(ctx, wb, repo, push, auth)...)
@@ -177,7 +177,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 		r.iuCommit = c.Hash
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(CodeWriteBackLastCommit, Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
-			with(ev("message", clip(textutil.FirstLine(c.Message), 200))))
+			With(ev("message", clip(textutil.FirstLine(c.Message), 200))))
 	}
 	return out
 }
@@ -188,7 +188,7 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 	if wb.Creds == "secret" {
 		if gitsource.RequiresSecureURL(repo) {
 			f := find(CodeWriteBackInsecureURL, Fail, fmt.Sprintf("git:secret credentials need an https:// or SSH URL, not %s", repo)).
-				with(ev("Image Updater logs", "could not get creds for repo '"+repo+"': unknown repository type"))
+				With(ev("Image Updater logs", "could not get creds for repo '"+repo+"': unknown repository type"))
 			return gitsource.Auth{}, &f
 		}
 		ns := wb.SecretNamespace
@@ -211,7 +211,7 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		auth, missing := authFromData(data, repo)
 		if missing != "" {
 			f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s lacks %s", ns, wb.SecretName, missing)).
-				with(ev("keys present", strings.Join(keysOf(data), ", ")))
+				With(ev("keys present", strings.Join(keysOf(data), ", ")))
 			return gitsource.Auth{}, &f
 		}
 		auth.InsecureSkipTLS = true
@@ -222,13 +222,13 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		return gitsource.Auth{}, f
 	}
 	if v.none != "" {
-		nf := find(CodeWriteBackCredsMissing, Fail, "Image Updater has no git credentials for "+repo+": "+v.none).with(ev("credentials", v.repo.Why)).
-			fix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
+		nf := find(CodeWriteBackCredsMissing, Fail, "Image Updater has no git credentials for "+repo+": "+v.none).With(ev("credentials", v.repo.Why)).
+			WithFix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
 				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'   # or username/password", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)), "sh")
 		return gitsource.Auth{}, &nf
 	}
 	if v.limit != "" {
-		nf := find(CodeWriteBackCredsMissing, Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).with(ev("credentials", v.repo.Why))
+		nf := find(CodeWriteBackCredsMissing, Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).With(ev("credentials", v.repo.Why))
 		nf.Verify = "Image Updater's log shows whether its commits succeed (get on pods/log, or --updater-log)"
 		nf.Decides = true
 		return gitsource.Auth{}, &nf
@@ -268,7 +268,7 @@ func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, b
 			}
 		}
 		f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("no kustomization in %q on %s", t.Path, branch)).
-			with(ev("Image Updater logs", "could not find kustomization in "+t.Path))
+			With(ev("Image Updater logs", "could not find kustomization in "+t.Path))
 		return &f
 	case updater.TargetHelmValues:
 		if !snap.Exists(t.Path) && !r.version.CreatesHelmValuesTarget() {
@@ -317,12 +317,12 @@ func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot,
 		title = fmt.Sprintf("Image Updater creates %s on %s and writes the image to it, but Argo CD does not read that file for %s: it is neither the chart's values.yaml nor in helm.valueFiles, so the commit changes nothing that is rendered", wb.Target.Path, branch, r.req.App)
 	}
 	f := find(CodeWriteBackTargetNotRead, Fail, title).
-		with(ev("write-back target", orDefault(wb.Target.Raw, wb.Target.Kind)+" → "+wb.Target.Path), ev("Argo CD reads", orDefault(strings.Join(reads, "; "), "no values file")))
+		With(ev("write-back target", orDefault(wb.Target.Raw, wb.Target.Kind)+" → "+wb.Target.Path), ev("Argo CD reads", orDefault(strings.Join(reads, "; "), "no values file")))
 	rel := wb.Target.Path
 	if !isChartSource(src) {
 		rel = relPath(src.Path, wb.Target.Path)
 	}
-	f = f.fix(fmt.Sprintf("Add %s to the Application's helm.valueFiles (after the files it should override), or point the write-back target at a values file the Application reads.", rel),
+	f = f.WithFix(fmt.Sprintf("Add %s to the Application's helm.valueFiles (after the files it should override), or point the write-back target at a values file the Application reads.", rel),
 		fmt.Sprintf("Application %s/%s, %s.helm.valueFiles", r.req.Namespace, r.req.App, r.sourceField(src)),
 		r.valueFilesSnippet(src, append(append([]string(nil), sc.helm.helm.ValueFiles...), rel)), "yaml")
 	return &f
@@ -373,12 +373,12 @@ func (r *run) commitFailuresInLogs() []Finding {
 		if e.Match.Code == updaterlog.CodeCommitFailed {
 			f := find(CodeWriteBackCommitFailed, Fail, "Image Updater's last write-back failed: "+clip(oneLine(updaterlog.Redact(e.Msg)), 300))
 			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
-				f = f.fix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
+				f = f.WithFix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
 					"gitConfig.branch / gitConfig.pullRequest",
 					"# either commit to a side branch and merge it:\ngitConfig:\n  branch: main:image-updater\n# or (v1.2+) open pull requests:\ngitConfig:\n  branch: main\n  pullRequest:\n    github: {}", "yaml")
 			}
 			return []Finding{f.
-				with(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
+				With(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
 		}
 	}
 	return nil
@@ -405,7 +405,7 @@ func gitFailure(repo string, err error) Finding {
 	}
 	f := find(code, Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
 	if h := advice.ForGit(ge.Facts()); h != "" {
-		f = f.fix(h, "", "", "")
+		f = f.WithFix(h, "", "", "")
 	}
 	return f
 }
@@ -493,7 +493,7 @@ func (r *run) writeBackPlace(field string) string {
 func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo, branch string, auth gitsource.Auth) []Finding {
 	notVerified := func(why string) []Finding {
 		if r.logsShowCommit() {
-			return []Finding{find(CodeWriteBackOK, Pass, "Image Updater's log shows its last write-back succeeded").with(ev("branch", branch))}
+			return []Finding{find(CodeWriteBackOK, Pass, "Image Updater's log shows its last write-back succeeded").With(ev("branch", branch))}
 		}
 		f := find(CodeWriteBackPushUnverified, Unknown, fmt.Sprintf("whether %s of %s accepts Image Updater's push was not verified: %s", branch, gitsource.NormalizeURL(repo), why))
 		f.Verify = "a push rejection (a protected branch) shows only in Image Updater's log: grant get on pods/log or pass --updater-log; for a self-hosted forge, add it with --forge KIND:HOST"
@@ -532,15 +532,15 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 	}
 	if p.Verdict.Blocked() {
 		f := find(CodeWriteBackProtected, Fail, fmt.Sprintf("%s protects branch %s of %s: Image Updater's push is rejected", p.Forge, branch, p.Repo)).
-			with(ev(p.Forge.String()+" says", p.Reason))
+			With(ev(p.Forge.String()+" says", p.Reason))
 		for _, rule := range p.Rules {
-			f = f.with(ev("rule", rule))
+			f = f.With(ev("rule", rule))
 		}
-		f = f.with(ev("asked", strings.Join(calls, "; ")))
-		return []Finding{f.fix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
+		f = f.With(ev("asked", strings.Join(calls, "; ")))
+		return []Finding{f.WithFix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
 			r.protectedBranchSnippet(branch, p.Forge), "yaml")}
 	}
-	return []Finding{find(CodeWriteBackOK, Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).with(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
+	return []Finding{find(CodeWriteBackOK, Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).With(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
 }
 
 // protectedBranchSnippet is the write-back configuration that avoids a

@@ -87,15 +87,15 @@ func (r *run) checkKustomizeOverrides() []Finding {
 			title = fmt.Sprintf("image %s loses its override %s in spec.source.kustomize.images to %s (image %s): Kustomize then renders the tag the kustomization sets",
 				aliasOr(im), l.Written, l.ReplacedBy, l.ByAlias)
 		}
-		f := find(CodeWriteBackKustomizeCollide, sev, title).image(l.Alias).
-			with(ev("kustomize.images now", listOrNone(merge.Before)),
+		f := find(CodeWriteBackKustomizeCollide, sev, title).WithImage(l.Alias).
+			With(ev("kustomize.images now", listOrNone(merge.Before)),
 				ev("kustomize.images after Image Updater's cycle", listOrNone(merge.After)),
 				ev("compared by Argo CD", fmt.Sprintf("KustomizeImage.Match takes the text before the first '=' of the new override if it has one, else before the first ':': %q for both %s and %s", l.Compared, l.Written, l.ReplacedBy)))
 		if l.Due {
-			f = f.with(ev("running", displayRunning(d)),
+			f = f.With(ev("running", displayRunning(d)),
 				ev("what Image Updater reports", fmt.Sprintf("image %s updated to %s (its log and the CR's status.recentUpdates), while the override is gone", aliasOr(im), d.Selected)))
 		}
-		f = f.fix("Give each Kustomize image of this app on that registry a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag> and Argo CD matches the overrides by the name before '=', so each keeps its own entry. (Git write-back does not help: it writes the same merged list, to the .argocd-source file or the kustomization's images.)",
+		f = f.WithFix("Give each Kustomize image of this app on that registry a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag> and Argo CD matches the overrides by the name before '=', so each keeps its own entry. (Git write-back does not help: it writes the same merged list, to the .argocd-source file or the kustomization's images.)",
 			"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml")
 		out = append(out, f)
 	}
@@ -103,10 +103,10 @@ func (r *run) checkKustomizeOverrides() []Finding {
 		im := byAlias[d.ByAlias]
 		out = append(out, find(CodeWriteBackKustomizeCollide, Warn,
 			fmt.Sprintf("image %s's override %s replaces %s in spec.source.kustomize.images, an override no image of the CR sets (both read %q before the first ':'): Kustomize no longer applies it",
-				aliasOr(im), d.ReplacedBy, d.Entry, d.Compared)).image(d.ByAlias).
-			with(ev("kustomize.images now", listOrNone(merge.Before)),
+				aliasOr(im), d.ReplacedBy, d.Entry, d.Compared)).WithImage(d.ByAlias).
+			With(ev("kustomize.images now", listOrNone(merge.Before)),
 				ev("kustomize.images after Image Updater's cycle", listOrNone(merge.After))).
-			fix("Give the image a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag>, which Argo CD matches by the name before '=' and appends instead of replacing the other override.",
+			WithFix("Give the image a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag>, which Argo CD matches by the name before '=' and appends instead of replacing the other override.",
 				"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml"))
 	}
 	return out

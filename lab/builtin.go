@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 //go:embed scenarios/*.yaml
@@ -57,16 +57,16 @@ const Healthy = "healthy"
 
 // Primary is what a report points the user at: the root cause's code, else
 // the first warning's, else "healthy".
-func Primary(r *diagnostics.Report) string {
+func Primary(r *report.Report) string {
 	if r.RootCause != nil {
 		return string(r.RootCause.Code)
 	}
 	for _, f := range r.Findings() {
-		if f.Severity == diagnostics.Warn {
+		if f.Severity == report.Warn {
 			return string(f.Code)
 		}
 	}
-	if r.Verdict == diagnostics.VerdictUnknown {
+	if r.Verdict == report.VerdictUnknown {
 		return "unknown"
 	}
 	return Healthy
@@ -74,7 +74,7 @@ func Primary(r *diagnostics.Report) string {
 
 // Matches reports whether a report gives the scenario's expected code and,
 // when the scenario names one, its expected state.
-func (s *Scenario) Matches(r *diagnostics.Report) bool {
+func (s *Scenario) Matches(r *report.Report) bool {
 	return strings.EqualFold(Primary(r), s.Expect) && (s.ExpectState == "" || string(r.State) == s.ExpectState)
 }
 

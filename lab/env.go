@@ -27,6 +27,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
@@ -133,7 +134,7 @@ func (e *Env) Request() diagnostics.Request {
 }
 
 // Diagnose runs the scenario's diagnosis.
-func (e *Env) Diagnose(ctx context.Context) *diagnostics.Report {
+func (e *Env) Diagnose(ctx context.Context) *report.Report {
 	return e.engine.Diagnose(ctx, e.Request())
 }
 
@@ -154,7 +155,7 @@ func (e *Env) Close() {
 }
 
 // Run starts a scenario, diagnoses it and stops it.
-func Run(ctx context.Context, sc *Scenario) (*diagnostics.Report, error) {
+func Run(ctx context.Context, sc *Scenario) (*report.Report, error) {
 	env, err := Start(ctx, sc)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // TestApplyChangesTheRunningCluster: Apply replaces an ImageUpdater CR
@@ -44,7 +44,7 @@ data:
 		t.Fatal(err)
 	}
 	rep := env.Diagnose(ctx)
-	for _, code := range []diagnostics.Code{diagnostics.CodeKustomizeNameNotUsed, diagnostics.CodeRegistriesConfInvalid} {
+	for _, code := range []report.Code{report.CodeKustomizeNameNotUsed, report.CodeRegistriesConfInvalid} {
 		if !rep.HasCode(code) {
 			t.Errorf("after Apply, the diagnosis has no %s: %s", code, rep.Headline)
 		}

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // The canary credentials of the two kube-system scenarios.
@@ -137,7 +137,7 @@ subjects: [{kind: ServiceAccount, name: argocd-application-controller, namespace
 	}
 	env, kube := startScenario(t, "updater-v0-18-pull-secret-in-kube-system", grant("registry-admin"))
 	rep := env.Diagnose(context.Background())
-	if !rep.HasCode(diagnostics.CodeRegistryOK) || rep.HasCode(diagnostics.CodeRegistryPullSecretDenied) {
+	if !rep.HasCode(report.CodeRegistryOK) || rep.HasCode(report.CodeRegistryPullSecretDenied) {
 		t.Fatalf("with the grant the registry should be reached with the credential: %s %s", rep.State, Primary(rep))
 	}
 	if !sawCanary(env.Registry.Authorizations(), canaryRegistry) {
@@ -149,7 +149,7 @@ subjects: [{kind: ServiceAccount, name: argocd-application-controller, namespace
 
 	env, _ = startScenario(t, "updater-v1-2-git-secret-in-kube-system", grant("git-admin"))
 	rep = env.Diagnose(context.Background())
-	if rep.HasCode(diagnostics.CodeWriteBackSecretDenied) || !sawCanary(env.Git.Authorizations(), canaryGit) {
+	if rep.HasCode(report.CodeWriteBackSecretDenied) || !sawCanary(env.Git.Authorizations(), canaryGit) {
 		t.Fatalf("with the grant the git server should be probed with the credential: %s %s", rep.State, Primary(rep))
 	}
 }
@@ -166,10 +166,10 @@ func TestSecretReviewsForbiddenFailClosed(t *testing.T) {
 	}
 	for _, c := range []struct {
 		scenario string
-		stage    diagnostics.StageID
+		stage    report.StageID
 	}{
-		{"report-4-pull-secret-key-mismatch", diagnostics.StageRegistry},
-		{"healthy-git-writeback", diagnostics.StageWriteBack},
+		{"report-4-pull-secret-key-mismatch", report.StageRegistry},
+		{"healthy-git-writeback", report.StageWriteBack},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			env, kube := startScenario(t, c.scenario, "")
@@ -179,16 +179,16 @@ func TestSecretReviewsForbiddenFailClosed(t *testing.T) {
 				t.Errorf("imgupd read Secrets without asking: %v", reads)
 			}
 			st := rep.Stage(c.stage)
-			var got *diagnostics.Finding
+			var got *report.Finding
 			for i := range st.Findings {
-				if st.Findings[i].Code == diagnostics.CodeSecretAccessNotVerified {
+				if st.Findings[i].Code == report.CodeSecretAccessNotVerified {
 					got = &st.Findings[i]
 				}
 			}
-			if got == nil || got.Severity != diagnostics.Unknown || !got.Decides || !strings.Contains(got.Verify, "subjectaccessreviews") {
+			if got == nil || got.Severity != report.Unknown || !got.Decides || !strings.Contains(got.Verify, "subjectaccessreviews") {
 				t.Fatalf("the %s stage should report the credential check as not verified, with what would verify it: %+v", c.stage, st.Findings)
 			}
-			if rep.State != diagnostics.StateUnknown {
+			if rep.State != report.StateUnknown {
 				t.Errorf("state %s: a credential check that was not made must not give an answer", rep.State)
 			}
 		})
@@ -202,12 +202,12 @@ func TestSourceReadWithoutRepoSecretsArgoCDMayNotRead(t *testing.T) {
 	env, _ := startScenario(t, "healthy-git-writeback", "")
 	env.engine.Options.ArgoCDServiceAccount = "not-argocd"
 	rep := env.Diagnose(context.Background())
-	if !rep.HasCode(diagnostics.CodeSourceRepoSecretsDenied) {
-		t.Fatalf("want %s\n%v", diagnostics.CodeSourceRepoSecretsDenied, rep.Findings())
+	if !rep.HasCode(report.CodeSourceRepoSecretsDenied) {
+		t.Fatalf("want %s\n%v", report.CodeSourceRepoSecretsDenied, rep.Findings())
 	}
 	// Image Updater (git:repocreds) may still list them: the write-back
 	// check reads them for itself.
-	if st := rep.Stage(diagnostics.StageWriteBack); st == nil || st.Status == diagnostics.Fail || rep.HasCode(diagnostics.CodeWriteBackRepoDenied) || rep.HasCode(diagnostics.CodeSecretAccessNotVerified) {
+	if st := rep.Stage(report.StageWriteBack); st == nil || st.Status == report.Fail || rep.HasCode(report.CodeWriteBackRepoDenied) || rep.HasCode(report.CodeSecretAccessNotVerified) {
 		t.Errorf("the write-back check should still run with Image Updater's own access: %s %s", rep.State, Primary(rep))
 	}
 }
@@ -322,8 +322,8 @@ func TestTemplateForAnotherHostIsNotSent(t *testing.T) {
 	}
 	env.UseCluster(reader)
 	rep := env.Diagnose(context.Background())
-	if !rep.HasCode(diagnostics.CodeRepoCredsOtherHost) {
-		t.Fatalf("want %s\n%v", diagnostics.CodeRepoCredsOtherHost, rep.Findings())
+	if !rep.HasCode(report.CodeRepoCredsOtherHost) {
+		t.Fatalf("want %s\n%v", report.CodeRepoCredsOtherHost, rep.Findings())
 	}
 	if sawCanary(env.Git.Authorizations(), canary) {
 		t.Error("the template's credentials were sent to a host they are not for")

@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Scenario is one environment and the verdict expected from it.
@@ -311,7 +311,7 @@ func baseName(p string) string {
 }
 
 func knownState(s string) bool {
-	for _, x := range diagnostics.States() {
+	for _, x := range report.States() {
 		if string(x) == s {
 			return true
 		}
@@ -321,7 +321,7 @@ func knownState(s string) bool {
 
 func stateNames() string {
 	var out []string
-	for _, x := range diagnostics.States() {
+	for _, x := range report.States() {
 		out = append(out, string(x))
 	}
 	return strings.Join(out, ", ")

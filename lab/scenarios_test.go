@@ -8,8 +8,8 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
@@ -158,7 +158,7 @@ var silentScenarios = map[string]string{
 
 // isCycleLine reports whether a log line is a generic cycle line, which says
 // nothing about one Application.
-func isCycleLine(l diagnostics.LogLine) bool {
+func isCycleLine(l report.LogLine) bool {
 	switch l.Code {
 	case updaterlog.CodeCycleStart, updaterlog.CodeCycleResults:
 		return true
@@ -188,7 +188,7 @@ func TestSilentScenariosAreBuiltins(t *testing.T) {
 // Application carries such lines, so the report's UpdaterLog (the bot's
 // "Show updater log lines", the logs command) shows them; the scenarios
 // where it logs nothing are listed in silentScenarios.
-func checkAppLogLines(t *testing.T, sc *Scenario, r *diagnostics.Report) {
+func checkAppLogLines(t *testing.T, sc *Scenario, r *report.Report) {
 	t.Helper()
 	var about []string
 	for _, l := range r.UpdaterLog {

@@ -25,6 +25,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -116,7 +117,7 @@ func round(t *testing.T, env *lab.Env, engine func() *diagnostics.Engine, apps [
 			defer wg.Done()
 			for app := range work {
 				rep := engine().Diagnose(context.Background(), diagnostics.Request{App: app, Namespace: "argocd"})
-				if rep.State == diagnostics.StateUnknown {
+				if rep.State == report.StateUnknown {
 					mu.Lock()
 					bad = append(bad, app+": "+rep.Headline)
 					mu.Unlock()

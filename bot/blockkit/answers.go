@@ -7,7 +7,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -41,7 +41,7 @@ func Progress(what string) Message {
 }
 
 // Explain renders a catalogue entry.
-func Explain(e diagnostics.Entry) Message {
+func Explain(e report.Entry) Message {
 	body := fmt.Sprintf("*`%s`* (%s stage, %s)\n*%s*\n%s", tick(string(e.Code)), md(string(e.Stage)), md(string(e.Severity)), md(e.Title), md(e.Meaning))
 	blocks := []slack.Block{section(clipRunes(body, MaxSectionText))}
 	if e.Fix != "" {
@@ -52,7 +52,7 @@ func Explain(e diagnostics.Entry) Message {
 
 // Tags renders the candidate tables of a report (one alias, or all) with
 // up to maxTagRows rows each, split over messages within the limits.
-func Tags(r *diagnostics.Report, alias string) []Message {
+func Tags(r *report.Report, alias string) []Message {
 	var chunks []string
 	for _, c := range r.Candidates {
 		if alias != "" && c.Alias != alias {
@@ -77,15 +77,15 @@ func Tags(r *diagnostics.Report, alias string) []Message {
 const maxTagRows = 40
 
 // Logs renders Image Updater's log lines about the report's application.
-func Logs(r *diagnostics.Report) []Message {
+func Logs(r *report.Report) []Message {
 	if len(r.UpdaterLog) == 0 {
 		why := "Image Updater's logs have no line about " + md(r.App.String()) + " in the window read"
 		for _, s := range r.Stages {
 			for _, f := range s.Findings {
-				switch {
-				case f.Code == diagnostics.CodeUpdaterLogsUnavailable || f.Code == diagnostics.CodeReadForbidden && strings.Contains(f.Title, "log"):
+				switch f.Role {
+				case report.RoleLogsUnread:
 					why = "Image Updater's logs could not be read: " + md(f.Title)
-				case f.Code == diagnostics.CodeUpdaterCycling:
+				case report.RoleLastCycle:
 					// Cycles run but say nothing about the app: show the last.
 					why += " (Image Updater logs only errors and updates per application at info level).\n*" + md(f.Title) + "*"
 					for _, e := range f.Evidence {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab"
 )
@@ -115,14 +115,14 @@ func replaceValue(s, v, with string) string {
 // long titles and evidence, many findings) still yields valid payloads.
 func TestOversizedReportFits(t *testing.T) {
 	long := strings.Repeat("very long evidence value ", 400)
-	r := &diagnostics.Report{App: diagnostics.AppRef{Namespace: "argocd", Name: strings.Repeat("a", 200)}, Verdict: diagnostics.VerdictBroken, UpdaterVersion: "v1.3.0"}
-	for _, s := range diagnostics.Stages() {
-		st := diagnostics.StageResult{StageInfo: s, Status: diagnostics.Fail}
+	r := &report.Report{App: report.AppRef{Namespace: "argocd", Name: strings.Repeat("a", 200)}, Verdict: report.VerdictBroken, UpdaterVersion: "v1.3.0"}
+	for _, s := range report.Stages() {
+		st := report.StageResult{StageInfo: s, Status: report.Fail}
 		for i := 0; i < 30; i++ {
-			st.Findings = append(st.Findings, diagnostics.Finding{Code: "REGISTRY_ERROR", Stage: s.ID, Severity: diagnostics.Fail,
+			st.Findings = append(st.Findings, report.Finding{Code: "REGISTRY_ERROR", Stage: s.ID, Severity: report.Fail,
 				Title: strings.Repeat("title ", 200), Detail: long, Image: "web",
-				Evidence: []diagnostics.Evidence{{Label: "x", Value: long}, {Label: "y", Value: "`backticks` <b>&</b>"}},
-				Fix:      &diagnostics.Fix{Summary: long, Where: long, Snippet: long + "```"}})
+				Evidence: []report.Evidence{{Label: "x", Value: long}, {Label: "y", Value: "`backticks` <b>&</b>"}},
+				Fix:      &report.Fix{Summary: long, Where: long, Snippet: long + "```"}})
 		}
 		r.Stages = append(r.Stages, st)
 	}
@@ -132,7 +132,7 @@ func TestOversizedReportFits(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		tags = append(tags, updater.TagFate{Tag: fmt.Sprintf("1.0.%d-%s", i, strings.Repeat("x", 100)), Fate: updater.FateConstraint, Why: long})
 	}
-	r.Candidates = []diagnostics.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web", Decision: updater.Decision{Tags: tags}}}
+	r.Candidates = []report.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web", Decision: updater.Decision{Tags: tags}}}
 	p := Report(r, Options{Buttons: true})
 	for _, e := range Validate(p) {
 		t.Error(e)
@@ -144,7 +144,7 @@ func TestOversizedReportFits(t *testing.T) {
 
 // TestValidateCatchesViolations: the validator is not a no-op.
 func TestValidateCatchesViolations(t *testing.T) {
-	r := &diagnostics.Report{App: diagnostics.AppRef{Namespace: "a", Name: "b"}, Verdict: diagnostics.VerdictHealthy}
+	r := &report.Report{App: report.AppRef{Namespace: "a", Name: "b"}, Verdict: report.VerdictHealthy}
 	p := Report(r, Options{})
 	if errs := Validate(p); len(errs) != 0 {
 		t.Fatalf("a small report should be valid: %v", errs)

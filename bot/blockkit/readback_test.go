@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/bot/slacklab"
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // checkSnippetsReadBack: every fix snippet the report shows (the root
@@ -16,7 +16,7 @@ import (
 // snippet longer than its budget is cut and ends with "…", and a ``` in a
 // snippet is written ”' (it would end the code block). Nothing in the
 // payload is live. It returns how many snippets it checked.
-func checkSnippetsReadBack(t *testing.T, r *diagnostics.Report, p Payload) int {
+func checkSnippetsReadBack(t *testing.T, r *report.Report, p Payload) int {
 	t.Helper()
 	var shown []string
 	for _, m := range append([]Message{p.Message}, p.Thread...) {
@@ -30,7 +30,7 @@ func checkSnippetsReadBack(t *testing.T, r *diagnostics.Report, p Payload) int {
 	}
 	n := 0
 	for _, f := range r.Findings() {
-		rendered := r.RootCause != nil && f.Code == r.RootCause.Code || f.Severity != diagnostics.Pass && f.Severity != diagnostics.Info
+		rendered := r.RootCause != nil && f.Code == r.RootCause.Code || f.Severity != report.Pass && f.Severity != report.Info
 		if f.Fix == nil || f.Fix.Snippet == "" || f.Fix.Summary == "" || !rendered {
 			continue
 		}
@@ -68,7 +68,7 @@ func show(t *testing.T, m Message) slacklab.Shown {
 // explain answer, reads back as written (running text: no placeholder
 // lost, no emoji), and nothing in the answer is live.
 func TestExplainFixesReadBack(t *testing.T) {
-	for _, e := range diagnostics.Catalogue() {
+	for _, e := range report.Catalogue() {
 		m := Explain(e)
 		for _, err := range Validate(Payload{Message: m}) {
 			t.Error(err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -68,14 +68,14 @@ const (
 	ActionExplain = "imgupd_explain"
 )
 
-var marks = map[diagnostics.Severity]string{
-	diagnostics.Fail: ":x:", diagnostics.Warn: ":warning:", diagnostics.Info: ":information_source:",
-	diagnostics.Pass: ":white_check_mark:", diagnostics.Skipped: ":black_right_pointing_double_triangle_with_vertical_bar:",
-	diagnostics.Unknown: ":grey_question:",
+var marks = map[report.Severity]string{
+	report.Fail: ":x:", report.Warn: ":warning:", report.Info: ":information_source:",
+	report.Pass: ":white_check_mark:", report.Skipped: ":black_right_pointing_double_triangle_with_vertical_bar:",
+	report.Unknown: ":grey_question:",
 }
 
 // Report renders a report.
-func Report(r *diagnostics.Report, o Options) Payload {
+func Report(r *report.Report, o Options) Payload {
 	var blocks []slack.Block
 	blocks = append(blocks, slack.NewHeaderBlock(plain(clipRunes(headline(r), MaxHeaderText))))
 	if r.RootCause == nil && r.Headline != "" {
@@ -84,7 +84,7 @@ func Report(r *diagnostics.Report, o Options) Payload {
 	if rc := r.RootCause; rc != nil {
 		var b strings.Builder
 		label := "Root cause"
-		if r.State == diagnostics.StateUnknown {
+		if r.State == report.StateUnknown {
 			label = "Could not check"
 		}
 		fmt.Fprintf(&b, "*%s* `%s`\n%s", label, tick(string(rc.Code)), md(rc.Title))
@@ -136,14 +136,14 @@ func Report(r *diagnostics.Report, o Options) Payload {
 // headline is the header block: the state's mark, the app and the state;
 // the sentence that explains it follows in the root cause (or, when nothing
 // stops the tag, in its own section).
-func headline(r *diagnostics.Report) string {
+func headline(r *report.Report) string {
 	return stateMark(r.State) + " " + r.App.String() + " — " + r.State.Title()
 }
 
-func stateMark(s diagnostics.State) string { return s.Mark() }
+func stateMark(s report.State) string { return s.Mark() }
 
 // notVerified lists what imgupd could not check and what would verify it.
-func notVerified(nv []diagnostics.NotVerified) string {
+func notVerified(nv []report.NotVerified) string {
 	var b strings.Builder
 	b.WriteString("*Not verified*")
 	for _, u := range nv {
@@ -161,7 +161,7 @@ func notVerified(nv []diagnostics.NotVerified) string {
 
 // fallback is the notification text: one line, no markup. Slack reads a
 // message's text as mrkdwn too, so it is escaped like the blocks.
-func fallback(r *diagnostics.Report) string {
+func fallback(r *report.Report) string {
 	s := stateMark(r.State) + " " + md(r.Headline)
 	if rc := r.RootCause; rc != nil {
 		s += " (" + md(string(rc.Code)) + ")"
@@ -169,7 +169,7 @@ func fallback(r *diagnostics.Report) string {
 	return s
 }
 
-func stageLines(r *diagnostics.Report) string {
+func stageLines(r *report.Report) string {
 	var b strings.Builder
 	b.WriteString("*Stages*")
 	for _, s := range r.Stages {
@@ -187,8 +187,8 @@ func stageLines(r *diagnostics.Report) string {
 	return clipRunes(b.String(), MaxSectionText)
 }
 
-func worstFinding(s diagnostics.StageResult) *diagnostics.Finding {
-	for _, sev := range []diagnostics.Severity{diagnostics.Fail, diagnostics.Unknown, diagnostics.Warn} {
+func worstFinding(s report.StageResult) *report.Finding {
+	for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
 		for i := range s.Findings {
 			if s.Findings[i].Severity == sev {
 				return &s.Findings[i]
@@ -200,7 +200,7 @@ func worstFinding(s diagnostics.StageResult) *diagnostics.Finding {
 
 // failingCandidates is the candidate table to show: the root cause's image,
 // else an image whose update is due, else the first.
-func failingCandidates(r *diagnostics.Report) *diagnostics.CandidateTable {
+func failingCandidates(r *report.Report) *report.CandidateTable {
 	if len(r.Candidates) == 0 {
 		return nil
 	}
@@ -220,7 +220,7 @@ func failingCandidates(r *diagnostics.Report) *diagnostics.CandidateTable {
 }
 
 // candidateTable is a code block of the first rows, with a count of the rest.
-func candidateTable(c diagnostics.CandidateTable, rows int) string {
+func candidateTable(c report.CandidateTable, rows int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*Candidates for %s* (%s)\n```", md(c.Alias), md(c.Image))
 	tags := c.Decision.Tags
@@ -239,7 +239,7 @@ func candidateTable(c diagnostics.CandidateTable, rows int) string {
 	return clipRunes(b.String(), MaxSectionText)
 }
 
-func buttons(r *diagnostics.Report) *slack.ActionBlock {
+func buttons(r *report.Report) *slack.ActionBlock {
 	app := clipRunes(r.App.String(), MaxButtonValue)
 	els := []slack.BlockElement{
 		slack.NewButtonBlockElement(ActionRerun, app, plain("Re-run")),
@@ -256,11 +256,11 @@ func buttons(r *diagnostics.Report) *slack.ActionBlock {
 
 // thread carries every non-passing finding with all its evidence, and the
 // full candidate tables, in messages that each stay within the limits.
-func thread(r *diagnostics.Report) []Message {
+func thread(r *report.Report) []Message {
 	var chunks []string
 	for _, s := range r.Stages {
 		for _, f := range s.Findings {
-			if f.Severity == diagnostics.Pass || f.Severity == diagnostics.Info {
+			if f.Severity == report.Pass || f.Severity == report.Info {
 				continue
 			}
 			var b strings.Builder
@@ -288,7 +288,7 @@ func thread(r *diagnostics.Report) []Message {
 // section is a section of mrkdwn text (escaped by the caller).
 // isRootCause reports whether f is the report's root cause, whose fix the
 // message shows (another finding of the same code may need another fix).
-func isRootCause(r *diagnostics.Report, f diagnostics.Finding) bool {
+func isRootCause(r *report.Report, f report.Finding) bool {
 	rc := r.RootCause
 	return rc != nil && f.Code == rc.Code && f.Title == rc.Title && f.Image == rc.Image
 }

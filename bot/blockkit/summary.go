@@ -10,9 +10,8 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // SummaryOptions shape a fleet summary.
@@ -24,7 +23,7 @@ type SummaryOptions struct {
 }
 
 // ActionSummaryRerun is the summary's Re-run button; its value is the
-// summary's fleet.Scope as JSON.
+// summary's report.Scope as JSON.
 const ActionSummaryRerun = "imgupd_summary_rerun"
 
 // summaryTop is how many apps the summary message lists; the thread has
@@ -36,7 +35,7 @@ const summaryTop = 10
 // many more the thread has) and, in its thread, every app that needs
 // someone, grouped by state and stage, over as many messages as Slack's
 // limits need.
-func Summary(s fleet.Summary, o SummaryOptions) Payload {
+func Summary(s report.Summary, o SummaryOptions) Payload {
 	title := o.Title
 	if title == "" {
 		title = "Image Updater summary"
@@ -103,7 +102,7 @@ func Summary(s fleet.Summary, o SummaryOptions) Payload {
 }
 
 // countLine is every state's count, most urgent first.
-func countLine(s fleet.Summary) string {
+func countLine(s report.Summary) string {
 	parts := make([]string, 0, len(s.Counts))
 	for _, c := range s.Counts {
 		n, words, _ := strings.Cut(render.CountPhrase(c.State, c.Count), " ")
@@ -113,7 +112,7 @@ func countLine(s fleet.Summary) string {
 }
 
 // plainCounts is the notification text's counts: the states with apps.
-func plainCounts(s fleet.Summary) string {
+func plainCounts(s report.Summary) string {
 	var parts []string
 	for _, c := range s.Counts {
 		if c.Count > 0 {
@@ -128,14 +127,14 @@ func plainCounts(s fleet.Summary) string {
 
 // mostUrgent are up to n apps that need someone: the most urgent state
 // first, within a state the longest in it first, then by stage and name.
-func mostUrgent(s fleet.Summary, n int) []fleet.Line {
+func mostUrgent(s report.Summary, n int) []report.SummaryLine {
 	type ranked struct {
-		l     fleet.Line
+		l     report.SummaryLine
 		state int
 		order int
 	}
-	stateRank := map[diagnostics.State]int{}
-	for i, st := range diagnostics.States() {
+	stateRank := map[report.State]int{}
+	for i, st := range report.States() {
 		stateRank[st] = i
 	}
 	var all []ranked
@@ -157,7 +156,7 @@ func mostUrgent(s fleet.Summary, n int) []fleet.Line {
 		}
 		return a.order < b.order
 	})
-	out := make([]fleet.Line, 0, min(n, len(all)))
+	out := make([]report.SummaryLine, 0, min(n, len(all)))
 	for i := 0; i < len(all) && i < n; i++ {
 		out = append(out, all[i].l)
 	}
@@ -165,7 +164,7 @@ func mostUrgent(s fleet.Summary, n int) []fleet.Line {
 }
 
 // urgentLine is one app of the message: mark, app, code, stage, age.
-func urgentLine(l fleet.Line, at time.Time) string {
+func urgentLine(l report.SummaryLine, at time.Time) string {
 	line := fmt.Sprintf("%s `%s`", l.State.Mark(), tick(l.App.String()))
 	if l.Code != "" {
 		line += " `" + tick(string(l.Code)) + "`"
@@ -177,7 +176,7 @@ func urgentLine(l fleet.Line, at time.Time) string {
 	return line
 }
 
-func stageName(l fleet.Line) string {
+func stageName(l report.SummaryLine) string {
 	if l.Stage == "" {
 		return l.State.Title()
 	}
@@ -187,7 +186,7 @@ func stageName(l fleet.Line) string {
 // summaryThread lists every app that needs someone: a section per state
 // and stage (continued in the next section when it is long), each app
 // with its code, title and ages, packed into messages within the limits.
-func summaryThread(s fleet.Summary, title string) []Message {
+func summaryThread(s report.Summary, title string) []Message {
 	var chunks []string
 	for _, g := range s.Attention {
 		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Mark(), md(g.State.Title()), md(render.StageTitle(g.Stage)), len(g.Apps))
@@ -223,7 +222,7 @@ func summaryThread(s fleet.Summary, title string) []Message {
 // the report's headline, the root cause's code and title, and a Re-run
 // button that the report's own button handler answers (ActionRerun,
 // "namespace/app").
-func Alert(t fleet.Transition, r fleet.AppResult) Message {
+func Alert(t report.Transition, r report.AppResult) Message {
 	_, recovery := t.Alerting()
 	to := r.State
 	if to == "" {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -25,42 +25,42 @@ const day = 24 * time.Hour
 
 // smallSummary is a fleet with an app in every state, remembered since
 // 3 days 4 hours (web since a day longer).
-func smallSummary() fleet.Summary {
-	app := func(ns, name string, st diagnostics.State, stage diagnostics.StageID, code diagnostics.Code, title string) fleet.AppResult {
-		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title,
+func smallSummary() report.Summary {
+	app := func(ns, name string, st report.State, stage report.StageID, code report.Code, title string) report.AppResult {
+		return report.AppResult{App: report.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title,
 			Headline: ns + "/" + name + " is " + st.Title()}
 	}
 	waiting := summaryAt.Add(-12 * day)
-	res := &fleet.Result{Cluster: "prod-eu", Scope: fleet.Scope{Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
+	res := &fleet.Result{Cluster: "prod-eu", Scope: report.Scope{Namespaces: []string{"payments", "payments-*"}, Projects: []string{"payments"}},
 		StartedAt: summaryAt, Duration: 3200 * time.Millisecond, Unmanaged: 1,
-		Apps: []fleet.AppResult{
-			app("payments", "api", diagnostics.StateBlocked, diagnostics.StageRegistry, "REGISTRY_UNAUTHORIZED", "the registry ghcr.io refuses Image Updater's credentials <401> & more"),
-			app("payments", "web", diagnostics.StateBlocked, diagnostics.StageTarget, "TARGET_NO_MATCHING_REF", "no applicationRef of ImageUpdater argocd/payments selects payments/web"),
-			app("payments", "ledger", diagnostics.StateHeldBack, diagnostics.StageCandidates, "CANDIDATES_NEWER_TAGS_DROPPED", "3 newer tags are dropped by the constraint ~1.2"),
-			app("payments", "worker", diagnostics.StateNotDeployed, diagnostics.StageSync, "SYNC_AUTOMATED_OFF", "automated sync is off"),
-			app("payments-eu", "cron", diagnostics.StateWrongUpdate, diagnostics.StageSource, "SOURCE_HELM_PARAMETER_NOT_IN_VALUES", "image.tag is not in the chart's values"),
-			app("payments-eu", "slow", diagnostics.StateUnknown, diagnostics.StageRegistry, diagnostics.CodeCheckTimeout, "the registry did not answer within 10s"),
-			app("payments-eu", "ok", diagnostics.StateUpToDate, "", "", ""),
-			app("payments-eu", "due", diagnostics.StateOnItsWay, "", "", ""),
+		Apps: []report.AppResult{
+			app("payments", "api", report.StateBlocked, report.StageRegistry, "REGISTRY_UNAUTHORIZED", "the registry ghcr.io refuses Image Updater's credentials <401> & more"),
+			app("payments", "web", report.StateBlocked, report.StageTarget, "TARGET_NO_MATCHING_REF", "no applicationRef of ImageUpdater argocd/payments selects payments/web"),
+			app("payments", "ledger", report.StateHeldBack, report.StageCandidates, "CANDIDATES_NEWER_TAGS_DROPPED", "3 newer tags are dropped by the constraint ~1.2"),
+			app("payments", "worker", report.StateNotDeployed, report.StageSync, "SYNC_AUTOMATED_OFF", "automated sync is off"),
+			app("payments-eu", "cron", report.StateWrongUpdate, report.StageSource, "SOURCE_HELM_PARAMETER_NOT_IN_VALUES", "image.tag is not in the chart's values"),
+			app("payments-eu", "slow", report.StateUnknown, report.StageRegistry, report.CodeCheckTimeout, "the registry did not answer within 10s"),
+			app("payments-eu", "ok", report.StateUpToDate, "", "", ""),
+			app("payments-eu", "due", report.StateOnItsWay, "", "", ""),
 		}}
 	res.Apps[0].Waiting = &waiting
 	var mem fleet.Memory
 	mem.Observe(res, summaryAt.Add(-(3*day + 4*time.Hour)))
-	mem.Apps["payments/web"] = fleet.Seen{State: diagnostics.StateBlocked, Since: summaryAt.Add(-(4*day + 4*time.Hour))}
+	mem.Apps["payments/web"] = fleet.Seen{State: report.StateBlocked, Since: summaryAt.Add(-(4*day + 4*time.Hour))}
 	return fleet.Summarize(res, &mem)
 }
 
 // labSummary is a real scan of a generated fleet: apps over repos, every
 // 3rd with an update due, every 2nd with its image not live; remembered
 // since 3 days 4 hours, its time fixed for the goldens.
-func labSummary(t *testing.T, apps, repos int) (fleet.Summary, *lab.Env) {
+func labSummary(t *testing.T, apps, repos int) (report.Summary, *lab.Env) {
 	t.Helper()
 	env, err := lab.Start(context.Background(), lab.FleetScenario(lab.FleetSpec{Apps: apps, Repos: repos, MinTags: 3, MaxTags: 40, Due: 3, Broken: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	res, err := (&fleet.Scanner{Engine: env.Engine(), Now: func() time.Time { return summaryAt }}).Scan(context.Background(), fleet.Scope{})
+	res, err := (&fleet.Scanner{Engine: env.Engine(), Now: func() time.Time { return summaryAt }}).Scan(context.Background(), report.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +107,14 @@ func checkGolden(t *testing.T, name string, p Payload, norm func(string) string)
 // TestSummaryGoldens: a small summary and the alerts match their goldens
 // and Slack's limits.
 func TestSummaryGoldens(t *testing.T) {
-	web := fleet.AppResult{App: diagnostics.AppRef{Namespace: "payments", Name: "web"}, State: diagnostics.StateBlocked, Stage: diagnostics.StageTarget,
+	web := report.AppResult{App: report.AppRef{Namespace: "payments", Name: "web"}, State: report.StateBlocked, Stage: report.StageTarget,
 		Code: "TARGET_NO_MATCHING_REF", Title: "no applicationRef of ImageUpdater argocd/payments selects payments/web",
 		Headline: "payments/web is blocked: no applicationRef of ImageUpdater argocd/payments selects it"}
 	fixed := web
-	fixed.State, fixed.Stage, fixed.Code, fixed.Title, fixed.Headline = diagnostics.StateOnItsWay, "", "", "", "payments/web: update on its way (1.2.3 → 1.2.4)"
+	fixed.State, fixed.Stage, fixed.Code, fixed.Title, fixed.Headline = report.StateOnItsWay, "", "", "", "payments/web: update on its way (1.2.3 → 1.2.4)"
 	checkGolden(t, "summary-small", Summary(smallSummary(), SummaryOptions{Title: "nightly payments summary", Buttons: true}), nil)
-	checkGolden(t, "summary-alert", Payload{Message: Alert(fleet.Transition{App: web.App, From: diagnostics.StateUpToDate, To: diagnostics.StateBlocked, Code: web.Code}, web)}, nil)
-	checkGolden(t, "summary-recovery", Payload{Message: Alert(fleet.Transition{App: web.App, From: diagnostics.StateBlocked, To: diagnostics.StateOnItsWay}, fixed)}, nil)
+	checkGolden(t, "summary-alert", Payload{Message: Alert(report.Transition{App: web.App, From: report.StateUpToDate, To: report.StateBlocked, Code: web.Code}, web)}, nil)
+	checkGolden(t, "summary-recovery", Payload{Message: Alert(report.Transition{App: web.App, From: report.StateBlocked, To: report.StateOnItsWay}, fixed)}, nil)
 }
 
 // TestSummaryMessage: the message has the worst state's mark, every
@@ -145,7 +145,7 @@ func TestSummaryMessage(t *testing.T) {
 		t.Error("titles are not escaped")
 	}
 	btn := button(t, p.Message, ActionSummaryRerun)
-	var scope fleet.Scope
+	var scope report.Scope
 	if err := json.Unmarshal([]byte(btn.Value), &scope); err != nil || scope.String() != s.Scope.String() {
 		t.Errorf("Re-run value %q: %v", btn.Value, err)
 	}
@@ -154,7 +154,7 @@ func TestSummaryMessage(t *testing.T) {
 	}
 
 	// Nothing needs anyone; no app at all.
-	fine := fleet.Summarize(&fleet.Result{StartedAt: summaryAt, Apps: []fleet.AppResult{{App: diagnostics.AppRef{Namespace: "a", Name: "x"}, State: diagnostics.StateUpToDate}}}, nil)
+	fine := fleet.Summarize(&fleet.Result{StartedAt: summaryAt, Apps: []report.AppResult{{App: report.AppRef{Namespace: "a", Name: "x"}, State: report.StateUpToDate}}}, nil)
 	p = Summary(fine, SummaryOptions{})
 	if h := blockTexts(p.Message)[0]; h != "✔ Image Updater summary: all 1 app(s) fine" || len(p.Thread) != 0 {
 		t.Errorf("header %q, %d thread messages", h, len(p.Thread))
@@ -170,13 +170,13 @@ func TestSummaryMessage(t *testing.T) {
 // is short, the thread carries every app exactly once, grouped by state
 // and stage.
 func TestSummaryOf500Apps(t *testing.T) {
-	states := []diagnostics.State{diagnostics.StateBlocked, diagnostics.StateWrongUpdate, diagnostics.StateNotDeployed, diagnostics.StateHeldBack, diagnostics.StateUnknown}
-	stages := diagnostics.Stages()
-	res := &fleet.Result{Cluster: strings.Repeat("c", 200), Scope: fleet.Scope{Names: []string{strings.Repeat("n", 300)}}, StartedAt: summaryAt}
+	states := []report.State{report.StateBlocked, report.StateWrongUpdate, report.StateNotDeployed, report.StateHeldBack, report.StateUnknown}
+	stages := report.Stages()
+	res := &fleet.Result{Cluster: strings.Repeat("c", 200), Scope: report.Scope{Names: []string{strings.Repeat("n", 300)}}, StartedAt: summaryAt}
 	for i := 0; i < 500; i++ {
 		st := states[i%len(states)]
-		res.Apps = append(res.Apps, fleet.AppResult{
-			App:   diagnostics.AppRef{Namespace: fmt.Sprintf("ns-%03d-%s", i, strings.Repeat("x", 50)), Name: fmt.Sprintf("app-%03d-%s", i, strings.Repeat("y", 150))},
+		res.Apps = append(res.Apps, report.AppResult{
+			App:   report.AppRef{Namespace: fmt.Sprintf("ns-%03d-%s", i, strings.Repeat("x", 50)), Name: fmt.Sprintf("app-%03d-%s", i, strings.Repeat("y", 150))},
 			State: st, Stage: stages[i%len(stages)].ID, Code: "REGISTRY_UNAUTHORIZED",
 			Title: strings.Repeat("a very long title with `ticks` <b>&</b> *bold* ", 40)})
 	}
@@ -268,9 +268,9 @@ func TestSummaryOfALab500Fleet(t *testing.T) {
 }
 
 func TestAlert(t *testing.T) {
-	r := fleet.AppResult{App: diagnostics.AppRef{Namespace: "payments", Name: "api"}, State: diagnostics.StateBlocked, Stage: diagnostics.StageRegistry,
+	r := report.AppResult{App: report.AppRef{Namespace: "payments", Name: "api"}, State: report.StateBlocked, Stage: report.StageRegistry,
 		Code: "REGISTRY_UNAUTHORIZED", Title: "the registry refuses <the> credentials", Headline: "payments/api is blocked: the registry refuses Image Updater's credentials"}
-	m := Alert(fleet.Transition{App: r.App, From: diagnostics.StateUpToDate, To: r.State, Code: r.Code}, r)
+	m := Alert(report.Transition{App: r.App, From: report.StateUpToDate, To: r.State, Code: r.Code}, r)
 	all := strings.Join(blockTexts(m), "\n")
 	for _, want := range []string{"✗ payments/api is now blocked", "payments/api is blocked: the registry refuses Image Updater's credentials",
 		"*Root cause* `REGISTRY_UNAUTHORIZED` (registry and network)\nthe registry refuses &lt;the&gt; credentials", "was up to date"} {
@@ -284,8 +284,8 @@ func TestAlert(t *testing.T) {
 	if b := button(t, m, ActionRerun); b.Value != "payments/api" {
 		t.Errorf("Re-run value %q", b.Value)
 	}
-	r.State, r.Code, r.Stage, r.Title, r.Headline = diagnostics.StateUpToDate, "", "", "", "payments/api is up to date"
-	m = Alert(fleet.Transition{App: r.App, From: diagnostics.StateBlocked, To: r.State}, r)
+	r.State, r.Code, r.Stage, r.Title, r.Headline = report.StateUpToDate, "", "", "", "payments/api is up to date"
+	m = Alert(report.Transition{App: r.App, From: report.StateBlocked, To: r.State}, r)
 	if h := blockTexts(m)[0]; h != "✔ payments/api recovered: up to date" || m.Text != "✔ payments/api: blocked → up to date" {
 		t.Errorf("recovery %q %q", h, m.Text)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -177,7 +177,7 @@ func writeScenarioTable(io streams, results []scenarioResult) error {
 
 type scenarioResult struct {
 	sc     *lab.Scenario
-	rep    *diagnostics.Report
+	rep    *report.Report
 	err    error
 	passed bool
 	took   time.Duration
@@ -257,11 +257,11 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 	res := &fleet.Result{Cluster: "lab", StartedAt: start, Duration: time.Since(start)}
 	failed, broken := 0, 0
 	for _, r := range results {
-		a := fleet.AppResult{App: diagnostics.AppRef{Namespace: "lab", Name: r.sc.Name}, Project: "default"}
+		a := report.AppResult{App: report.AppRef{Namespace: "lab", Name: r.sc.Name}, Project: "default"}
 		switch {
 		case r.err != nil:
 			broken++
-			a.State, a.Title = diagnostics.StateUnknown, "the scenario could not run: "+oneLine(r.err.Error())
+			a.State, a.Title = report.StateUnknown, "the scenario could not run: "+oneLine(r.err.Error())
 			a.Headline = "lab/" + r.sc.Name + ": " + a.Title
 		default:
 			if !r.passed {
@@ -274,7 +274,7 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		res.Apps = append(res.Apps, a)
 	}
 	sort.Slice(res.Apps, func(i, j int) bool { return res.Apps[i].App.Name < res.Apps[j].App.Name })
-	next := func(a diagnostics.AppRef) string {
+	next := func(a report.AppRef) string {
 		if a.Name == "APP" {
 			return o.command + " demo --scenario NAME"
 		}

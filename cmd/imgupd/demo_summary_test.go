@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -18,14 +17,14 @@ func TestDemoSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, nil, "demo", "--summary", "-o", "json", "--parallel", "8")
-	var s fleet.Summary
+	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v: %s\n%s", code, err, errOut, out)
 	}
-	if s.Total != len(all) || s.Cluster != "lab" || s.Worst != diagnostics.StateBlocked {
+	if s.Total != len(all) || s.Cluster != "lab" || s.Worst != report.StateBlocked {
 		t.Errorf("total %d (want %d), cluster %q, worst %s", s.Total, len(all), s.Cluster, s.Worst)
 	}
-	byName := map[string]fleet.Line{}
+	byName := map[string]report.SummaryLine{}
 	for _, g := range s.Attention {
 		for _, l := range g.Apps {
 			byName[l.App.String()] = l
@@ -43,7 +42,7 @@ func TestDemoSummary(t *testing.T) {
 		if sc.ExpectState != "" && string(l.State) != sc.ExpectState {
 			t.Errorf("%s: %s, expected %s", sc.Name, l.State, sc.ExpectState)
 		}
-		if sc.Expect != lab.Healthy && string(l.Code) != sc.Expect && l.State != diagnostics.StateUpToDate && l.State != diagnostics.StateOnItsWay {
+		if sc.Expect != lab.Healthy && string(l.Code) != sc.Expect && l.State != report.StateUpToDate && l.State != report.StateOnItsWay {
 			t.Errorf("%s: code %s, expected %s", sc.Name, l.Code, sc.Expect)
 		}
 	}

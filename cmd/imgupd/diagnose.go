@@ -18,6 +18,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // diagnoseOptions are the flags of `imgupd diagnose`.
@@ -115,7 +116,7 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 
 // reportOutput is one report to print.
 type reportOutput struct {
-	report *diagnostics.Report
+	report *report.Report
 	// heading, in text only, is printed above the report with a blank line
 	// (demo --scenario: the scenario and its description).
 	heading string
@@ -145,7 +146,7 @@ func reportFormats(verbose *bool) formats[reportOutput] {
 
 // reportExit maps the state to the exit status (State.ExitCode); the report
 // is already printed, so no message is added.
-func reportExit(rep *diagnostics.Report) error {
+func reportExit(rep *report.Report) error {
 	code := rep.State.ExitCode()
 	if code == 0 {
 		return nil

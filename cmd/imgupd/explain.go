@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 func newExplainCmd(io streams) *cobra.Command {
@@ -30,12 +30,12 @@ func newExplainCmd(io streams) *cobra.Command {
 				return &exitError{code: exitNoDecide, err: err}
 			}
 			if all {
-				return out.write(io, output, diagnostics.Catalogue())
+				return out.write(io, output, report.Catalogue())
 			}
-			e, ok := diagnostics.Lookup(args[0])
+			e, ok := report.Lookup(args[0])
 			if !ok {
 				var codes []string
-				for _, e := range diagnostics.Catalogue() {
+				for _, e := range report.Catalogue() {
 					codes = append(codes, string(e.Code))
 				}
 				msg := fmt.Sprintf("unknown code %q", args[0])
@@ -55,23 +55,23 @@ func newExplainCmd(io streams) *cobra.Command {
 
 // catalogueFormats are the formats of explain --all: every entry as explain
 // CODE prints one, or docs/findings.md.
-func catalogueFormats() formats[[]diagnostics.Entry] {
-	return formats[[]diagnostics.Entry]{
-		{name: "text", write: func(io streams, entries []diagnostics.Entry) error {
+func catalogueFormats() formats[[]report.Entry] {
+	return formats[[]report.Entry]{
+		{name: "text", write: func(io streams, entries []report.Entry) error {
 			for _, e := range entries {
 				writeEntry(io.Out, e)
 				fmt.Fprintln(io.Out)
 			}
 			return nil
 		}},
-		{name: "markdown", note: "docs/findings.md", write: func(io streams, entries []diagnostics.Entry) error {
+		{name: "markdown", note: "docs/findings.md", write: func(io streams, entries []report.Entry) error {
 			writeCatalogueMarkdown(io.Out, entries)
 			return nil
 		}},
 	}
 }
 
-func writeEntry(w io.Writer, e diagnostics.Entry) {
+func writeEntry(w io.Writer, e report.Entry) {
 	fmt.Fprintf(w, "%s (%s stage, %s)\n  %s\n", e.Code, e.Stage, e.Severity, e.Title)
 	if e.Meaning != "" {
 		fmt.Fprintf(w, "  %s\n", e.Meaning)
@@ -83,7 +83,7 @@ func writeEntry(w io.Writer, e diagnostics.Entry) {
 
 // writeCatalogueMarkdown prints docs/findings.md from the catalogue's
 // entries, in order.
-func writeCatalogueMarkdown(w io.Writer, entries []diagnostics.Entry) {
+func writeCatalogueMarkdown(w io.Writer, entries []report.Entry) {
 	fmt.Fprint(w, `# Finding codes
 
 Every code imgupd reports, with what it means and what to change. Codes are stable: scripts and alerts
@@ -93,9 +93,9 @@ may match on them. `+"`imgupd explain CODE`"+` prints one entry. This file is ge
 Severity is the code's usual one: **fail** means Image Updater does not update the app because of it,
 **warn** probably wrong, **unknown** not checked (and why), **info**/**pass** context.
 `)
-	var stage diagnostics.StageID
-	titles := map[diagnostics.StageID]string{}
-	for _, s := range diagnostics.Stages() {
+	var stage report.StageID
+	titles := map[report.StageID]string{}
+	for _, s := range report.Stages() {
 		titles[s.ID] = s.Title
 	}
 	for _, e := range entries {

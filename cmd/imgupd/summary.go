@@ -16,6 +16,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // summaryOptions are the flags of `imgupd summary`.
@@ -109,7 +110,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	if o.deadline <= 0 {
 		return fail(fmt.Errorf("--deadline %s: want a positive duration", o.deadline))
 	}
-	scope := fleet.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
+	scope := report.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
 	if err := scope.Validate(); err != nil {
 		return fail(err)
 	}
@@ -138,12 +139,12 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 // summaryOutput is a summary to print and how the text forms name the
 // next step.
 type summaryOutput struct {
-	summary fleet.Summary
+	summary report.Summary
 	opts    render.SummaryOptions
 }
 
 // summaryFormats are the formats of a fleet summary (summary, demo
-// --summary): text, JSON (the fleet.Summary), Markdown, or the Slack
+// --summary): text, JSON (the report.Summary), Markdown, or the Slack
 // payload the bot posts.
 func summaryFormats() formats[summaryOutput] {
 	return formats[summaryOutput]{
@@ -164,7 +165,7 @@ func summaryFormats() formats[summaryOutput] {
 
 // stateExit is the exit status of a state (State.ExitCode); the output is
 // already printed, so no message is added.
-func stateExit(s diagnostics.State) error {
+func stateExit(s report.State) error {
 	if code := s.ExitCode(); code != 0 {
 		return &exitError{code: code, err: fmt.Errorf("")}
 	}

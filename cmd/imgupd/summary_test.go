@@ -11,7 +11,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -61,11 +61,11 @@ func TestSummaryCommand(t *testing.T) {
 	}
 
 	code, out, _ = runCLI(t, nil, "summary", "-o", "json")
-	var s fleet.Summary
+	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out)
 	}
-	if s.Total != 30 || s.Worst != diagnostics.StateBlocked || s.NeedAttention() != 3 || len(s.Fine) != 27 || s.Hash == "" || s.Stats.TagLists != 5 {
+	if s.Total != 30 || s.Worst != report.StateBlocked || s.NeedAttention() != 3 || len(s.Fine) != 27 || s.Hash == "" || s.Stats.TagLists != 5 {
 		t.Errorf("JSON summary: total %d worst %s attention %d fine %d hash %q stats %+v", s.Total, s.Worst, s.NeedAttention(), len(s.Fine), s.Hash, s.Stats)
 	}
 
@@ -106,9 +106,9 @@ func TestSummaryCommand(t *testing.T) {
 // TestSummaryExitStatus: the exit status is the worst state's; bad flags
 // and no cluster are 2 with a one-line error.
 func TestSummaryExitStatus(t *testing.T) {
-	for st, want := range map[diagnostics.State]int{
-		diagnostics.StateUpToDate: 0, diagnostics.StateOnItsWay: 0, diagnostics.StateBlocked: 1, diagnostics.StateUnknown: 2,
-		diagnostics.StateWrongUpdate: 3, diagnostics.StateNotDeployed: 4, diagnostics.StateHeldBack: 5,
+	for st, want := range map[report.State]int{
+		report.StateUpToDate: 0, report.StateOnItsWay: 0, report.StateBlocked: 1, report.StateUnknown: 2,
+		report.StateWrongUpdate: 3, report.StateNotDeployed: 4, report.StateHeldBack: 5,
 	} {
 		got := 0
 		if err := stateExit(st); err != nil {
@@ -168,7 +168,7 @@ func TestSummaryConfig(t *testing.T) {
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte(serveConfig+"summary:\n  output: json\n  name: [\"app-000[0-8]*\", \"app-0019-*\"]\n  concurrency: 4\n  deadline: 1m\n"), 0o600)
 	code, out, errOut := runCLI(t, nil, "--config", good, "summary")
-	var s fleet.Summary
+	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 || s.Total != 10 {
 		t.Fatalf("exit %d, %v, %d apps: %s\n%s", code, err, s.Total, errOut, out)
 	}

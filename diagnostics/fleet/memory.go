@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Memory is what imgupd remembers between scans: each app's state and
@@ -16,25 +16,15 @@ type Memory struct {
 
 // Seen is one app's last state.
 type Seen struct {
-	State diagnostics.State `json:"state"`
-	Code  diagnostics.Code  `json:"code,omitempty"`
-	Since time.Time         `json:"since"`
+	State report.State `json:"state"`
+	Code  report.Code  `json:"code,omitempty"`
+	Since time.Time    `json:"since"`
 	// Last is the last scan that saw it.
 	Last time.Time `json:"last"`
 }
 
-// Transition is an app that changed state in a scan.
-type Transition struct {
-	App  diagnostics.AppRef `json:"app"`
-	From diagnostics.State  `json:"from,omitempty"`
-	To   diagnostics.State  `json:"to"`
-	Code diagnostics.Code   `json:"code,omitempty"`
-	// New is true for an app not seen before (From is empty).
-	New bool `json:"new,omitempty"`
-}
-
 // Since is when the app entered state, if the memory holds it in that state.
-func (m *Memory) Since(app diagnostics.AppRef, state diagnostics.State) (time.Time, bool) {
+func (m *Memory) Since(app report.AppRef, state report.State) (time.Time, bool) {
 	if m == nil || m.Apps == nil {
 		return time.Time{}, false
 	}
@@ -50,11 +40,11 @@ func (m *Memory) Since(app diagnostics.AppRef, state diagnostics.State) (time.Ti
 // keeps its state: a slow registry does not make every app flap. Apps no
 // longer in the scan's results are forgotten only when the scan was
 // complete.
-func (m *Memory) Observe(res *Result, now time.Time) []Transition {
+func (m *Memory) Observe(res *Result, now time.Time) []report.Transition {
 	if m.Apps == nil {
 		m.Apps = map[string]Seen{}
 	}
-	var out []Transition
+	var out []report.Transition
 	seen := map[string]bool{}
 	for _, a := range res.Apps {
 		key := a.App.String()
@@ -66,10 +56,10 @@ func (m *Memory) Observe(res *Result, now time.Time) []Transition {
 		switch {
 		case !had:
 			m.Apps[key] = Seen{State: a.State, Code: a.Code, Since: now, Last: now}
-			out = append(out, Transition{App: a.App, To: a.State, Code: a.Code, New: true})
+			out = append(out, report.Transition{App: a.App, To: a.State, Code: a.Code, New: true})
 		case old.State != a.State:
 			m.Apps[key] = Seen{State: a.State, Code: a.Code, Since: now, Last: now}
-			out = append(out, Transition{App: a.App, From: old.State, To: a.State, Code: a.Code})
+			out = append(out, report.Transition{App: a.App, From: old.State, To: a.State, Code: a.Code})
 		default:
 			old.Code, old.Last = a.Code, now
 			m.Apps[key] = old
@@ -84,23 +74,4 @@ func (m *Memory) Observe(res *Result, now time.Time) []Transition {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].App.String() < out[j].App.String() })
 	return out
-}
-
-// Healthy reports whether a state means nothing stops the tag.
-func Healthy(s diagnostics.State) bool {
-	return s == diagnostics.StateUpToDate || s == diagnostics.StateOnItsWay
-}
-
-// Alerting reports whether a transition is one people are told about: an
-// app that was fine and now is blocked, gets a wrong update, or is not
-// deployed (an alert), or one that was and now is fine (a recovery).
-// Held back and unknown are for the summary, not for an alert.
-func (t Transition) Alerting() (alert, recovery bool) {
-	if t.New {
-		return false, false
-	}
-	bad := func(s diagnostics.State) bool {
-		return s == diagnostics.StateBlocked || s == diagnostics.StateWrongUpdate || s == diagnostics.StateNotDeployed
-	}
-	return Healthy(t.From) && bad(t.To), bad(t.From) && Healthy(t.To)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -42,59 +43,27 @@ type Scanner struct {
 	Now func() time.Time
 }
 
-// AppResult is one Application's answer. It holds no report: a scan keeps
-// per app only what its summary, the scheduled summary's memory and its
-// alerts show, and drops each report as soon as the app is done, so that
-// the scan's memory grows with the repositories and tag tables it reads,
-// not with the apps (a report holds the app's candidate tables, up to
-// thousands of rows each). The full report is one diagnosis away.
-type AppResult struct {
-	App     diagnostics.AppRef `json:"app"`
-	Project string             `json:"project"`
-	State   diagnostics.State  `json:"state"`
-	// Code and Stage are the root cause's (empty when nothing stops the
-	// tag); Title its one line.
-	Code     diagnostics.Code    `json:"code,omitempty"`
-	Stage    diagnostics.StageID `json:"stage,omitempty"`
-	Title    string              `json:"title,omitempty"`
-	Headline string              `json:"headline"`
-	// Waiting is since when the newest tag Image Updater should pick (or,
-	// held back, the newest tag kept out) has been in the registry, when
-	// its build time is known.
-	Waiting *time.Time `json:"waiting,omitempty"`
-	// NotReached is true for an app the scan's deadline left undiagnosed
-	// (unknown, CHECK_TIMEOUT): it says nothing about the app's state.
-	NotReached bool `json:"notReached,omitempty"`
-}
-
 // Result is one scan.
 type Result struct {
-	Scope     Scope         `json:"scope"`
+	Scope     report.Scope  `json:"scope"`
 	Cluster   string        `json:"cluster,omitempty"`
 	StartedAt time.Time     `json:"startedAt"`
 	Duration  time.Duration `json:"durationNs"`
 	// Apps are every managed Application in the scope, by namespace and
 	// name.
-	Apps []AppResult `json:"apps"`
+	Apps []report.AppResult `json:"apps"`
 	// Partial is true when the deadline ended the scan before every app
 	// finished (those are unknown, code CHECK_TIMEOUT).
 	Partial bool `json:"partial,omitempty"`
 	// Unmanaged counts the Applications in the scope Image Updater does not
 	// manage (not listed); with a Visible filter, only visible ones.
-	Unmanaged int   `json:"unmanaged"`
-	Stats     Stats `json:"stats"`
-}
-
-// Stats is what the scan cost.
-type Stats struct {
-	KubernetesReads  int64 `json:"kubernetesReads"`
-	RegistryRequests int64 `json:"registryRequests"`
-	TagLists         int64 `json:"tagLists"`
+	Unmanaged int              `json:"unmanaged"`
+	Stats     report.ScanStats `json:"stats"`
 }
 
 // Counts is the number of apps in each state.
-func (r *Result) Counts() map[diagnostics.State]int {
-	m := map[diagnostics.State]int{}
+func (r *Result) Counts() map[report.State]int {
+	m := map[report.State]int{}
 	for _, a := range r.Apps {
 		m[a.State]++
 	}
@@ -102,14 +71,14 @@ func (r *Result) Counts() map[diagnostics.State]int {
 }
 
 // Worst is the most urgent state of the scan (up-to-date for none).
-func (r *Result) Worst() diagnostics.State {
+func (r *Result) Worst() report.State {
 	c := r.Counts()
-	for _, s := range diagnostics.States() {
+	for _, s := range report.States() {
 		if c[s] > 0 {
 			return s
 		}
 	}
-	return diagnostics.StateUpToDate
+	return report.StateUpToDate
 }
 
 // ErrNoUpdater is returned when Image Updater's installation cannot be
@@ -119,7 +88,7 @@ var ErrNoUpdater = errors.New("image updater's installation could not be read")
 // Scan diagnoses every managed Application in scope. It fails only when
 // nothing can be listed (Applications, or CRs on v1.x); everything else
 // becomes an app's answer.
-func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
+func (s *Scanner) Scan(ctx context.Context, scope report.Scope) (*Result, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, err
 	}
@@ -160,7 +129,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 		version = inst.Version
 	}
 	var apps []argo.Application
-	for _, ns := range scope.listNamespaces() {
+	for _, ns := range listNamespaces(scope) {
 		list, err := cc.Applications(ctx, ns)
 		if err != nil {
 			return nil, fmt.Errorf("listing Applications: %w", err)
@@ -184,7 +153,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 	var managed []*argo.Application
 	for i := range apps {
 		a := &apps[i]
-		if !scope.Matches(a) { // the asker's visibility first: a hidden app is not even counted
+		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
 		if Managed(a, crs, sel) {
@@ -204,10 +173,10 @@ func (s *Scanner) Scan(ctx context.Context, scope Scope) (*Result, error) {
 		shared = eng.ReadSharedLog(ctx, inst, version) // through cc: read once
 	}
 
-	res.Apps = make([]AppResult, len(managed))
+	res.Apps = make([]report.AppResult, len(managed))
 	for i, a := range managed {
-		res.Apps[i] = AppResult{App: diagnostics.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
-			State: diagnostics.StateUnknown, Code: diagnostics.CodeCheckTimeout, NotReached: true,
+		res.Apps[i] = report.AppResult{App: report.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
+			State: report.StateUnknown, Code: report.CodeCheckTimeout, NotReached: true,
 			Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
 			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
 	}
@@ -246,7 +215,7 @@ feed:
 	wg.Wait()
 	res.Partial = done < len(managed) || ctx.Err() != nil && anyTimedOut(res.Apps)
 	res.Duration = now().Sub(start)
-	res.Stats = Stats{KubernetesReads: cc.reads.Load(), TagLists: rc.lists.Load()}
+	res.Stats = report.ScanStats{KubernetesReads: cc.reads.Load(), TagLists: rc.lists.Load()}
 	if s.Engine.Registry != nil {
 		res.Stats.RegistryRequests = s.Engine.Registry.Stats().Total() - regBefore
 	}
@@ -256,8 +225,8 @@ feed:
 // ResultOf is one app's answer from its report (proj is its Argo CD
 // project): what a summary shows. It keeps nothing of the report but
 // strings and a time.
-func ResultOf(rep *diagnostics.Report, proj string) AppResult {
-	r := AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline}
+func ResultOf(rep *report.Report, proj string) report.AppResult {
+	r := report.AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline}
 	if rc := rep.RootCause; rc != nil {
 		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
 	}
@@ -267,9 +236,9 @@ func ResultOf(rep *diagnostics.Report, proj string) AppResult {
 
 // waiting is the build time of the tag that waits: the pick of an image
 // whose update is due, or the oldest of the newer tags held back.
-func waiting(rep *diagnostics.Report) *time.Time {
+func waiting(rep *report.Report) *time.Time {
 	var best *time.Time
-	heldBack := rep.State == diagnostics.StateHeldBack
+	heldBack := rep.State == report.StateHeldBack
 	for _, c := range rep.Candidates {
 		d := c.Decision
 		var running *semver.Version
@@ -308,9 +277,9 @@ func project(a *argo.Application) string {
 	return a.Spec.Project
 }
 
-func anyTimedOut(apps []AppResult) bool {
+func anyTimedOut(apps []report.AppResult) bool {
 	for _, a := range apps {
-		if a.Code == diagnostics.CodeCheckTimeout {
+		if a.Code == report.CodeCheckTimeout {
 			return true
 		}
 	}

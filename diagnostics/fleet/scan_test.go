@@ -9,6 +9,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -26,11 +27,11 @@ func startFleet(t *testing.T, spec lab.FleetSpec) *lab.Env {
 // list per repository and a fixed number of Kubernetes reads, whatever the
 // number of apps; every app gets its own answer.
 func TestScanSharesWork(t *testing.T) {
-	counts := map[int]fleet.Stats{}
+	counts := map[int]report.ScanStats{}
 	for _, apps := range []int{10, 40} {
 		env := startFleet(t, lab.FleetSpec{Apps: apps, Repos: 5, MinTags: 3, MaxTags: 30, Due: 4, Broken: 10})
 		s := &fleet.Scanner{Engine: env.Engine()}
-		res, err := s.Scan(context.Background(), fleet.Scope{})
+		res, err := s.Scan(context.Background(), report.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,11 +42,11 @@ func TestScanSharesWork(t *testing.T) {
 			t.Errorf("%d apps: %d tag lists, want one per repository (5)", apps, res.Stats.TagLists)
 		}
 		c := res.Counts()
-		if c[diagnostics.StateBlocked] != apps/10 || c[diagnostics.StateOnItsWay] == 0 || c[diagnostics.StateUpToDate] == 0 {
+		if c[report.StateBlocked] != apps/10 || c[report.StateOnItsWay] == 0 || c[report.StateUpToDate] == 0 {
 			t.Errorf("%d apps: counts %v", apps, c)
 		}
 		for _, a := range res.Apps {
-			if a.State == diagnostics.StateBlocked && a.Code != diagnostics.CodeLiveNotLive {
+			if a.State == report.StateBlocked && a.Code != report.CodeLiveNotLive {
 				t.Errorf("%s: %s %s", a.App, a.State, a.Code)
 			}
 		}
@@ -61,18 +62,18 @@ func TestScanSharesWork(t *testing.T) {
 func TestScanScope(t *testing.T) {
 	env := startFleet(t, lab.FleetSpec{Apps: 12, Repos: 3})
 	s := &fleet.Scanner{Engine: env.Engine()}
-	res, err := s.Scan(context.Background(), fleet.Scope{Names: []string{"app-000*"}})
+	res, err := s.Scan(context.Background(), report.Scope{Names: []string{"app-000*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Apps) != 10 {
 		t.Errorf("names app-000*: %d apps", len(res.Apps))
 	}
-	res, err = s.Scan(context.Background(), fleet.Scope{Projects: []string{"payments"}})
+	res, err = s.Scan(context.Background(), report.Scope{Projects: []string{"payments"}})
 	if err != nil || len(res.Apps) != 0 {
 		t.Errorf("project payments: %v %v", res, err)
 	}
-	if _, err := s.Scan(context.Background(), fleet.Scope{Selector: "a in (("}); err == nil {
+	if _, err := s.Scan(context.Background(), report.Scope{Selector: "a in (("}); err == nil {
 		t.Error("a bad selector is an error")
 	}
 }
@@ -88,7 +89,7 @@ func TestScanDeadline(t *testing.T) {
 	}
 	defer env.Close()
 	s := &fleet.Scanner{Engine: env.Engine(), Deadline: time.Second, Concurrency: 2}
-	res, err := s.Scan(context.Background(), fleet.Scope{})
+	res, err := s.Scan(context.Background(), report.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestScanDeadline(t *testing.T) {
 	for _, a := range res.Apps {
 		if a.NotReached {
 			notReached++
-			if a.State != diagnostics.StateUnknown || a.Code != diagnostics.CodeCheckTimeout {
+			if a.State != report.StateUnknown || a.Code != report.CodeCheckTimeout {
 				t.Errorf("%s: not reached, yet %s %s", a.App, a.State, a.Code)
 			}
 		}
@@ -122,7 +123,7 @@ func TestScanDeadline(t *testing.T) {
 func TestScanKeepsOnlyAnswers(t *testing.T) {
 	env := startFleet(t, lab.FleetSpec{Apps: 24, Repos: 3, MinTags: 400, MaxTags: 800, Due: 4, Broken: 6})
 	eng := env.Engine()
-	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), fleet.Scope{})
+	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), report.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,17 +131,17 @@ func TestScanKeepsOnlyAnswers(t *testing.T) {
 		t.Fatalf("%d apps, partial %v", len(res.Apps), res.Partial)
 	}
 	held := reachableBytes(reflect.ValueOf(res.Apps), map[uintptr]bool{})
-	report := reachableBytes(reflect.ValueOf(eng.Diagnose(context.Background(), diagnostics.Request{App: res.Apps[0].App.Name, Namespace: res.Apps[0].App.Namespace})), map[uintptr]bool{})
-	t.Logf("the scan holds %d bytes for %d apps; one app's report is %d bytes", held, len(res.Apps), report)
+	repBytes := reachableBytes(reflect.ValueOf(eng.Diagnose(context.Background(), diagnostics.Request{App: res.Apps[0].App.Name, Namespace: res.Apps[0].App.Namespace})), map[uintptr]bool{})
+	t.Logf("the scan holds %d bytes for %d apps; one app's report is %d bytes", held, len(res.Apps), repBytes)
 	if per := held / len(res.Apps); per > 1024 {
-		t.Errorf("the scan holds %d bytes per app, want its answer alone (at most 1 KiB; a report is %d bytes)", per, report)
+		t.Errorf("the scan holds %d bytes per app, want its answer alone (at most 1 KiB; a report is %d bytes)", per, repBytes)
 	}
 	c := res.Counts()
-	if c[diagnostics.StateBlocked] != 4 || c[diagnostics.StateOnItsWay] == 0 || c[diagnostics.StateUpToDate] == 0 {
+	if c[report.StateBlocked] != 4 || c[report.StateOnItsWay] == 0 || c[report.StateUpToDate] == 0 {
 		t.Errorf("counts %v", c)
 	}
 	for _, a := range res.Apps {
-		if a.Headline == "" || a.NotReached || a.State == diagnostics.StateBlocked && (a.Code != diagnostics.CodeLiveNotLive || a.Title == "" || a.Stage == "") {
+		if a.Headline == "" || a.NotReached || a.State == report.StateBlocked && (a.Code != report.CodeLiveNotLive || a.Title == "" || a.Stage == "") {
 			t.Errorf("%s: %+v", a.App, a)
 		}
 	}
@@ -223,7 +224,7 @@ func TestScanGivesEachAppItsLog(t *testing.T) {
 	defer env.Close()
 	eng := env.Engine()
 	single := eng.Diagnose(context.Background(), diagnostics.Request{App: sc.App.Name, Namespace: sc.App.Namespace})
-	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), fleet.Scope{})
+	res, err := (&fleet.Scanner{Engine: eng}).Scan(context.Background(), report.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestScanGivesEachAppItsLog(t *testing.T) {
 	if single.RootCause == nil || got.Code != single.RootCause.Code || got.State != single.State {
 		t.Fatalf("scan: %s %s; diagnosis: %s %v", got.State, got.Code, single.State, single.RootCause)
 	}
-	if got.Code != diagnostics.CodeWriteBackCommitFailed {
-		t.Errorf("root cause %s, want the log's %s", got.Code, diagnostics.CodeWriteBackCommitFailed)
+	if got.Code != report.CodeWriteBackCommitFailed {
+		t.Errorf("root cause %s, want the log's %s", got.Code, report.CodeWriteBackCommitFailed)
 	}
 }

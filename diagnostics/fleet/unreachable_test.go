@@ -12,6 +12,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -56,7 +57,7 @@ func TestScanSharesAnUnreachableGitHost(t *testing.T) {
 			}
 			defer env.Close()
 			ctx, n := lookups(context.Background(), unreachableGitHost)
-			res, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(ctx, fleet.Scope{})
+			res, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(ctx, report.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,12 +81,12 @@ func TestScanSharesAnUnreachableGitHost(t *testing.T) {
 }
 
 // answer is what a scan keeps of an app, as text.
-func answer(a fleet.AppResult) string {
+func answer(a report.AppResult) string {
 	return fmt.Sprintf("%s %s %s %s | %s", a.State, a.Code, a.Stage, a.Title, a.Headline)
 }
 
 // findings is a report's findings as text, in stage order.
-func findings(r *diagnostics.Report) string {
+func findings(r *report.Report) string {
 	var b strings.Builder
 	for _, f := range r.Findings() {
 		fmt.Fprintf(&b, "[%s %s %s %s] ", f.Stage, f.Code, f.Severity, f.Title)
@@ -115,7 +116,7 @@ func BenchmarkScanGitUnreachable(b *testing.B) {
 		defer env.Close()
 		envs[name] = env
 		// Warm the lab's lazily pushed images, not the scan.
-		if _, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(context.Background(), fleet.Scope{}); err != nil {
+		if _, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(context.Background(), report.Scope{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -124,7 +125,7 @@ func BenchmarkScanGitUnreachable(b *testing.B) {
 	for range b.N {
 		for _, name := range []string{"reachable", "unreachable", "per-app"} {
 			t0 := time.Now()
-			res, err := (&fleet.Scanner{Engine: envs[name].Engine()}).Scan(context.Background(), fleet.Scope{})
+			res, err := (&fleet.Scanner{Engine: envs[name].Engine()}).Scan(context.Background(), report.Scope{})
 			if err != nil || res.Partial {
 				b.Fatalf("%s: %v, partial %v", name, err, res != nil && res.Partial)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/lab/recorder"
 )
@@ -74,7 +75,7 @@ func unlab(env *lab.Env, s string) string {
 func TestScanNeverReadsHiddenApps(t *testing.T) {
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	notVault := func(_, project string) bool { return project != "vault" }
-	scan := func(env *lab.Env, scope fleet.Scope) (*fleet.Result, []string) {
+	scan := func(env *lab.Env, scope report.Scope) (*fleet.Result, []string) {
 		eng, s := recorded(env)
 		res, err := (&fleet.Scanner{Engine: eng, Now: func() time.Time { return at }}).Scan(context.Background(), scope)
 		if err != nil {
@@ -84,8 +85,8 @@ func TestScanNeverReadsHiddenApps(t *testing.T) {
 	}
 	withEnv, vault := teamFleet(t, true)
 	withoutEnv, _ := teamFleet(t, false)
-	got, reads := scan(withEnv, fleet.Scope{Visible: notVault})
-	want, wantReads := scan(withoutEnv, fleet.Scope{})
+	got, reads := scan(withEnv, report.Scope{Visible: notVault})
+	want, wantReads := scan(withoutEnv, report.Scope{})
 	if len(got.Apps) != 6 || got.Unmanaged != want.Unmanaged || got.Partial || got.Scope.Visible != nil {
 		t.Errorf("%d apps, %d unmanaged (want 6, %d)", len(got.Apps), got.Unmanaged, want.Unmanaged)
 	}
@@ -123,11 +124,11 @@ func TestScanNeverReadsHiddenApps(t *testing.T) {
 	}
 
 	// Visible only in argocd: only argocd is listed; in no namespace: nothing is.
-	_, reads = scan(withEnv, fleet.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}})
+	_, reads = scan(withEnv, report.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}})
 	if !slices.Contains(reads, `applications "argocd"`) || slices.Contains(reads, `applications ""`) {
 		t.Errorf("listings: %v", reads)
 	}
-	res, reads := scan(withEnv, fleet.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}, Namespaces: []string{"team-*"}})
+	res, reads := scan(withEnv, report.Scope{Visible: notVault, VisibleNamespaces: []string{"argocd"}, Namespaces: []string{"team-*"}})
 	if len(res.Apps) != 0 || slices.ContainsFunc(reads, func(r string) bool { return strings.HasPrefix(r, "applications") }) {
 		t.Errorf("a scope outside the visible namespaces lists %v and finds %d apps", reads, len(res.Apps))
 	}

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown (issues, wikis, chat).
-func Markdown(w io.Writer, r *diagnostics.Report) {
+func Markdown(w io.Writer, r *report.Report) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("## %s %s\n\n", StateMark(r.State), escape(r.Headline))
 	p("state `%s` (exit %d) · Image Updater %s (%s mode)%s\n\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
@@ -37,7 +37,7 @@ func Markdown(w io.Writer, r *diagnostics.Report) {
 	for _, s := range r.Stages {
 		var items []string
 		for _, f := range s.Findings {
-			if f.Severity == diagnostics.Pass || f.Severity == diagnostics.Info {
+			if f.Severity == report.Pass || f.Severity == report.Info {
 				continue
 			}
 			items = append(items, fmt.Sprintf("%s `%s` %s", Symbol(f.Severity), f.Code, escape(f.Title)))

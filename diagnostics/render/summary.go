@@ -7,8 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -20,7 +19,7 @@ type SummaryOptions struct {
 	// Next is the command that shows one app's full report (default:
 	// "COMMAND diagnose NAME -n NAMESPACE"); it is also called with the
 	// placeholders APP and NAMESPACE for the general form.
-	Next func(app diagnostics.AppRef) string
+	Next func(app report.AppRef) string
 	// TitleWidth clips each app's root-cause title in text (0 = 60
 	// characters).
 	TitleWidth int
@@ -35,20 +34,20 @@ func (o SummaryOptions) withDefaults() SummaryOptions {
 	}
 	if o.Next == nil {
 		cmd := o.Command
-		o.Next = func(a diagnostics.AppRef) string { return cmd + " diagnose " + a.Name + " -n " + a.Namespace }
+		o.Next = func(a report.AppRef) string { return cmd + " diagnose " + a.Name + " -n " + a.Namespace }
 	}
 	return o
 }
 
 // placeholder is the app the next step's general form names.
-var placeholder = diagnostics.AppRef{Namespace: "NAMESPACE", Name: "APP"}
+var placeholder = report.AppRef{Namespace: "NAMESPACE", Name: "APP"}
 
 // SummaryText writes a fleet summary for a terminal: a header line, the
 // count of every state, the apps that need someone grouped by state then
 // stage (app, root-cause code, title, since when, how long a newer tag has
 // waited), one line for the fine ones, and the command that shows one app's
 // full report.
-func SummaryText(w io.Writer, s fleet.Summary, o SummaryOptions) {
+func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("%s  %s\n", s.Worst.Mark(), SummaryHeader(s))
@@ -89,7 +88,7 @@ func SummaryText(w io.Writer, s fleet.Summary, o SummaryOptions) {
 			}
 		}
 	}
-	p("\n%s  %s.\n", diagnostics.StateUpToDate.Mark(), FineLine(s))
+	p("\n%s  %s.\n", report.StateUpToDate.Mark(), FineLine(s))
 	if first := firstAttention(s); first != nil {
 		p("Next: %s shows an app's full report and its fix, e.g. %s\n", o.Next(placeholder), o.Next(first.App))
 	} else if s.Total > 0 {
@@ -100,12 +99,12 @@ func SummaryText(w io.Writer, s fleet.Summary, o SummaryOptions) {
 // SummaryMarkdown writes a fleet summary as GitHub-flavoured Markdown
 // (issues, wikis, chat): the header, a table of the counts, a table per
 // state and stage of the apps that need someone, the fine ones in one line.
-func SummaryMarkdown(w io.Writer, s fleet.Summary) { SummaryMarkdownWith(w, s, SummaryOptions{}) }
+func SummaryMarkdown(w io.Writer, s report.Summary) { SummaryMarkdownWith(w, s, SummaryOptions{}) }
 
 // SummaryMarkdownWith is SummaryMarkdown with the next step's command of o
 // (Command, Next; TitleWidth does not apply: Markdown titles are clipped at
 // 200 characters).
-func SummaryMarkdownWith(w io.Writer, s fleet.Summary, o SummaryOptions) {
+func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("## %s %s\n\n", s.Worst.Mark(), escape(SummaryHeader(s)))
@@ -130,7 +129,7 @@ func SummaryMarkdownWith(w io.Writer, s fleet.Summary, o SummaryOptions) {
 			p("| `%s` | %s | %s | %s | %s |\n", l.App, code, escape(clip(LineTitle(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
 		}
 	}
-	p("\n%s %s.", diagnostics.StateUpToDate.Mark(), FineLine(s))
+	p("\n%s %s.", report.StateUpToDate.Mark(), FineLine(s))
 	if first := firstAttention(s); first != nil {
 		p(" `%s` shows an app's full report and its fix (`%s`).", o.Next(placeholder), o.Next(first.App))
 	}
@@ -139,7 +138,7 @@ func SummaryMarkdownWith(w io.Writer, s fleet.Summary, o SummaryOptions) {
 
 // SummaryHeader is the summary's first line: "Image Updater fleet on
 // prod-eu · every Application · 2026-11-29 12:00 UTC · 42 apps in 3.2s".
-func SummaryHeader(s fleet.Summary) string {
+func SummaryHeader(s report.Summary) string {
 	parts := []string{"Image Updater fleet"}
 	if s.Cluster != "" {
 		parts[0] += " on " + s.Cluster
@@ -164,23 +163,23 @@ func SummaryHeader(s fleet.Summary) string {
 
 // FineLine counts the apps nothing stops: "37 up to date, 5 updates on
 // their way".
-func FineLine(s fleet.Summary) string {
+func FineLine(s report.Summary) string {
 	up, way := 0, 0
 	for _, c := range s.Counts {
 		switch c.State {
-		case diagnostics.StateUpToDate:
+		case report.StateUpToDate:
 			up = c.Count
-		case diagnostics.StateOnItsWay:
+		case report.StateOnItsWay:
 			way = c.Count
 		}
 	}
-	return CountPhrase(diagnostics.StateUpToDate, up) + ", " + CountPhrase(diagnostics.StateOnItsWay, way)
+	return CountPhrase(report.StateUpToDate, up) + ", " + CountPhrase(report.StateOnItsWay, way)
 }
 
 // CountPhrase is a count of apps in a state in words: "3 blocked", "1
 // update on its way", "5 updates on their way".
-func CountPhrase(st diagnostics.State, n int) string {
-	if st == diagnostics.StateOnItsWay && n != 1 {
+func CountPhrase(st report.State, n int) string {
+	if st == report.StateOnItsWay && n != 1 {
 		return fmt.Sprintf("%d updates on their way", n)
 	}
 	return fmt.Sprintf("%d %s", n, st.Title())
@@ -188,11 +187,11 @@ func CountPhrase(st diagnostics.State, n int) string {
 
 // StageTitle names a summary group's stage ("Live image"); an app the scan
 // did not get to has none.
-func StageTitle(id diagnostics.StageID) string {
+func StageTitle(id report.StageID) string {
 	if id == "" {
 		return "no stage"
 	}
-	for _, st := range diagnostics.Stages() {
+	for _, st := range report.Stages() {
 		if st.ID == id {
 			return st.Title
 		}
@@ -201,11 +200,11 @@ func StageTitle(id diagnostics.StageID) string {
 }
 
 // LineTitle is an app's root-cause title, or why it has none.
-func LineTitle(l fleet.Line) string {
+func LineTitle(l report.SummaryLine) string {
 	switch {
 	case l.Title != "":
 		return l.Title
-	case l.Code == diagnostics.CodeCheckTimeout:
+	case l.NotReached:
 		return "not diagnosed before the scan's deadline"
 	}
 	return l.State.Title()
@@ -213,7 +212,7 @@ func LineTitle(l fleet.Line) string {
 
 // LineAges is "since 3d 4h, newer tag waiting 12d" (the parts that are
 // known), as of at.
-func LineAges(l fleet.Line, at time.Time) string {
+func LineAges(l report.SummaryLine, at time.Time) string {
 	var parts []string
 	if l.Since != nil {
 		parts = append(parts, "since "+Age(at.Sub(*l.Since)))
@@ -253,7 +252,7 @@ func ageOrDash(t *time.Time, at time.Time) string {
 	return Age(at.Sub(*t))
 }
 
-func firstAttention(s fleet.Summary) *fleet.Line {
+func firstAttention(s report.Summary) *report.SummaryLine {
 	for _, g := range s.Attention {
 		if len(g.Apps) > 0 {
 			return &g.Apps[0]

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -22,21 +22,21 @@ const day = 24 * time.Hour
 
 // handSummary is a summary of a fleet in every state, built as Summarize
 // builds it.
-func handSummary() fleet.Summary {
-	app := func(ns, name string, st diagnostics.State, stage diagnostics.StageID, code diagnostics.Code, title string) fleet.AppResult {
-		return fleet.AppResult{App: diagnostics.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title}
+func handSummary() report.Summary {
+	app := func(ns, name string, st report.State, stage report.StageID, code report.Code, title string) report.AppResult {
+		return report.AppResult{App: report.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title}
 	}
-	res := &fleet.Result{Cluster: "prod-eu", Scope: fleet.Scope{Namespaces: []string{"payments-*"}}, StartedAt: at, Duration: 3200 * time.Millisecond, Unmanaged: 2,
-		Apps: []fleet.AppResult{
-			app("payments-a", "api", diagnostics.StateBlocked, diagnostics.StageRegistry, "REGISTRY_UNAUTHORIZED", "the registry ghcr.io refuses Image Updater's credentials (401)"),
-			app("payments-a", "web", diagnostics.StateBlocked, diagnostics.StageTarget, "TARGET_NO_MATCHING_REF", "no applicationRef of ImageUpdater argocd/payments selects payments-a/web"),
-			app("payments-b", "ledger", diagnostics.StateHeldBack, diagnostics.StageCandidates, "CANDIDATES_NEWER_TAGS_DROPPED", "3 newer tags are dropped by the constraint ~1.2 "+strings.Repeat("and more words ", 10)),
-			app("payments-b", "worker", diagnostics.StateNotDeployed, diagnostics.StageSync, "SYNC_AUTOMATED_OFF", "automated sync is off"),
-			app("payments-b", "cron", diagnostics.StateWrongUpdate, diagnostics.StageSource, "SOURCE_HELM_PARAMETER_NOT_IN_VALUES", "image.tag is not in the chart's values"),
-			app("payments-c", "slow", diagnostics.StateUnknown, "", diagnostics.CodeCheckTimeout, ""),
-			app("payments-c", "ok1", diagnostics.StateUpToDate, "", "", ""),
-			app("payments-c", "ok2", diagnostics.StateUpToDate, "", "", ""),
-			app("payments-c", "due", diagnostics.StateOnItsWay, "", "", ""),
+	res := &fleet.Result{Cluster: "prod-eu", Scope: report.Scope{Namespaces: []string{"payments-*"}}, StartedAt: at, Duration: 3200 * time.Millisecond, Unmanaged: 2,
+		Apps: []report.AppResult{
+			app("payments-a", "api", report.StateBlocked, report.StageRegistry, "REGISTRY_UNAUTHORIZED", "the registry ghcr.io refuses Image Updater's credentials (401)"),
+			app("payments-a", "web", report.StateBlocked, report.StageTarget, "TARGET_NO_MATCHING_REF", "no applicationRef of ImageUpdater argocd/payments selects payments-a/web"),
+			app("payments-b", "ledger", report.StateHeldBack, report.StageCandidates, "CANDIDATES_NEWER_TAGS_DROPPED", "3 newer tags are dropped by the constraint ~1.2 "+strings.Repeat("and more words ", 10)),
+			app("payments-b", "worker", report.StateNotDeployed, report.StageSync, "SYNC_AUTOMATED_OFF", "automated sync is off"),
+			app("payments-b", "cron", report.StateWrongUpdate, report.StageSource, "SOURCE_HELM_PARAMETER_NOT_IN_VALUES", "image.tag is not in the chart's values"),
+			app("payments-c", "slow", report.StateUnknown, "", report.CodeCheckTimeout, ""),
+			app("payments-c", "ok1", report.StateUpToDate, "", "", ""),
+			app("payments-c", "ok2", report.StateUpToDate, "", "", ""),
+			app("payments-c", "due", report.StateOnItsWay, "", "", ""),
 		}}
 	res.Apps[5].NotReached = true
 	res.Apps[0].Waiting = ago(12 * day)
@@ -109,14 +109,14 @@ func TestSummaryText(t *testing.T) {
 }
 
 func TestSummaryTextEdges(t *testing.T) {
-	fine := fleet.Summarize(&fleet.Result{StartedAt: at, Apps: []fleet.AppResult{
-		{App: diagnostics.AppRef{Namespace: "a", Name: "x"}, State: diagnostics.StateUpToDate},
-		{App: diagnostics.AppRef{Namespace: "a", Name: "y"}, State: diagnostics.StateOnItsWay},
-		{App: diagnostics.AppRef{Namespace: "a", Name: "z"}, State: diagnostics.StateOnItsWay},
+	fine := fleet.Summarize(&fleet.Result{StartedAt: at, Apps: []report.AppResult{
+		{App: report.AppRef{Namespace: "a", Name: "x"}, State: report.StateUpToDate},
+		{App: report.AppRef{Namespace: "a", Name: "y"}, State: report.StateOnItsWay},
+		{App: report.AppRef{Namespace: "a", Name: "z"}, State: report.StateOnItsWay},
 	}}, nil)
 	for _, tc := range []struct {
 		name    string
-		s       fleet.Summary
+		s       report.Summary
 		want    []string
 		notWant []string
 	}{
@@ -195,7 +195,7 @@ func TestSummaryOfALabFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	res, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(context.Background(), fleet.Scope{Names: []string{"app-*"}})
+	res, err := (&fleet.Scanner{Engine: env.Engine()}).Scan(context.Background(), report.Scope{Names: []string{"app-*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestSummaryOfALabFleet(t *testing.T) {
 	mem.Observe(res, res.StartedAt.Add(-(3*day + 4*time.Hour)))
 	s := fleet.Summarize(res, &mem)
 	c := res.Counts()
-	if c[diagnostics.StateBlocked] != 3 || c[diagnostics.StateOnItsWay] != 8 || c[diagnostics.StateUpToDate] != 19 {
+	if c[report.StateBlocked] != 3 || c[report.StateOnItsWay] != 8 || c[report.StateUpToDate] != 19 {
 		t.Fatalf("the fleet is not the one this test reads: %v", c)
 	}
 	var b bytes.Buffer

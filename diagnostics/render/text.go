@@ -8,18 +8,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // Symbols per status, as in `flux check`.
-var symbols = map[diagnostics.Severity]string{
-	diagnostics.Fail: "✗", diagnostics.Warn: "⚠", diagnostics.Info: "ℹ", diagnostics.Pass: "✔",
-	diagnostics.Skipped: "⏭", diagnostics.Unknown: "?",
+var symbols = map[report.Severity]string{
+	report.Fail: "✗", report.Warn: "⚠", report.Info: "ℹ", report.Pass: "✔",
+	report.Skipped: "⏭", report.Unknown: "?",
 }
 
 // Symbol is the status mark of a severity.
-func Symbol(s diagnostics.Severity) string { return symbols[s] }
+func Symbol(s report.Severity) string { return symbols[s] }
 
 // TextOptions shape the terminal output.
 type TextOptions struct {
@@ -31,7 +31,7 @@ type TextOptions struct {
 
 // Text writes the report for a terminal: the verdict and root cause with its
 // fix first, then one block per stage.
-func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
+func Text(w io.Writer, r *report.Report, o TextOptions) {
 	if o.MaxTags == 0 {
 		o.MaxTags = 12
 	}
@@ -54,7 +54,7 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 		}
 		p("\n")
 		for _, f := range s.Findings {
-			if !o.Verbose && (f.Severity == diagnostics.Pass || f.Severity == diagnostics.Info) && !isContext(f) {
+			if !o.Verbose && (f.Severity == report.Pass || f.Severity == report.Info) && f.Role != report.RoleContext {
 				continue
 			}
 			if r.RootCause != nil && f.Code == r.RootCause.Code && f.Title == r.RootCause.Title {
@@ -62,9 +62,9 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 				continue
 			}
 			p("   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
-			if o.Verbose || f.Severity == diagnostics.Fail || f.Severity == diagnostics.Warn || f.Severity == diagnostics.Unknown {
+			if o.Verbose || f.Severity == report.Fail || f.Severity == report.Warn || f.Severity == report.Unknown {
 				writeEvidence(w, f.Evidence, "      ")
-				if f.Severity != diagnostics.Pass && f.Severity != diagnostics.Info {
+				if f.Severity != report.Pass && f.Severity != report.Info {
 					writeFix(w, f.Fix, "      ")
 				}
 			}
@@ -86,23 +86,13 @@ func Text(w io.Writer, r *diagnostics.Report, o TextOptions) {
 	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
 }
 
-// isContext marks info findings worth showing without -v.
-func isContext(f diagnostics.Finding) bool {
-	switch f.Code {
-	case diagnostics.CodeCandidatesUpdate, diagnostics.CodeWriteBackMethod, diagnostics.CodeTargetMatched, diagnostics.CodeUpdaterRunning,
-		diagnostics.CodeUpdaterLogErrors, diagnostics.CodeCandidatesAlreadyInSpec, diagnostics.CodeSyncBehind:
-		return true
-	}
-	return false
-}
-
-func writeEvidence(w io.Writer, ev []diagnostics.Evidence, indent string) {
+func writeEvidence(w io.Writer, ev []report.Evidence, indent string) {
 	for _, e := range ev {
 		fmt.Fprintf(w, "%s· %s: %s\n", indent, e.Label, e.Display())
 	}
 }
 
-func writeFix(w io.Writer, f *diagnostics.Fix, indent string) {
+func writeFix(w io.Writer, f *report.Fix, indent string) {
 	if f == nil || f.Summary == "" {
 		return
 	}
@@ -135,25 +125,25 @@ func writeTags(w io.Writer, d updater.Decision, max int) {
 }
 
 // StateMark is the mark of a state (State.Mark).
-func StateMark(s diagnostics.State) string { return s.Mark() }
+func StateMark(s report.State) string { return s.Mark() }
 
 // rootLabel names the root cause section: what stops the tag, or what
 // could not be checked.
-func rootLabel(r *diagnostics.Report) string {
-	if r.State == diagnostics.StateUnknown {
+func rootLabel(r *report.Report) string {
+	if r.State == report.StateUnknown {
 		return "Could not check"
 	}
 	return "Root cause"
 }
 
-func decidesNote(u diagnostics.NotVerified) string {
+func decidesNote(u report.NotVerified) string {
 	if u.Decides {
 		return " (decides the answer)"
 	}
 	return ""
 }
 
-func assumed(r *diagnostics.Report) string {
+func assumed(r *report.Report) string {
 	if r.UpdaterVersionAssumed {
 		return ", version assumed"
 	}

@@ -110,11 +110,30 @@ var rules = []namedRule{
 	},
 	{
 		name: "render/no-clients",
-		why:  "the text and Markdown renderers read a Report and decide nothing: they need no Kubernetes or git client.",
-		rule: NoDependency{From: own("diagnostics/render"), Banned: Patterns{"k8s.io/client-go/...", "github.com/go-git/..."}},
-		pending: "the Report types live in package diagnostics, the engine, which imports client-go and go-git; " +
-			"issue 16 moves them to a report package with no I/O dependencies, and then this rule holds " +
-			"(and the same rule is added for the report package itself).",
+		why: "the text, Markdown and Block Kit renderers read a Report and decide nothing: they need no Kubernetes " +
+			"or git client.",
+		rule: NoDependency{From: own("diagnostics/render", "bot/blockkit"),
+			Banned: Patterns{"k8s.io/client-go/...", "github.com/go-git/..."}},
+	},
+	{
+		name: "render/no-engine",
+		why: "the renderers read the report's data (package diagnostics/report), never the engine or the fleet " +
+			"scan that fill it: what they show comes from the Report, not from running a diagnosis.",
+		rule: NoDependency{From: own("diagnostics/render", "bot/blockkit"), Banned: own("diagnostics", "diagnostics/fleet")},
+	},
+	{
+		name: "report/no-io",
+		why: "diagnostics/report is the report's data (findings, the catalogue of codes, the fleet summary) that " +
+			"the engine fills and the renderers, bot and CLI read: no code of this module it reaches does network " +
+			"or OS I/O, so that reading a report pulls in no I/O.",
+		rule: NoOwnImport{From: own("diagnostics/report"), Banned: stdIO},
+	},
+	{
+		name: "report/no-clients",
+		why: "diagnostics/report reaches no I/O client, ours or third-party (client-go, go-git, registry, forge, " +
+			"Slack), nor the engine that fills it.",
+		rule: NoDependency{From: own("diagnostics/report"),
+			Banned: append(append(Patterns{}, ioLibraries...), append(own("diagnostics"), ioSources...)...)},
 	},
 }
 

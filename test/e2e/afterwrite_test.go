@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -19,12 +19,12 @@ func TestWriteEvidenceOnRealAPIServer(t *testing.T) {
 	}
 	sc.Logs = ""
 	rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", nil)
-	if rep.RootCause == nil || rep.RootCause.Code != diagnostics.CodeCandidatesDowngrade || !strings.Contains(rep.RootCause.Title, "has committed 1.20.3") {
+	if rep.RootCause == nil || rep.RootCause.Code != report.CodeCandidatesDowngrade || !strings.Contains(rep.RootCause.Title, "has committed 1.20.3") {
 		t.Fatalf("root cause %+v; want the committed downgrade\n%s", rep.RootCause, findings(rep))
 	}
 	var labels []string
 	for _, f := range rep.Findings() {
-		if f.Code == diagnostics.CodeHistoryWritten {
+		if f.Code == report.CodeHistoryWritten {
 			for _, e := range f.Evidence {
 				labels = append(labels, e.Label)
 			}

@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -297,7 +297,7 @@ func loadScenarioObjects(t *testing.T, sc *lab.Scenario, objects func([]*unstruc
 
 // diagnoseOnServer loads a scenario into the API server, diagnoses it as the
 // given ServiceAccount and removes the objects again.
-func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit func([]*unstructured.Unstructured)) *diagnostics.Report {
+func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit func([]*unstructured.Unstructured)) *report.Report {
 	t.Helper()
 	env, cleanup := loadScenario(t, sc, edit)
 	defer cleanup()
@@ -336,7 +336,7 @@ func TestBuiltinScenariosOnRealAPIServer(t *testing.T) {
 }
 
 // answer is what a report says: its state and the code it names.
-func answer(r *diagnostics.Report) string { return string(r.State) + " " + lab.Primary(r) }
+func answer(r *report.Report) string { return string(r.State) + " " + lab.Primary(r) }
 
 // logsChangeTheAnswer are the built-in scenarios whose answer rests on
 // Image Updater's own log lines, with what the diagnosis says without them.
@@ -375,10 +375,10 @@ func TestBuiltinScenariosWithoutPodLogs(t *testing.T) {
 			case !changes && !matches:
 				t.Fatalf("without pod logs: %s, scenario expects %s %s; if the logs are the evidence, list it in logsChangeTheAnswer\n%s", answer(rep), sc.ExpectState, sc.Expect, findings(rep))
 			}
-			if rep.State == diagnostics.StateUnknown && sc.ExpectState != string(diagnostics.StateUnknown) {
+			if rep.State == report.StateUnknown && sc.ExpectState != string(report.StateUnknown) {
 				t.Errorf("missing logs made the answer unknown\n%s", findings(rep))
 			}
-			if rep.HasCode(diagnostics.CodeUpdaterRunning) && !rep.HasCode(diagnostics.CodeUpdaterLogsUnavailable) {
+			if rep.HasCode(report.CodeUpdaterRunning) && !rep.HasCode(report.CodeUpdaterLogsUnavailable) {
 				t.Errorf("the unreadable logs should be listed as not verified\n%s", findings(rep))
 			}
 		})
@@ -483,19 +483,19 @@ func TestMissingRBACRuleIsAFinding(t *testing.T) {
 	}
 	sc, _ := lab.Builtin("healthy-kustomize-argocd")
 	rep := diagnoseOnServer(t, sc, "imgupd", "imgupd-limited", nil)
-	st := rep.Stage(diagnostics.StageTarget)
-	if st == nil || st.Status != diagnostics.Unknown || len(st.Findings) == 0 || st.Findings[0].Code != diagnostics.CodeReadForbidden {
+	st := rep.Stage(report.StageTarget)
+	if st == nil || st.Status != report.Unknown || len(st.Findings) == 0 || st.Findings[0].Code != report.CodeReadForbidden {
 		t.Fatalf("target stage should be unknown with READ_FORBIDDEN\n%s", findings(rep))
 	}
 	if !strings.Contains(st.Findings[0].Evidence[0].Value, "imageupdaters") {
 		t.Errorf("the finding should name the rule: %+v", st.Findings[0].Evidence)
 	}
-	if rep.Verdict == diagnostics.VerdictHealthy {
+	if rep.Verdict == report.VerdictHealthy {
 		t.Error("a forbidden read must not give a healthy verdict")
 	}
 }
 
-func findings(r *diagnostics.Report) string {
+func findings(r *report.Report) string {
 	var b strings.Builder
 	for _, s := range r.Stages {
 		fmt.Fprintf(&b, "%s %s %s\n", s.Status, s.ID, s.SkipReason)

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -76,8 +76,8 @@ func readAs(t *testing.T, env *lab.Env, ns, name string) (*cluster.Reader, *secr
 	return reader, calls
 }
 
-func healthy(s diagnostics.State) bool {
-	return s == diagnostics.StateUpToDate || s == diagnostics.StateOnItsWay
+func healthy(s report.State) bool {
+	return s == report.StateUpToDate || s == report.StateOnItsWay
 }
 
 // TestChartRBACGivesTheSameDiagnoses: every built-in scenario, stored in the real API server,
@@ -97,7 +97,7 @@ func TestChartRBACGivesTheSameDiagnoses(t *testing.T) {
 		t.Run(sc.Name, func(t *testing.T) {
 			env, cleanup := loadScenario(t, sc, nil)
 			defer cleanup()
-			diagnose := func(ns, name string) (*diagnostics.Report, *secretCalls) {
+			diagnose := func(ns, name string) (*report.Report, *secretCalls) {
 				reader, calls := readAs(t, env, ns, name)
 				env.UseCluster(reader)
 				return env.Diagnose(context.Background()), calls
@@ -122,7 +122,7 @@ func TestChartRBACGivesTheSameDiagnoses(t *testing.T) {
 					t.Errorf("listed in secretsOffGaps (%s), but with Secret reads off it is %s (deploy/rbac.yaml: %s): remove it", gap, answer(rep), answer(base))
 				}
 				for _, f := range rep.Findings() {
-					if f.Severity == diagnostics.Fail && !hasFailure(base, f.Code) {
+					if f.Severity == report.Fail && !hasFailure(base, f.Code) {
 						t.Errorf("chart (%s): a Secret that may not be read made a failure, %s %q; it should be not verified\n%s", r.what, f.Code, f.Title, findings(rep))
 					}
 				}
@@ -149,9 +149,9 @@ func TestChartRBACGivesTheSameDiagnoses(t *testing.T) {
 // that the fix removes its entry.
 var secretsOffGaps = map[string]string{}
 
-func hasFailure(r *diagnostics.Report, code diagnostics.Code) bool {
+func hasFailure(r *report.Report, code report.Code) bool {
 	for _, f := range r.Findings() {
-		if f.Code == code && f.Severity == diagnostics.Fail {
+		if f.Code == code && f.Severity == report.Fail {
 			return true
 		}
 	}
@@ -180,17 +180,17 @@ func forbiddenSecretReads(full, variant *secretCalls) []string {
 
 // notVerifiedSecrets: the report says a Secret read was refused: an unknown finding naming the
 // missing rule on secrets, listed in NotVerified.
-func notVerifiedSecrets(r *diagnostics.Report) bool {
+func notVerifiedSecrets(r *report.Report) bool {
 	mentionsSecrets := func(s string) bool { return strings.Contains(s, "secrets") }
 	for _, f := range r.Findings() {
-		if f.Severity != diagnostics.Unknown {
+		if f.Severity != report.Unknown {
 			continue
 		}
 		text := f.Title + " " + f.Verify
 		for _, e := range f.Evidence {
 			text += " " + e.Value
 		}
-		if f.Code == diagnostics.CodeReadForbidden && mentionsSecrets(text) || mentionsSecrets(f.Verify) {
+		if f.Code == report.CodeReadForbidden && mentionsSecrets(text) || mentionsSecrets(f.Verify) {
 			for _, nv := range r.NotVerified {
 				if nv.Code == f.Code && nv.Stage == f.Stage {
 					return true

@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -148,10 +148,10 @@ func TestSecretImageUpdaterMayNotReadOnRealAPIServer(t *testing.T) {
 			reader, calls := readAs(t, env, chartDefault.ns, chartDefault.name)
 			env.UseCluster(reader)
 			rep := env.Diagnose(context.Background())
-			notVerified := slices.ContainsFunc(rep.Findings(), func(f diagnostics.Finding) bool {
-				return f.Code == diagnostics.CodeReadForbidden && f.Severity == diagnostics.Unknown && strings.Contains(f.Title, "kube-system/"+c.secret)
+			notVerified := slices.ContainsFunc(rep.Findings(), func(f report.Finding) bool {
+				return f.Code == report.CodeReadForbidden && f.Severity == report.Unknown && strings.Contains(f.Title, "kube-system/"+c.secret)
 			})
-			if !notVerified || rep.HasCode(diagnostics.CodeRegistryPullSecretDenied) || rep.HasCode(diagnostics.CodeWriteBackSecretDenied) {
+			if !notVerified || rep.HasCode(report.CodeRegistryPullSecretDenied) || rep.HasCode(report.CodeWriteBackSecretDenied) {
 				t.Errorf("Image Updater may read it, imgupd may not: want the read as not verified (READ_FORBIDDEN), got %s\n%s", answer(rep), findings(rep))
 			}
 			calls.mu.Lock()

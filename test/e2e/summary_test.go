@@ -26,6 +26,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -123,7 +124,7 @@ func runSummaryBot(t *testing.T, srv *slacklab.Server, eng *diagnostics.Engine, 
 	r := &summaryBotRun{done: make(chan error, 1)}
 	r.b = bot.New(bot.Config{BotToken: summaryBot, AppToken: summaryApp, APIURL: srv.APIURL(), Log: slog.New(slog.DiscardHandler),
 		Service:   &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: fleetRules, Fleet: &fleet.Scanner{Engine: eng}},
-		Schedules: []bot.Schedule{{Name: "fleet", Cron: "*/10 * * * *", Channel: summaryChannel, Scope: fleet.Scope{Namespaces: []string{"argocd"}}}},
+		Schedules: []bot.Schedule{{Name: "fleet", Cron: "*/10 * * * *", Channel: summaryChannel, Scope: report.Scope{Namespaces: []string{"argocd"}}}},
 		State:     &bot.ConfigMapStore{Client: kc.CoreV1(), Namespace: "imgupd", Name: summaryCM}, Clock: clock,
 		ChannelRate: 100, ChannelBurst: 100})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -258,7 +259,7 @@ func TestScheduledSummaryStateOnRealAPIServer(t *testing.T) {
 	for app, seen := range after.Memory.Apps {
 		switch {
 		case app == "argocd/app-0001-r001":
-			if seen.State != diagnostics.StateBlocked || !seen.Since.Equal(summaryT0.Add(20*time.Minute+30*time.Second)) {
+			if seen.State != report.StateBlocked || !seen.Since.Equal(summaryT0.Add(20*time.Minute+30*time.Second)) {
 				t.Errorf("%s: %+v", app, seen)
 			}
 		case !seen.Since.Equal(first.Memory.Apps[app].Since) || !seen.Since.Equal(summaryT0.Add(30*time.Second)):
@@ -341,7 +342,7 @@ func TestSchedulesWithoutTheRoleFailClearly(t *testing.T) {
 	defer slack.Close()
 	b := bot.New(bot.Config{BotToken: summaryBot, AppToken: summaryApp, APIURL: slack.APIURL(), Log: slog.New(slog.DiscardHandler),
 		Service:   &commands.Service{Policy: fleetRules, Fleet: &fleet.Scanner{}},
-		Schedules: []bot.Schedule{{Name: "fleet", Cron: "@daily", Channel: summaryChannel, Scope: fleet.Scope{Namespaces: []string{"argocd"}}}},
+		Schedules: []bot.Schedule{{Name: "fleet", Cron: "@daily", Channel: summaryChannel, Scope: report.Scope{Namespaces: []string{"argocd"}}}},
 		State:     &bot.ConfigMapStore{Client: kc.CoreV1(), Namespace: "imgupd", Name: summaryCM}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

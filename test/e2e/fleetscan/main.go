@@ -32,6 +32,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // Output is what one scan cost; the parent decodes it.
@@ -54,7 +55,7 @@ type Output struct {
 	// method and path.
 	KubeRequests     int64            `json:"kubeRequests"`
 	KubeByPath       map[string]int64 `json:"kubeByPath"`
-	Stats            fleet.Stats      `json:"stats"`
+	Stats            report.ScanStats `json:"stats"`
 	RegistryRequests int64            `json:"registryRequests"`
 	// VmHWMKiB is this process's peak resident set as the kernel keeps it
 	// for its own address space (/proc/self/status), a cross-check of the
@@ -163,7 +164,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
 	start := time.Now()
-	res, err := s.Scan(context.Background(), fleet.Scope{})
+	res, err := s.Scan(context.Background(), report.Scope{})
 	scan, scanCPU := time.Since(start), cpuTime()-cpu0
 	peakHeap := stopSampling()
 	if err != nil {

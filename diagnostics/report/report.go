@@ -1,4 +1,4 @@
-package diagnostics
+package report
 
 import (
 	"time"
@@ -24,8 +24,8 @@ const (
 	Unknown Severity = "unknown"
 )
 
-// rank orders severities for a stage's status: the worst wins.
-func (s Severity) rank() int {
+// Rank orders severities for a stage's status: the worst wins.
+func (s Severity) Rank() int {
 	switch s {
 	case Fail:
 		return 5
@@ -132,7 +132,47 @@ type Finding struct {
 	// could change the report's state: imgupd then cannot tell which tag
 	// Image Updater picks, or whether it processes the app at all.
 	Decides bool `json:"decides,omitempty"`
+	// Role is what the finding is for beyond its severity, as the
+	// renderers use it; the catalogue declares it per code.
+	Role Role `json:"role,omitempty"`
 }
+
+// With is the finding with more evidence.
+func (f Finding) With(ev ...Evidence) Finding {
+	f.Evidence = append(f.Evidence, ev...)
+	return f
+}
+
+// WithFix is the finding with this fix.
+func (f Finding) WithFix(summary, where, snippet, lang string) Finding {
+	f.Fix = &Fix{Summary: summary, Where: where, Snippet: snippet, Lang: lang}
+	return f
+}
+
+// WithImage is the finding about the image of this alias.
+func (f Finding) WithImage(alias string) Finding {
+	f.Image = alias
+	return f
+}
+
+// Role is what a finding is for, beyond its severity: how the renderers
+// use it. The catalogue declares it once per code (Entry.Role) and the
+// engine copies it onto each finding it builds, so that no renderer
+// matches codes or titles.
+type Role string
+
+const (
+	// RoleContext: an info or passing finding that helps read the report
+	// (the pick and its update, the CR that selects the app, the write-back
+	// method...), shown without -v.
+	RoleContext Role = "context"
+	// RoleLogsUnread: the finding says why Image Updater's logs could not
+	// be read, in its title.
+	RoleLogsUnread Role = "logs-unread"
+	// RoleLastCycle: the finding's evidence is Image Updater's last update
+	// cycle, as its logs tell it.
+	RoleLastCycle Role = "last-cycle"
+)
 
 // StageResult is one stage's outcome.
 type StageResult struct {
@@ -253,8 +293,8 @@ func (s State) Mark() string {
 	return "✗"
 }
 
-// verdict is the coarse verdict of a state.
-func (s State) verdict() Verdict {
+// Verdict is the coarse verdict of a state.
+func (s State) Verdict() Verdict {
 	switch s {
 	case StateUpToDate, StateOnItsWay:
 		return VerdictHealthy

@@ -1,4 +1,4 @@
-package diagnostics
+package report
 
 import (
 	"sort"
@@ -19,12 +19,24 @@ type Entry struct {
 	Title   string `json:"title"`
 	Meaning string `json:"meaning"`
 	Fix     string `json:"fix"`
+	// Role is the role of every finding of this code (see Role), if any.
+	Role Role `json:"role,omitempty"`
 }
 
 // Lookup returns the catalogue entry of a code (case-insensitive).
 func Lookup(c string) (Entry, bool) {
 	e, ok := catalogue[Code(strings.ToUpper(strings.TrimSpace(c)))]
 	return e, ok
+}
+
+// CatalogueByCode returns every entry by its code (a copy: the caller may
+// keep it).
+func CatalogueByCode() map[Code]Entry {
+	m := make(map[Code]Entry, len(catalogue))
+	for c, e := range catalogue {
+		m[c] = e
+	}
+	return m
 }
 
 // Catalogue returns every entry, in stage order then code order.
@@ -230,6 +242,12 @@ func (x Entry) in(s State) Entry {
 	return x
 }
 
+// as sets the role of the code's findings.
+func (x Entry) as(r Role) Entry {
+	x.Role = r
+	return x
+}
+
 var catalogue = func() map[Code]Entry {
 	m := map[Code]Entry{}
 	add := func(es ...Entry) {
@@ -270,7 +288,7 @@ var catalogue = func() map[Code]Entry {
 			"Several controllers may process the same Applications or CRs and fight.",
 			"Delete the extra Deployment (kubectl -n <ns> delete deploy/<name>), or give each controller its own namespaces with --watch-namespaces (env IMAGE_UPDATER_WATCH_NAMESPACES)."),
 		e(CodeUpdaterRunning, StageHealth, Pass, "Image Updater is running",
-			"The Deployment is ready; its version and mode decide how the rest of the diagnosis is read.", ""),
+			"The Deployment is ready; its version and mode decide how the rest of the diagnosis is read.", "").as(RoleContext),
 		e(CodeUpdaterVersionUnknown, StageHealth, Warn, "Image Updater's version is unknown",
 			"The image tag is not a version (latest, a digest); the diagnosis assumes the newest release it knows.",
 			"Pin the controller to a release: kubectl -n <ns> set image deploy/<name> <container>=quay.io/argoprojlabs/argocd-image-updater:v1.3.0"),
@@ -278,12 +296,12 @@ var catalogue = func() map[Code]Entry {
 			"No 'Processing results' line in the log window: the controller is idle, has no CR to process, or logs elsewhere.",
 			"Create an ImageUpdater CR in a namespace the controller watches (kubectl get imageupdaters -A lists them), and keep log.level at info or debug in ConfigMap argocd-image-updater-config so each cycle is logged."),
 		e(CodeUpdaterCycling, StageHealth, Pass, "update cycles run",
-			"The logs show update cycles; the counters of the last one are in the evidence.", ""),
+			"The logs show update cycles; the counters of the last one are in the evidence.", "").as(RoleLastCycle),
 		e(CodeUpdaterLogErrors, StageHealth, Info, "Image Updater logged errors for this app",
-			"Recent warning and error lines about the Application: the controller's own account of what fails. The stage that explains them follows in the report.", ""),
+			"Recent warning and error lines about the Application: the controller's own account of what fails. The stage that explains them follows in the report.", "").as(RoleContext),
 		e(CodeUpdaterLogsUnavailable, StageHealth, Unknown, "Image Updater's logs could not be read",
 			"The log checks were not made (no pods, RBAC for pods/log, or no kubelet answering). The state does not depend on them; what only the logs show (a rejected push) is listed as not verified.",
-			"Grant imgupd - apiGroups: [\"\"] resources: [\"pods/log\"] verbs: [\"get\"] in Image Updater's namespace, or give the log to imgupd: kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m > iu.log && imgupd diagnose APP --updater-log iu.log"),
+			"Grant imgupd - apiGroups: [\"\"] resources: [\"pods/log\"] verbs: [\"get\"] in Image Updater's namespace, or give the log to imgupd: kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m > iu.log && imgupd diagnose APP --updater-log iu.log").as(RoleLogsUnread),
 		e(CodeRegistriesConfInvalid, StageHealth, Fail, "registries.conf does not parse",
 			"Image Updater reads registries.conf strictly at start; a bad file stops the controller (could not load registry configuration).",
 			"Correct key registries.conf of ConfigMap argocd-image-updater-config (parsed strictly: remove unknown keys, fix types), then kubectl -n <ns> rollout restart deploy/<name>."),
@@ -295,7 +313,7 @@ var catalogue = func() map[Code]Entry {
 			"No Application of that name in that namespace; the closest names are listed. Nothing can be said about its updates.",
 			"Use the Application's exact name and namespace: kubectl get applications -A shows them; then imgupd diagnose NAME -n NAMESPACE.").in(StateUnknown),
 		e(CodeTargetMatched, StageTarget, Pass, "Image Updater picks up the Application",
-			"The CR and applicationRef (or annotations) that select the app, and the effective settings of each image.", ""),
+			"The CR and applicationRef (or annotations) that select the app, and the effective settings of each image.", "").as(RoleContext),
 
 		e(CodeSourceUnsupported, StageSource, Fail, "the source type is not supported",
 			"Image Updater only updates Helm, Kustomize and (v1.3) Plugin sources; Directory apps and apps whose manifests failed to render (type '') are skipped with a warning.",
@@ -408,7 +426,7 @@ var catalogue = func() map[Code]Entry {
 			"The registry lists more than imgupd reads (100,000 tags, 32 MiB or 10,000 pages), or its list never ends. Image Updater has no bound: every cycle it reads every page into memory, so a list this long costs its pod memory (OOMKilled restarts) and cycle time. imgupd stopped at the bound and chose from the tags it read (see CANDIDATES_FROM_PARTIAL_TAG_LIST).",
 			"Delete old tags with the registry's retention policy (Harbor tag retention, GitLab cleanup policies, ECR lifecycle rules), or push the images Image Updater follows to a repository with fewer tags; kubectl -n argocd get pods shows whether Image Updater restarts (OOMKilled)."),
 
-		e(CodeCandidatesUpdate, StageCandidates, Info, "an update is due", "Image Updater would pick a different tag than the one running; the following stages say whether it is written and deployed.", ""),
+		e(CodeCandidatesUpdate, StageCandidates, Info, "an update is due", "Image Updater would pick a different tag than the one running; the following stages say whether it is written and deployed.", "").as(RoleContext),
 		e(CodeCandidatesUpToDate, StageCandidates, Pass, "the image is up to date", "The running tag is the one Image Updater picks.", ""),
 		e(CodeCandidatesNewerDropped, StageCandidates, Fail, "newer tags are not candidates",
 			"Tags that are newer than the running one were dropped by a filter, the constraint, the pre-release rule or the platform, so Image Updater keeps the running tag; each one's reason is listed. It may be what you configured: the report says what holds them back.",
@@ -431,7 +449,7 @@ var catalogue = func() map[Code]Entry {
 			"The constraint names one exact version (imageName repo:1.0.0, =1.0.0 or v1.0.0; or the tag the digest strategy follows) below the running tag: Image Updater moves the image down to it, as asked, and Argo CD deploys it. A range that leaves the running version out (1.20 is >=1.20.0 <1.21.0) is not a pin: that is CANDIDATES_DOWNGRADE. While the pin stays, no newer tag is picked.",
 			"When the rollback is no longer needed, write a range in imageName again (e.g. :~1.2) so Image Updater follows new releases."),
 		e(CodeCandidatesAlreadyInSpec, StageCandidates, Info, "the spec already asks for the new tag",
-			"Image Updater has written the update; it runs once Argo CD syncs it (the sync stage says whether it will).", ""),
+			"Image Updater has written the update; it runs once Argo CD syncs it (the sync stage says whether it will).", "").as(RoleContext),
 		e(CodeCandidatesTie, StageCandidates, Fail, "newest-build picked a tie",
 			"Several tags share the newest build time; the greater name wins (often latest). When a word beats a version tag, Image Updater writes the word (a wrong update); otherwise it is a warning.",
 			"Add the tag that should not win to the image's ignoreTags, e.g. ignoreTags: [\"latest\"].").in(StateWrongUpdate),
@@ -472,7 +490,7 @@ var catalogue = func() map[Code]Entry {
 			"imagesVerification is on, and imgupd could not read the key or the signatures (registry failure, a Secret it may not ask about), so it cannot tell whether Image Updater verifies the pick and writes it.",
 			"Fix the read named in the finding and re-run, or read the answer in Image Updater's log: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep 'Unable to verify image'."),
 
-		e(CodeWriteBackMethod, StageWriteBack, Info, "write-back method", "How Image Updater records the update: argocd (the Application spec) or git (a commit).", ""),
+		e(CodeWriteBackMethod, StageWriteBack, Info, "write-back method", "How Image Updater records the update: argocd (the Application spec) or git (a commit).", "").as(RoleContext),
 		e(CodeWriteBackParentReverts, StageWriteBack, Fail, "a parent will revert the argocd write-back",
 			"The Application is managed by a parent Application or an ApplicationSet; the parameters Image Updater sets on the spec are overwritten on the parent's next sync.",
 			"Use git write-back (writeBackConfig.method: git, annotation write-back-method: git), or manage the image in the parent's source.").in(StateNotDeployed),
@@ -553,7 +571,7 @@ var catalogue = func() map[Code]Entry {
 			"Fix what status.conditions says: a ComparisonError means the manifests do not render (argocd app manifests <app> shows the error); then argocd app get <app> --refresh."),
 		e(CodeSyncOutOfSync, StageSync, Info, "the Application is out of sync", "", ""),
 		e(CodeSyncBehind, StageSync, Info, "the deployed revision does not contain the write-back commit yet",
-			"Argo CD has not yet synced Image Updater's commit; with automated sync it does on its next refresh (3 minutes by default).", ""),
+			"Argo CD has not yet synced Image Updater's commit; with automated sync it does on its next refresh (3 minutes by default).", "").as(RoleContext),
 		e(CodeSyncUnhealthy, StageSync, Warn, "the Application is not healthy", "",
 			"Fix what status.health.message says; argocd app resources <app> lists the unhealthy resources and kubectl describe shows why."),
 		e(CodeSyncOK, StageSync, Pass, "Argo CD will deploy updates", "", ""),
