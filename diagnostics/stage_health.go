@@ -145,18 +145,6 @@ func (r *run) logReadFailure(pod string, err error) Finding {
 	return f
 }
 
-// updaterPod is the Image Updater pod whose log a diagnosis reads (a ready
-// one, else any): the fleet scan reads it once for all apps.
-func updaterPod(inst *cluster.UpdaterInstall) *cluster.Pod {
-	var pod *cluster.Pod
-	for i := range inst.Pods {
-		if inst.Pods[i].Ready || pod == nil {
-			pod = &inst.Pods[i]
-		}
-	}
-	return pod
-}
-
 // analyzeLogs reads Image Updater's log text (from its pod, or given with
 // --updater-log); window says which.
 func (r *run) analyzeLogs(text, window string) []Finding {
@@ -244,13 +232,6 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 		f = f.with(ev(m.label, v))
 	}
 	return f, true
-}
-
-func lastN[T any](s []T, n int) []T {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 func modeOf(v updater.Version) string {
