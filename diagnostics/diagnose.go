@@ -126,6 +126,10 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
+	// The Application is read once, before any stage, with a stage's bound.
+	actx, acancel := context.WithTimeout(ctx, opts.StageTimeout)
+	r.loadApp(actx)
+	acancel()
 
 	infos := map[StageID]StageInfo{}
 	for _, s := range Stages() {

@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -82,10 +81,13 @@ func (r *run) retitleCommittedDowngrade(f *Finding) bool {
 
 // rendersWithWarning: the image's Helm write was shown to render the pick
 // with only an unread name path (the default image.name beside a chart's
-// image.repository), so default names work.
+// image.repository), so default names work. That is the one such finding
+// the source stage builds as a warning and with no state (checkHelmRender:
+// not a wrong update, the new tag runs); every other one implies a wrong
+// update, also when reconcile demotes it because no update is due.
 func (r *run) rendersWithWarning(alias string) bool {
 	for _, f := range r.rep.Findings() {
-		if f.Code == CodeHelmParamNotInValues && f.Image == alias && f.Severity == Warn && !strings.Contains(f.Title, "no update is due") {
+		if f.Code == CodeHelmParamNotInValues && f.Image == alias && f.Severity == Warn && f.State == "" {
 			return true
 		}
 	}

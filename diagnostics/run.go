@@ -52,6 +52,19 @@ type run struct {
 	access map[string]accessResult
 }
 
+// loadApp reads the Application, which every stage after health needs,
+// before the stage table runs; a failure is kept for the target stage to
+// report.
+func (r *run) loadApp(ctx context.Context) {
+	app, err := r.e.Cluster.Application(ctx, r.req.Namespace, r.req.App)
+	if err != nil {
+		r.appErr = err
+		return
+	}
+	r.app = app
+	r.model = app.ToModel()
+}
+
 // imageRegistry is what the registry stage learnt about one image.
 type imageRegistry struct {
 	endpoint updater.Endpoint

@@ -15,17 +15,8 @@ import (
 // checkHealth is the article's five-minute check: is Image Updater
 // installed and ready, which version in which mode, do its logs show update
 // cycles and errors about this app, and does its registries.conf parse.
-// It also reads the Application, which every later stage needs.
 func checkHealth(ctx context.Context, r *run) []Finding {
 	var out []Finding
-	app, err := r.e.Cluster.Application(ctx, r.req.Namespace, r.req.App)
-	if err != nil {
-		r.appErr = err
-	} else {
-		r.app = app
-		r.model = app.ToModel()
-	}
-
 	inst, err := r.e.Cluster.FindUpdater(ctx, r.req.UpdaterNamespace)
 	switch {
 	case err != nil && !cluster.IsNotFound(err):
