@@ -15,6 +15,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// An Application source as Argo CD reads it (its repository Secrets, trust
+// and proxy; git or a Helm/OCI chart; the values files in order), read once
+// per diagnosis and shared by the source and write-back stages.
+
 // readSource reads one source once per diagnosis.
 func (r *run) readSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
 	key := src.RepoURL + "\x00" + src.Path + "\x00" + src.Chart + "\x00" + src.TargetRevision

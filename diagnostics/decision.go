@@ -5,6 +5,9 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
+// What one image's tag decision says, for the stages' titles and the
+// headline: the running tag as shown, whether the pick waits, a rollback pin.
+
 // pending: the pick is not running yet, whether Image Updater writes it
 // this cycle or has written it already. Both are judged alike.
 func pending(d updater.Decision) bool {

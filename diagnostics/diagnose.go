@@ -12,6 +12,9 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
+// Diagnose: the run's set-up, the stage table it walks (each stage with
+// the reason it cannot run), the reconcile pass and the finished report.
+
 // stage is one step of the pipeline.
 type stage struct {
 	id StageID

@@ -7,6 +7,10 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 )
 
+// The finding builders every stage uses: a finding from the catalogue
+// (find), its evidence, fix and image, a failed read or a stage out of time
+// as a finding, and tests over a stage's findings.
+
 // timeoutFinding is a stage that did not (fully) run in time: it decides
 // the answer when the stage is one the pick depends on.
 func timeoutFinding(stage StageID, title string) Finding {

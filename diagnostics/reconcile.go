@@ -6,6 +6,10 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
+// The reconcile pass: after the stage table, what later stages learnt
+// changes earlier findings (an update that is not due, an image that is
+// not live, a downgrade already committed, a misspelt alias).
+
 // reconcile applies what later stages learnt to earlier findings: a
 // mapping that the source does not read matters for the tag only when an
 // update of that image is due; an annotation for a misspelt alias is a

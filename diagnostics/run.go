@@ -14,6 +14,11 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
 
+// One diagnosis in progress: the run, every value it holds (what each stage
+// learnt, the reads it caches), and the helpers on it that several stages
+// and the fix builders share. A stage file uses these, the finding builders
+// (findings.go) and its own code.
+
 // run is one diagnosis in progress: what the stages have learnt so far.
 type run struct {
 	e    *Engine

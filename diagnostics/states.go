@@ -7,6 +7,10 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
+// The state rules over a finished Report: which stages decide the answer,
+// a stage's status, the root cause, the state, the verdict and the headline.
+// They read the Report only, never the run.
+
 // decisiveStage: without these stages imgupd cannot say whether Image
 // Updater processes the app and which tag it picks. The later stages look
 // for further stoppers of a known pick, and what they cannot check is
