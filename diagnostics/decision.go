@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"github.com/Masterminds/semver/v3"
+
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
