@@ -206,7 +206,7 @@ func Select(in SelectInput) Decision {
 	if !ok {
 		return sel.finish()
 	}
-	consider := sel.constrain(cands, avail, check)
+	consider := sel.constrain(cands, avail, &check)
 	if len(consider) == 0 {
 		return sel.finish()
 	}
@@ -422,9 +422,8 @@ func (sel *selection) runningTagAccepted() bool {
 // strategies without one; for semver the image's constraint ("*" when it
 // is empty and the version excludes pre-releases then). A constraint that
 // does not parse fails the image (ok false).
-func (sel *selection) constraintCheck() (check func(*candidate) bool, ok bool) {
+func (sel *selection) constraintCheck() (check tagCheck, ok bool) {
 	v, constraint, d := sel.in.Version, sel.constraint, &sel.d
-	check = func(*candidate) bool { return true }
 	if sel.in.Settings.Strategy != StrategySemver {
 		return check, true
 	}
@@ -441,28 +440,45 @@ func (sel *selection) constraintCheck() (check func(*candidate) bool, ok bool) {
 		d.fail(ErrImproperConstraint, "Unable to find newest version from available tags: "+err.Error(), err)
 		d.Reason = fmt.Sprintf("The tag part of the image, %q, is used as a semver constraint and is not one. Image Updater fails this image every cycle. Remove the tag from the image name, write a constraint such as ~1.2, or use update-strategy digest to follow %q.", constraint, constraint)
 		markRemaining(sel.fates, FateNotConsidered, "the image failed: its constraint does not parse")
-		return nil, false
+		return check, false
 	}
-	if fast, ok := compileConstraint(sc); ok {
-		return func(c *candidate) bool { return fast.check(c.ver) }, true
-	}
-	return func(c *candidate) bool {
-		lv, err := semver.NewVersion(c.name)
-		return err == nil && sc.Check(lv)
-	}, true
+	check.sc = sc
+	check.fast, check.compiled = compileConstraint(sc)
+	return check, true
 }
 
-// constrain drops the sorted candidates (avail) that fail check, sorts what
+// tagCheck is a candidate's constraint (constraintCheck): none (the zero
+// value admits every tag), compiled for the parsed version, or the
+// library's Check of the tag.
+type tagCheck struct {
+	sc       *semver.Constraints
+	fast     sconstraint
+	compiled bool
+}
+
+// admits reports whether the candidate meets the constraint.
+func (k *tagCheck) admits(c *candidate) bool {
+	switch {
+	case k.sc == nil:
+		return true
+	case k.compiled:
+		return k.fast.check(c.ver)
+	}
+	lv, err := semver.NewVersion(c.name)
+	return err == nil && k.sc.Check(lv)
+}
+
+// constrain drops the sorted candidates (avail) that check does not admit, sorts what
 // is left for semver, and ranks it: the last one is rank 1, the pick. With
 // none left the decision says why (no candidate). It reuses avail's array.
-func (sel *selection) constrain(cands []candidate, avail []int32, check func(*candidate) bool) []int32 {
+func (sel *selection) constrain(cands []candidate, avail []int32, check *tagCheck) []int32 {
 	in, v, constraint, d, fates := sel.in, sel.in.Version, sel.constraint, &sel.d, sel.fates
 	s := in.Settings
 	consider := avail[:0]
 	releaseWhy, preWhy := constraintWhy(false, constraint, v), constraintWhy(true, constraint, v)
 	for _, x := range avail {
 		c := &cands[x]
-		if !check(c) {
+		if !check.admits(c) {
 			f := &fates.list[c.i]
 			f.Fate, f.Why = FateConstraint, releaseWhy
 			if c.ver.pre != "" {
