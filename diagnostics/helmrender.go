@@ -12,6 +12,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/lazyre"
 )
 
 // What Argo CD renders for a Helm source, as its repo-server builds the
@@ -299,4 +300,24 @@ func valueAt(v any, p string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+var indexRE = lazyre.New(`^(.*)\[(\d+)\]$`)
+
+func splitValuePath(p string) []string {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] == '.':
+			cur.WriteByte('.')
+			i++
+		case p[i] == '.':
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(p[i])
+		}
+	}
+	return append(out, cur.String())
 }

@@ -53,29 +53,6 @@ type repoView struct {
 // cannot do what that party does) or none (that party cannot either).
 type credLimit struct{ limit, none string }
 
-// argoNamespace is where Argo CD (and the Secrets and ConfigMaps it reads)
-// lives: Image Updater's --argocd-namespace, else its own namespace, else
-// the updater namespace asked for.
-func (r *run) argoNamespace() string {
-	if r.install != nil {
-		if r.install.ArgoCDNamespace != "" {
-			return r.install.ArgoCDNamespace
-		}
-		return r.install.Namespace
-	}
-	return r.req.UpdaterNamespace
-}
-
-// repoCreds lists Argo CD's repository Secrets once per diagnosis.
-func (r *run) repoCreds(ctx context.Context) ([]cluster.RepoCred, error) {
-	if r.repoCredsDone {
-		return r.repoCredsList, r.repoCredsErr
-	}
-	r.repoCredsList, r.repoCredsErr = r.e.Cluster.RepoCredentials(ctx, r.argoNamespace())
-	r.repoCredsDone = true
-	return r.repoCredsList, r.repoCredsErr
-}
-
 // configMap reads a ConfigMap once per diagnosis; a missing one is empty.
 func (r *run) configMap(ctx context.Context, ns, name string) (map[string]string, error) {
 	key := ns + "/" + name
@@ -88,11 +65,6 @@ func (r *run) configMap(ctx context.Context, ns, name string) (map[string]string
 	}
 	r.cms[key] = cmEntry{data, err}
 	return data, err
-}
-
-type cmEntry struct {
-	data map[string]string
-	err  error
 }
 
 // argoView is how Argo CD's repo-server reads repoURL for the app's
@@ -359,15 +331,6 @@ func countLines(s string) int {
 		}
 	}
 	return n
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // sourceReadFailure: imgupd could not read the source the way Argo CD

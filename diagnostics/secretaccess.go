@@ -9,10 +9,6 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 )
 
-// DefaultArgoCDServiceAccount is the ServiceAccount Argo CD's own install
-// runs its application controller as; it reads the repository Secrets.
-const DefaultArgoCDServiceAccount = "argocd-application-controller"
-
 // imgupd reads a Secret only for a check of what another component does
 // with it, and only when that component may read it itself: before each
 // Secret read it asks the API server (a SubjectAccessReview, which writes
@@ -62,11 +58,6 @@ func (r *run) argoUser() secretUser {
 		via += " (default: Argo CD's application controller)"
 	}
 	return secretUser{who: "Argo CD", subject: cluster.ServiceAccountSubject(r.argoNamespace(), sa), via: via}
-}
-
-type accessResult struct {
-	answer cluster.AccessAnswer
-	err    error
 }
 
 // mayRead asks, once per diagnosis and verb, whether u may do each of verbs
@@ -297,4 +288,14 @@ func secretHome(sf *secretForbidden) string {
 		return ""
 	}
 	return home
+}
+
+// repoCreds lists Argo CD's repository Secrets once per diagnosis.
+func (r *run) repoCreds(ctx context.Context) ([]cluster.RepoCred, error) {
+	if r.repoCredsDone {
+		return r.repoCredsList, r.repoCredsErr
+	}
+	r.repoCredsList, r.repoCredsErr = r.e.Cluster.RepoCredentials(ctx, r.argoNamespace())
+	r.repoCredsDone = true
+	return r.repoCredsList, r.repoCredsErr
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -54,20 +53,6 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 	}
 	first, rest := r.otherCRPicks(ctx, out)
 	return append(first, append(out, rest...)...)
-}
-
-// selectWithMetadata runs the model, fetching the metadata the strategy
-// needs first.
-func (r *run) selectWithMetadata(ctx context.Context, ir *imageRegistry, in updater.SelectInput) (updater.Decision, error) {
-	if want := updater.MetadataTags(in); len(want) > 0 {
-		ps := updater.PlatformFilter(in)
-		meta, err := r.e.Registry.Metadata(ctx, ir.target, want, ps.Wants)
-		if err != nil {
-			return updater.Decision{}, err
-		}
-		in.Meta = meta
-	}
-	return updater.Select(in), nil
 }
 
 // defaultedStrategyPick: when the CRD's default semver strategy hides the
@@ -116,9 +101,6 @@ func pickTag(d updater.Decision) string {
 	}
 	return d.Selected.String()
 }
-
-func crNamespace(key string) string { ns, _, _ := strings.Cut(key, "/"); return ns }
-func crName(key string) string      { _, n, _ := strings.Cut(key, "/"); return n }
 
 // jsonPointer is the JSON patch path of a defaulted block.
 func jsonPointer(block string, t updater.Targeting, d updater.DefaultedOverride) string {
@@ -191,12 +173,6 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 	return out
 }
 
-// pending: the pick is not running yet, whether Image Updater writes it
-// this cycle or has written it already. Both are judged alike.
-func pending(d updater.Decision) bool {
-	return d.Selected != nil && (d.Outcome == updater.OutcomeUpdate || d.Outcome == updater.OutcomeAlreadyInSpec)
-}
-
 // movedDown judges a pick below the running version: an exact pin is a
 // deliberate rollback, on its way; any other constraint that leaves the
 // running version out moves the image down by accident, a wrong update.
@@ -208,28 +184,6 @@ func (r *run) movedDown(im updater.ImageConfig, d updater.Decision) []Finding {
 		return []Finding{r.downgradeFinding(im, d)}
 	}
 	return nil
-}
-
-// rollbackPin returns the pin of a pick below the running version that the
-// configuration names exactly: a semver constraint that admits one version
-// (updater.ExactPin: 1.0.0, =1.0.0, v1.0.0), or the tag the digest strategy
-// follows. Both versions must parse; a word such as latest is no version.
-func rollbackPin(d updater.Decision) (string, bool) {
-	if !pending(d) {
-		return "", false
-	}
-	run, err1 := semver.NewVersion(d.RunningTag)
-	pick, err2 := semver.NewVersion(d.Selected.Tag)
-	if err1 != nil || err2 != nil || !pick.LessThan(run) {
-		return "", false
-	}
-	switch d.Strategy {
-	case updater.StrategySemver:
-		return updater.ExactPin(d.Constraint)
-	case updater.StrategyDigest:
-		return d.Constraint, d.Constraint != "" && d.Constraint == d.Selected.Tag
-	}
-	return "", false
 }
 
 // rollbackFinding: the pick is the exact version the configuration pins,
@@ -272,14 +226,6 @@ func droppedTags(d updater.Decision) []updater.TagFate {
 		}
 	}
 	return out
-}
-
-func displayRunning(d updater.Decision) string {
-	s := updater.ImageRef{Tag: d.RunningTag, Digest: d.RunningDigest}.TagWithDigest()
-	if s == "" {
-		return "(no tag)"
-	}
-	return s
 }
 
 func fateCounts(d updater.Decision) string {
@@ -354,77 +300,4 @@ func newestBuildTie(d updater.Decision) string {
 		return ""
 	}
 	return fmt.Sprintf("%s won a tie on build time with %s (the greater name wins)", d.Selected.Tag, strings.Join(tied, ", "))
-}
-
-// specImage is what the Application spec already holds for the image
-// (argocd write-back: Helm parameters or Kustomize images), or nil.
-func (r *run) specImage(im updater.ImageConfig) *updater.ImageRef {
-	src := r.editedSource(im.Target.Kind)
-	if src == nil {
-		return nil
-	}
-	switch {
-	case src.Helm != nil && im.Target.Kind != updater.TargetKindKustomize:
-		t := im.Target
-		if t.Spec != "" {
-			if v, ok := src.HelmParameter(t.Spec); ok {
-				ref := updater.ParseImageRef(v, r.version)
-				return &ref
-			}
-			return nil
-		}
-		nameP, tagP := t.Name, t.Tag
-		if nameP == "" {
-			nameP = "image.name"
-		}
-		if tagP == "" {
-			tagP = "image.tag"
-		}
-		n, ok1 := src.HelmParameter(nameP)
-		tg, ok2 := src.HelmParameter(tagP)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		ref := updater.ParseImageRef(n, r.version)
-		ref.Tag = tg
-		if name, digest, ok := strings.Cut(tg, "@"); ok {
-			ref.Tag, ref.Digest = name, digest
-		}
-		return &ref
-	case src.Kustomize != nil:
-		want := im.Image
-		if k := kustomizeName(im); k != "" {
-			want = updater.ParseImageRef(k, r.version)
-		}
-		for _, e := range src.Kustomize.Images {
-			ref := updater.ParseImageRef(e, r.version)
-			if ref.SameImage(want) || ref.SameImage(im.Image) {
-				img := updater.ParseImageRef(strings.TrimPrefix(e, ref.Alias+"="), r.version)
-				return &img
-			}
-		}
-	}
-	return nil
-}
-
-// editedSource is the Argo CD source Image Updater writes to for a target kind.
-func (r *run) editedSource(kind string) *argo.ApplicationSource {
-	if r.app == nil {
-		return nil
-	}
-	if r.app.Spec.Source != nil {
-		return r.app.Spec.Source
-	}
-	want := map[string]string{updater.TargetKindHelm: updater.AppSourceHelm, updater.TargetKindKustomize: updater.AppSourceKustomize}[kind]
-	ms, ok := r.model.EditedSource(want)
-	if !ok {
-		return nil
-	}
-	for i := range r.app.Spec.Sources {
-		s := &r.app.Spec.Sources[i]
-		if s.RepoURL == ms.RepoURL && s.Path == ms.Path && s.Chart == ms.Chart {
-			return s
-		}
-	}
-	return nil
 }

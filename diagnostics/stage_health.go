@@ -15,17 +15,8 @@ import (
 // checkHealth is the article's five-minute check: is Image Updater
 // installed and ready, which version in which mode, do its logs show update
 // cycles and errors about this app, and does its registries.conf parse.
-// It also reads the Application, which every later stage needs.
 func checkHealth(ctx context.Context, r *run) []Finding {
 	var out []Finding
-	app, err := r.e.Cluster.Application(ctx, r.req.Namespace, r.req.App)
-	if err != nil {
-		r.appErr = err
-	} else {
-		r.app = app
-		r.model = app.ToModel()
-	}
-
 	inst, err := r.e.Cluster.FindUpdater(ctx, r.req.UpdaterNamespace)
 	switch {
 	case err != nil && !cluster.IsNotFound(err):
@@ -145,18 +136,6 @@ func (r *run) logReadFailure(pod string, err error) Finding {
 	return f
 }
 
-// updaterPod is the Image Updater pod whose log a diagnosis reads (a ready
-// one, else any): the fleet scan reads it once for all apps.
-func updaterPod(inst *cluster.UpdaterInstall) *cluster.Pod {
-	var pod *cluster.Pod
-	for i := range inst.Pods {
-		if inst.Pods[i].Ready || pod == nil {
-			pod = &inst.Pods[i]
-		}
-	}
-	return pod
-}
-
 // analyzeLogs reads Image Updater's log text (from its pod, or given with
 // --updater-log); window says which.
 func (r *run) analyzeLogs(text, window string) []Finding {
@@ -244,13 +223,6 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 		f = f.With(ev(m.label, v))
 	}
 	return f, true
-}
-
-func lastN[T any](s []T, n int) []T {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 func modeOf(v updater.Version) string {

@@ -78,16 +78,6 @@ func imagesUpdated(ann map[string]string, msg string) string {
 	return strings.Join(parts, "; ")
 }
 
-// selectedCR is the ImageUpdater CR that selects the app, if any.
-func (r *run) selectedCR() *updater.ImageUpdater {
-	for i := range r.crs {
-		if r.crs[i].Namespace+"/"+r.crs[i].Name == r.target.CR {
-			return &r.crs[i]
-		}
-	}
-	return nil
-}
-
 // writtenFindings: for each image whose pick is not running yet, what the
 // controller left that shows it has written that pick already (the spec,
 // an ImagesUpdated event, the CR's status.recentUpdates, its log, its

@@ -89,39 +89,3 @@ func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others 
 	}
 	return f
 }
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// kustomizeName is the image's Kustomize name override, if any.
-func kustomizeName(im updater.ImageConfig) string {
-	if im.Target.Kind == updater.TargetKindKustomize {
-		return im.Target.Name
-	}
-	return ""
-}
-
-// skippedNotLive: f says an image's write would change nothing, but the
-// image is not live while another configured image is, so Image Updater
-// skips it and writes nothing for it (the live stage warns about it).
-func (r *run) skippedNotLive(f *Finding) bool {
-	switch f.Code {
-	case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
-	default:
-		return false
-	}
-	m, ok := r.live[f.Image]
-	if f.Severity != Fail || f.Image == "" || !ok || m.Found || m.ForceAdded {
-		return false
-	}
-	for _, o := range r.live {
-		if o.Found || o.ForceAdded {
-			return true
-		}
-	}
-	return false
-}

@@ -88,23 +88,6 @@ func checkSync(ctx context.Context, r *run) []Finding {
 	return out
 }
 
-// dueFor: an update of the image is due (Image Updater writes it this
-// cycle) or written and not running yet.
-func (r *run) dueFor(alias string) bool {
-	d, ok := r.decision[alias]
-	return ok && (d.Outcome == updater.OutcomeUpdate || d.Outcome == updater.OutcomeAlreadyInSpec)
-}
-
-// anyDue: something is due or written and waits for Argo CD.
-func (r *run) anyDue() bool {
-	for a := range r.decision {
-		if r.dueFor(a) {
-			return true
-		}
-	}
-	return r.iuCommitUndeployed
-}
-
 // pendingWhat says what waits, for titles: "Image Updater writes web
 // 1.0.0 → 1.0.1" or "the spec already asks for web 1.0.1".
 func (r *run) pendingWhat() string {

@@ -233,7 +233,6 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		nf.Decides = true
 		return gitsource.Auth{}, &nf
 	}
-	r.writeBackRepo = &v
 	return v.auth, nil
 }
 
@@ -410,17 +409,6 @@ func gitFailure(repo string, err error) Finding {
 	return f
 }
 
-func (r *run) resolveBranch(ctx context.Context, repo, rev string, auth gitsource.Auth) (string, error) {
-	if rev != "" && rev != "HEAD" {
-		return rev, nil
-	}
-	remote, err := r.e.Git.LsRemote(ctx, repo, auth)
-	if err != nil {
-		return "", err
-	}
-	return remote.DefaultBranch, nil
-}
-
 func hasBranch(rem gitsource.Remote, b string) bool {
 	for _, x := range rem.Branches {
 		if x == b {
@@ -430,19 +418,9 @@ func hasBranch(rem gitsource.Remote, b string) bool {
 	return false
 }
 
-func keysOf(m map[string][]byte) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return sortedStrings(out)
-}
-
-func shortHash(h string) string {
-	if len(h) > 8 {
-		return h[:8]
-	}
-	return h
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 // commitNewerThan reports whether commit comes after rev on the branch
@@ -464,25 +442,6 @@ func commitNewerThan(snap *gitsource.Snapshot, commit, rev string) bool {
 		}
 	}
 	return false
-}
-
-// writeBackPlace names where a write-back setting (method, repository,
-// branch, writeBackTarget) is configured for this app: the CR field, or
-// the annotation.
-func (r *run) writeBackPlace(field string) string {
-	ann := map[string]string{"method": "write-back-method", "repository": "git-repository", "branch": "git-branch", "writeBackTarget": "write-back-target"}[field]
-	switch r.target.Mode {
-	case updater.ModeCR:
-		path := fmt.Sprintf("spec.applicationRefs[%d].writeBackConfig", r.target.RefIndex)
-		if wb := r.target.WriteBack; wb != nil && wb.Sources[field] == updater.SettingFromCR {
-			path = "spec.writeBackConfig"
-		}
-		if field != "method" {
-			path += ".gitConfig"
-		}
-		return fmt.Sprintf("ImageUpdater %s, %s.%s", r.target.CR, path, field)
-	}
-	return fmt.Sprintf("Application %s/%s, annotation %s%s", r.req.Namespace, r.req.App, updater.AnnotationPrefix, ann)
 }
 
 // branchAcceptsPush asks the forge, with the write-back credentials and

@@ -170,12 +170,73 @@ type candidate struct {
 // Select runs Image Updater's tag selection for one image and explains every
 // step: GetTags filtering (allow-tags, ignore-tags, the digest tag), metadata
 // and platforms for newest-build and digest, the strategy's sort, the
-// constraint, the pick, and needsUpdate against the running image.
+// constraint, the pick, and needsUpdate against the running image. Each step
+// is a method of selection and can be run alone.
 func Select(in SelectInput) Decision {
+	sel := newSelection(in)
+	kept, ok := sel.filter()
+	if !ok {
+		return sel.finish()
+	}
+	cands := sel.metadata(kept)
+	sel.d.Filtered = len(cands)
+	if len(cands) == 0 {
+		if !in.Version.NoTagsMeansNoCandidate() {
+			return sel.d.noTagsOld(in, sel.fates)
+		}
+		sel.d.logf("warn", "no tags found for image %s in registry", in.Image.FullName())
+		sel.d.Outcome = OutcomeNoCandidate
+		sel.d.Reason = noTagsReason(sel.d.Listed, sel.fates)
+		return sel.finish()
+	}
+	avail := sel.sort(cands)
+	if len(avail) == 0 {
+		if !in.Version.NoTagsMeansNoCandidate() {
+			return sel.d.noTagsOld(in, sel.fates)
+		}
+		sel.d.logf("warn", "no tags for image %s matched by the %s strategy", in.Image.FullName(), in.Settings.Strategy)
+		sel.d.Outcome = OutcomeNoCandidate
+		sel.d.Reason = fmt.Sprintf("None of the %d tags is a semantic version, so the semver strategy has nothing to choose from. Use update-strategy newest-build or alphabetical, or push version tags.", len(cands))
+		return sel.finish()
+	}
+	if !sel.runningTagAccepted() {
+		return sel.finish()
+	}
+	check, ok := sel.constraintCheck()
+	if !ok {
+		return sel.finish()
+	}
+	consider := sel.constrain(cands, avail, &check)
+	if len(consider) == 0 {
+		return sel.finish()
+	}
+	sel.pick(cands, consider)
+	return sel.finish()
+}
+
+// selection is one tag selection in progress: the input, the decision it
+// writes and every listed tag's fate. Select runs its steps in Image
+// Updater's order: filter, metadata, sort, the running tag, the constraint,
+// the pick. A step that fails the image or leaves no tag says so, and the
+// decision is then complete but for finish.
+type selection struct {
+	in         SelectInput
+	constraint string
+	d          Decision
+	fates      *fateTable
+	// tags are the distinct listed tags, in registry order (fates.list's).
+	tags []string
+}
+
+// newSelection starts the decision: the image, the running image, the
+// constraint in words, and the warnings the settings carry.
+func newSelection(in SelectInput) selection {
 	v := in.Version
 	s := in.Settings
 	constraint := in.Image.Constraint()
-	d := Decision{
+	sel := selection{in: in, constraint: constraint}
+	d := &sel.d
+	*d = Decision{
 		Image:      in.Image.FullName(),
 		Version:    v.String(),
 		Strategy:   s.Strategy,
@@ -193,27 +254,34 @@ func Select(in SelectInput) Decision {
 	if s.AllowTags.Problem != "" {
 		d.logf("warn", "%s", s.AllowTags.Problem)
 	}
+	sel.fates = newFateTable(in.Tags)
+	sel.tags = sel.fates.tags()
+	d.Listed = len(sel.tags)
+	return sel
+}
 
-	fates := newFateTable(in.Tags)
-	tags := fates.tags()
-	d.Listed = len(tags)
-	finish := func() Decision {
-		d.Tags = fates.arranged()
-		return d
-	}
+// finish puts the tags' fates in the decision: candidates by rank, then the
+// rest in registry order.
+func (sel *selection) finish() Decision {
+	sel.d.Tags = sel.fates.arranged()
+	return sel.d
+}
 
-	// GetTags: digest needs a constraint; checked after the listing.
+// filter is GetTags' filtering. The digest strategy needs a constraint
+// (checked after the listing: without one the image fails, ok false); then
+// allow-tags, ignore-tags and, for digest, the constraint tag drop tags. It
+// returns the indices (into fates.list) of the tags kept.
+func (sel *selection) filter() (kept []int, ok bool) {
+	s, constraint, d, fates := sel.in.Settings, sel.constraint, &sel.d, sel.fates
 	if s.Strategy == StrategyDigest && constraint == "" {
-		msg := fmt.Sprintf("cannot use update strategy 'digest' for image '%s' without a version constraint", in.Image.Original)
+		msg := fmt.Sprintf("cannot use update strategy 'digest' for image '%s' without a version constraint", sel.in.Image.Original)
 		d.fail(ErrDigestWithoutConstraint, "Could not get tags from registry: "+msg, nil)
-		d.Reason = "The digest strategy tracks one tag and needs it named in the image (e.g. " + in.Image.FullName() + ":latest); this image has none, so Image Updater fails it every cycle."
+		d.Reason = "The digest strategy tracks one tag and needs it named in the image (e.g. " + sel.in.Image.FullName() + ":latest); this image has none, so Image Updater fails it every cycle."
 		markAll(fates, FateNotConsidered, "the image failed before tag selection: digest strategy without a tag to track")
-		return finish()
+		return nil, false
 	}
-
-	// GetTags: allow-tags, ignore-tags and (digest) the constraint tag.
-	kept := make([]int, 0, len(tags)) // indices into fates.list
-	for i, t := range tags {
+	kept = make([]int, 0, len(sel.tags))
+	for i, t := range sel.tags {
 		f := &fates.list[i]
 		switch {
 		case !s.AllowTags.Allows(t):
@@ -226,8 +294,16 @@ func Select(in SelectInput) Decision {
 			kept = append(kept, i)
 		}
 	}
+	return kept, true
+}
 
-	// Metadata and dates.
+// metadata makes the kept tags candidates with a build time. Strategies
+// without metadata, and registries that sort by time (tagsortmode), use the
+// tag's position; newest-build and digest read each tag's metadata
+// (SelectInput.Meta) through the platform filter, and drop a tag without
+// metadata or without an image for the platforms.
+func (sel *selection) metadata(kept []int) []candidate {
+	in, s, d, fates, tags := sel.in, sel.in.Settings, &sel.d, sel.fates, sel.tags
 	cands := make([]candidate, 0, len(kept))
 	timeSorted := in.TagSortMode == "latest-first" || in.TagSortMode == "latest-last"
 	if !s.Strategy.NeedsMetadata() || timeSorted {
@@ -244,74 +320,68 @@ func Select(in SelectInput) Decision {
 			}
 			cands = append(cands, candidate{i: k, name: tags[k], created: time.Unix(int64(ts), 0)})
 		}
-	} else {
-		ps := PlatformFilter(in)
-		d.Platforms = &ps
-		for _, p := range ps.Problems {
-			d.logf("warn", "%s", p)
-		}
-		for _, k := range kept {
-			t := tags[k]
-			f := &fates.list[k]
-			m, ok := in.Meta[t]
-			if !ok {
-				f.Fate, f.Why = FateMetadata, "metadata was not fetched"
-				continue
-			}
-			if m.Err != "" {
-				f.Fate, f.Why = FateMetadata, "could not read its manifest: "+m.Err
-				d.logf("error", "error fetching metadata for %s:%s: %s", in.Image.Name, t, m.Err)
-				continue
-			}
-			created, matched, all := platformCreated(m, ps)
-			f.Platforms = all
-			if !matched {
-				f.Fate = FatePlatform
-				f.Why = fmt.Sprintf("no image for %s (has %s)", ps.String(), strings.Join(all, ", "))
-				if ps.FromController {
-					f.Why += "; no platforms configured, so the controller's own platform is required"
-				}
-				continue
-			}
-			f.Digest = m.Digest
-			c := created
-			f.Created = &c
-			cd := candidate{i: k, name: t, created: created}
-			if s.Strategy == StrategyDigest {
-				cd.digest = m.Digest
-			}
-			cands = append(cands, cd)
-		}
+		return cands
 	}
-	d.Filtered = len(cands)
-
-	if len(cands) == 0 {
-		if !v.NoTagsMeansNoCandidate() {
-			return d.noTagsOld(in, fates)
-		}
-		d.logf("warn", "no tags found for image %s in registry", in.Image.FullName())
-		d.Outcome = OutcomeNoCandidate
-		d.Reason = noTagsReason(d.Listed, fates)
-		return finish()
+	ps := PlatformFilter(in)
+	d.Platforms = &ps
+	for _, p := range ps.Problems {
+		d.logf("warn", "%s", p)
 	}
+	for _, k := range kept {
+		t := tags[k]
+		f := &fates.list[k]
+		m, ok := in.Meta[t]
+		if !ok {
+			f.Fate, f.Why = FateMetadata, "metadata was not fetched"
+			continue
+		}
+		if m.Err != "" {
+			f.Fate, f.Why = FateMetadata, "could not read its manifest: "+m.Err
+			d.logf("error", "error fetching metadata for %s:%s: %s", in.Image.Name, t, m.Err)
+			continue
+		}
+		created, matched, all := platformCreated(m, ps)
+		f.Platforms = all
+		if !matched {
+			f.Fate = FatePlatform
+			f.Why = fmt.Sprintf("no image for %s (has %s)", ps.String(), strings.Join(all, ", "))
+			if ps.FromController {
+				f.Why += "; no platforms configured, so the controller's own platform is required"
+			}
+			continue
+		}
+		f.Digest = m.Digest
+		c := created
+		f.Created = &c
+		cd := candidate{i: k, name: t, created: created}
+		if s.Strategy == StrategyDigest {
+			cd.digest = m.Digest
+		}
+		cands = append(cands, cd)
+	}
+	return cands
+}
 
-	// Sort by strategy (ascending); the last element wins. Sorts move
-	// indices into cands, not the candidates themselves.
+// sort orders the candidates by the strategy, ascending (the last one
+// wins), as indices into cands: the sorts move indices, not candidates.
+// Semver keeps only semantic versions and sorts after the constraint
+// (constrain: only the tags that pass it get a rank, and filtering commutes
+// with sorting); newest-build sorts by build time, then name; alphabetical
+// and digest by name.
+func (sel *selection) sort(cands []candidate) []int32 {
 	avail := make([]int32, 0, len(cands))
-	switch s.Strategy {
+	switch sel.in.Settings.Strategy {
 	case StrategySemver:
 		for i := range cands {
 			ver, ok := parseSemver(cands[i].name)
 			if !ok {
-				f := &fates.list[cands[i].i]
+				f := &sel.fates.list[cands[i].i]
 				f.Fate, f.Why = FateNotVersion, "not a semantic version, so the semver strategy skips it"
 				continue
 			}
 			cands[i].ver = ver
 			avail = append(avail, int32(i))
 		}
-		// Sorted after the constraint check below: only the tags that pass
-		// it get a rank, and filtering commutes with sorting.
 	case StrategyNewestBuild:
 		for i := range cands {
 			avail = append(avail, int32(i))
@@ -329,59 +399,86 @@ func Select(in SelectInput) Decision {
 		}
 		slices.SortFunc(avail, func(x, y int32) int { return strings.Compare(cands[x].name, cands[y].name) })
 	}
+	return avail
+}
 
-	if len(avail) == 0 {
-		if !v.NoTagsMeansNoCandidate() {
-			return d.noTagsOld(in, fates)
-		}
-		d.logf("warn", "no tags for image %s matched by the %s strategy", in.Image.FullName(), s.Strategy)
-		d.Outcome = OutcomeNoCandidate
-		d.Reason = fmt.Sprintf("None of the %d tags is a semantic version, so the semver strategy has nothing to choose from. Use update-strategy newest-build or alphabetical, or push version tags.", len(cands))
-		return finish()
-	}
-
-	// Running tag check (v1.1.0 and older, semver only).
-	if s.Strategy == StrategySemver && !v.AllowsNonSemverRunningTag() && in.Live != nil && in.Live.Tag != "" {
+// runningTagAccepted is the running tag check of v1.1.0 and older with the
+// semver strategy: a running tag that is not a semantic version fails the
+// image (false).
+func (sel *selection) runningTagAccepted() bool {
+	in, v, d := sel.in, sel.in.Version, &sel.d
+	if in.Settings.Strategy == StrategySemver && !v.AllowsNonSemverRunningTag() && in.Live != nil && in.Live.Tag != "" {
 		if _, err := semver.NewVersion(in.Live.Tag); err != nil {
 			d.fail(ErrRunningTagNotSemver, "Unable to find newest version from available tags: "+err.Error(), err)
 			d.Reason = fmt.Sprintf("The running tag %q is not a semantic version, and Image Updater %s refuses to update from a non-semver tag with the semver strategy (fixed in v1.1.1/v1.2.0 by PR #1473). Upgrade Image Updater, or deploy a version tag once by hand.", in.Live.Tag, v.Short())
-			markRemaining(fates, FateNotConsidered, "the image failed before the constraint check: running tag is not semver")
-			return finish()
+			markRemaining(sel.fates, FateNotConsidered, "the image failed before the constraint check: running tag is not semver")
+			return false
 		}
 	}
+	return true
+}
 
-	// Constraint.
-	check := func(*candidate) bool { return true }
-	if s.Strategy == StrategySemver {
-		c := constraint
-		if c == "" && v.EmptyConstraintExcludesPrereleases() {
-			c = "*"
-		}
-		if c != "" {
-			sc, err := semver.NewConstraint(c)
-			if err != nil {
-				d.logf("error", "invalid constraint '%s' given: '%v'", constraint, err)
-				d.fail(ErrImproperConstraint, "Unable to find newest version from available tags: "+err.Error(), err)
-				d.Reason = fmt.Sprintf("The tag part of the image, %q, is used as a semver constraint and is not one. Image Updater fails this image every cycle. Remove the tag from the image name, write a constraint such as ~1.2, or use update-strategy digest to follow %q.", constraint, constraint)
-				markRemaining(fates, FateNotConsidered, "the image failed: its constraint does not parse")
-				return finish()
-			}
-			if fast, ok := compileConstraint(sc); ok {
-				check = func(c *candidate) bool { return fast.check(c.ver) }
-			} else {
-				check = func(c *candidate) bool {
-					lv, err := semver.NewVersion(c.name)
-					return err == nil && sc.Check(lv)
-				}
-			}
-		}
+// constraintCheck is the constraint a candidate must meet: any tag for
+// strategies without one; for semver the image's constraint ("*" when it
+// is empty and the version excludes pre-releases then). A constraint that
+// does not parse fails the image (ok false).
+func (sel *selection) constraintCheck() (check tagCheck, ok bool) {
+	v, constraint, d := sel.in.Version, sel.constraint, &sel.d
+	if sel.in.Settings.Strategy != StrategySemver {
+		return check, true
 	}
+	c := constraint
+	if c == "" && v.EmptyConstraintExcludesPrereleases() {
+		c = "*"
+	}
+	if c == "" {
+		return check, true
+	}
+	sc, err := semver.NewConstraint(c)
+	if err != nil {
+		d.logf("error", "invalid constraint '%s' given: '%v'", constraint, err)
+		d.fail(ErrImproperConstraint, "Unable to find newest version from available tags: "+err.Error(), err)
+		d.Reason = fmt.Sprintf("The tag part of the image, %q, is used as a semver constraint and is not one. Image Updater fails this image every cycle. Remove the tag from the image name, write a constraint such as ~1.2, or use update-strategy digest to follow %q.", constraint, constraint)
+		markRemaining(sel.fates, FateNotConsidered, "the image failed: its constraint does not parse")
+		return check, false
+	}
+	check.sc = sc
+	check.fast, check.compiled = compileConstraint(sc)
+	return check, true
+}
 
+// tagCheck is a candidate's constraint (constraintCheck): none (the zero
+// value admits every tag), compiled for the parsed version, or the
+// library's Check of the tag.
+type tagCheck struct {
+	sc       *semver.Constraints
+	fast     sconstraint
+	compiled bool
+}
+
+// admits reports whether the candidate meets the constraint.
+func (k *tagCheck) admits(c *candidate) bool {
+	switch {
+	case k.sc == nil:
+		return true
+	case k.compiled:
+		return k.fast.check(c.ver)
+	}
+	lv, err := semver.NewVersion(c.name)
+	return err == nil && k.sc.Check(lv)
+}
+
+// constrain drops the sorted candidates (avail) that check does not admit, sorts what
+// is left for semver, and ranks it: the last one is rank 1, the pick. With
+// none left the decision says why (no candidate). It reuses avail's array.
+func (sel *selection) constrain(cands []candidate, avail []int32, check *tagCheck) []int32 {
+	in, v, constraint, d, fates := sel.in, sel.in.Version, sel.constraint, &sel.d, sel.fates
+	s := in.Settings
 	consider := avail[:0]
 	releaseWhy, preWhy := constraintWhy(false, constraint, v), constraintWhy(true, constraint, v)
 	for _, x := range avail {
 		c := &cands[x]
-		if !check(c) {
+		if !check.admits(c) {
 			f := &fates.list[c.i]
 			f.Fate, f.Why = FateConstraint, releaseWhy
 			if c.ver.pre != "" {
@@ -420,13 +517,20 @@ func Select(in SelectInput) Decision {
 		} else {
 			d.Reason = fmt.Sprintf("No tag satisfies the constraint %q (%s). Widen the constraint in the image name.", constraint, d.ConstraintMeaning)
 		}
-		return finish()
 	}
+	return consider
+}
+
+// pick selects the last ranked candidate, decides whether it is an update
+// (needsUpdate, already in spec), and, for newest-build, names the tags
+// that share its build time.
+func (sel *selection) pick(cands []candidate, consider []int32) {
+	d := &sel.d
 	win := &cands[consider[len(consider)-1]]
-	fates.list[win.i].Fate = FateSelected
+	sel.fates.list[win.i].Fate = FateSelected
 	d.Selected = &Pick{Tag: win.name, Digest: win.digest}
-	d.decideUpdate(in)
-	if s.Strategy == StrategyNewestBuild {
+	d.decideUpdate(sel.in)
+	if sel.in.Settings.Strategy == StrategyNewestBuild {
 		var tied []string
 		for _, x := range consider[:len(consider)-1] {
 			if cands[x].created.Equal(win.created) {
@@ -438,7 +542,6 @@ func Select(in SelectInput) Decision {
 				win.name, strings.Join(tied, ", "), tied[len(tied)-1], win.name)
 		}
 	}
-	return finish()
 }
 
 // MetadataTags returns the tags whose metadata Image Updater fetches for this

@@ -1,0 +1,305 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/imgupd/imgupd/diagnostics/advice"
+	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/helmchart"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// An Application source as Argo CD reads it (its repository Secrets, trust
+// and proxy; git or a Helm/OCI chart; the values files in order), read once
+// per diagnosis and shared by the source and write-back stages.
+
+// readSource reads one source once per diagnosis.
+func (r *run) readSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
+	key := src.RepoURL + "\x00" + src.Path + "\x00" + src.Chart + "\x00" + src.TargetRevision
+	if c, ok := r.sources[key]; ok {
+		return c
+	}
+	c := r.fetchSource(ctx, src)
+	r.sources[key] = c
+	return c
+}
+
+func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
+	c := sourceContent{src: src}
+	var view repoView
+	fail := func(f Finding) sourceContent {
+		f.Stage, f.Decides = StageSource, false
+		f = refusedFailure(f, view)
+		c.notReadable = &f
+		return c
+	}
+	view, f := r.argoView(ctx, src.RepoURL)
+	c.notes = view.notes
+	if f != nil {
+		return fail(*f)
+	}
+	c.refused, c.refusedRule = view.forbidden, view.forbiddenRule
+	if view.limit != "" {
+		nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", src.RepoURL, view.limit))
+		nf.Verify = "check the app renders (argocd app manifests " + r.req.App + ")"
+		return fail(nf)
+	}
+	if isChartSource(src) {
+		if r.e.Charts == nil {
+			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("chart %s from %s was not read (no chart reader)", src.Chart, src.RepoURL))
+			return fail(nf)
+		}
+		hs := helmchart.Source{RepoURL: src.RepoURL, Chart: src.Chart, TargetRevision: src.TargetRevision, Path: src.Path, EnableOCI: view.repo.Bool("enableOCI")}
+		ha := helmchart.Auth{Username: view.repo.Get("username"), Password: updater.Secret(view.repo.Get("password")), Insecure: view.repo.Bool("insecure"),
+			PlainHTTP: view.repo.Bool("insecureOCIForceHttp"), ClientCert: view.repo.Data["tlsClientCertData"], ClientKey: updater.Secret(view.repo.Get("tlsClientCertKey")),
+			CAData: view.auth.CAData}
+		ch, err := r.e.Charts.Values(ctx, hs, ha)
+		if f, ok := sourceTooLarge("chart "+src.Chart+" from "+src.RepoURL, err); ok {
+			return fail(f)
+		}
+		if err != nil {
+			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
+			var he *helmchart.Error
+			if errors.As(err, &he) {
+				nf = nf.With(ev("hint", advice.ForChart(he.Facts())))
+			}
+			nf.Evidence = append(nf.Evidence, view.trust...)
+			nf.Verify = "network access from imgupd to " + cluster.HostOf(src.RepoURL) + " and the repository Secret Argo CD uses for it"
+			return fail(nf)
+		}
+		c.chart = ch
+		c.helm, c.helmErr = mergeHelmOverrides(src.Helm, nil)
+		c.values = map[string]any{}
+		var m map[string]any
+		if yaml.Unmarshal(ch.Values, &m) == nil {
+			mergeValues(c.values, m)
+			c.files = append(c.files, ch.Name+"/values.yaml ("+ch.Version+")")
+			c.layers = append(c.layers, helmLayer{kind: layerChart, where: ch.Name + "/values.yaml (the chart's values, " + ch.Version + ")", values: m})
+		}
+		r.mergeValueFiles(ctx, &c, nil)
+		return c
+	}
+	if r.e.Git == nil {
+		return fail(find(CodeSourceNotReadable, Unknown, "the source was not read (no git client)"))
+	}
+	branch, err := r.resolveBranch(ctx, view.repo.URL, src.TargetRevision, view.auth)
+	var snap *gitsource.Snapshot
+	if err == nil {
+		snap, err = r.e.Git.Snapshot(ctx, view.repo.URL, branch, view.auth)
+	}
+	if f, ok := sourceTooLarge(gitsource.NormalizeURL(src.RepoURL), err); ok {
+		return fail(f)
+	}
+	if err != nil {
+		return fail(sourceReadFailure(gitsource.NormalizeURL(src.RepoURL), err, view))
+	}
+	c.snap, c.branch = snap, branch
+	if r.target.SourceKind == updater.AppSourceHelm || src.Helm != nil {
+		var overrides []overrideFile
+		for _, p := range helmOverrideFiles(src.Path, r.req.App, r.req.Namespace, r.argoNamespace()) {
+			if data, err := snap.ReadFile(p); err == nil {
+				overrides = append(overrides, overrideFile{path: p, data: data})
+			}
+		}
+		c.helm, c.helmErr = mergeHelmOverrides(src.Helm, overrides)
+		c.values = map[string]any{}
+		if data, err := snap.ReadFile(path.Join(src.Path, "values.yaml")); err == nil {
+			var m map[string]any
+			if yaml.Unmarshal(data, &m) == nil {
+				mergeValues(c.values, m)
+				c.files = append(c.files, path.Join(src.Path, "values.yaml"))
+				c.layers = append(c.layers, helmLayer{kind: layerChart, where: path.Join(src.Path, "values.yaml") + " (the chart's values)",
+					file: path.Join(src.Path, "values.yaml"), repo: gitsource.NormalizeURL(src.RepoURL), values: m})
+			}
+		}
+		r.mergeValueFiles(ctx, &c, snap)
+		if len(c.files) == 0 {
+			c.values = nil
+		}
+	}
+	return c
+}
+
+// mergeValueFiles adds the source's valueFiles: relative ones from the
+// source itself, $ref/... ones from the source with that ref.
+// The valueFiles are those of the source as Argo CD merges it with its
+// .argocd-source files; each read one is a layer, in order.
+func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsource.Snapshot) {
+	for i, vf := range c.helm.helm.ValueFiles {
+		snap, p, repo := own, path.Join(c.src.Path, vf), gitsource.NormalizeURL(c.src.RepoURL)
+		if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") {
+			snap, p = nil, path.Clean(rest)
+			for i := range r.app.Spec.Sources {
+				s := &r.app.Spec.Sources[i]
+				if s.Ref == ref[1:] {
+					if rc := r.readSource(ctx, s); rc.snap != nil {
+						snap, repo = rc.snap, gitsource.NormalizeURL(s.RepoURL)
+					}
+				}
+			}
+		}
+		if snap == nil {
+			continue
+		}
+		paths := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			paths = globFiles(snap, p)
+		}
+		for _, p := range paths {
+			data, err := snap.ReadFile(p)
+			if err != nil {
+				// Argo CD substitutes $ARGOCD_APP_* variables and fetches
+				// URLs, which imgupd does not: only a plain path is missing.
+				if !c.helm.helm.IgnoreMissingValueFiles && !snap.Exists(p) && !strings.Contains(p, "$") && !strings.Contains(vf, "://") {
+					c.missingValueFiles = append(c.missingValueFiles, missingValueFile{index: i, entry: vf, path: p, repo: repo})
+				}
+				continue
+			}
+			var m map[string]any
+			if yaml.Unmarshal(data, &m) == nil {
+				mergeValues(c.values, m)
+				c.files = append(c.files, vf)
+				c.layers = append(c.layers, helmLayer{kind: layerValueFile, where: fmt.Sprintf("%s (helm.valueFiles[%d])", p, i), file: p, repo: repo, values: m, vfIndex: i})
+			}
+		}
+	}
+}
+
+// globFiles expands a valueFiles glob within its directory, in lexical
+// order as Argo CD does (one directory level; ** is not followed).
+func globFiles(snap *gitsource.Snapshot, pattern string) []string {
+	dir, base := path.Split(pattern)
+	names, _ := snap.ListDir(path.Clean(dir))
+	var out []string
+	for _, n := range names {
+		if ok, _ := path.Match(base, n); ok {
+			out = append(out, path.Join(dir, n))
+		}
+	}
+	return sortedStrings(out)
+}
+
+// isChartSource: a Helm chart from a Helm or OCI repository (chart: set, or
+// an oci:// repoURL), not from git.
+func isChartSource(src *argo.ApplicationSource) bool {
+	return src.Chart != "" || strings.HasPrefix(strings.ToLower(src.RepoURL), "oci://")
+}
+
+func (r *run) sourceIndex(s *argo.ApplicationSource) int {
+	for i := range r.app.Spec.Sources {
+		if &r.app.Spec.Sources[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func describeSource(s *argo.ApplicationSource) string {
+	if s.Chart != "" {
+		return "chart " + s.Chart + " from " + s.RepoURL
+	}
+	return s.RepoURL + " path " + orNone(s.Path)
+}
+
+func mergeValues(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				mergeValues(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// helmWriteFor says where Image Updater's write for a Helm source lands
+// among what Argo CD renders: Helm parameters (argocd write-back, or git
+// write-back to an .argocd-source file, which Argo CD merges into the
+// source's parameters), or a values file (a helmvalues: target, or a bare
+// path Image Updater writes as values), which Argo CD reads only when it is
+// the chart's values.yaml or in helm.valueFiles. A listed file that does
+// not exist yet is where Image Updater creates it.
+func (r *run) helmWriteFor(sc sourceContent, src *argo.ApplicationSource) helmWrite {
+	wb := r.target.WriteBack
+	where := fmt.Sprintf("Application %s/%s, %s.helm.parameters", r.req.Namespace, r.req.App, r.sourceField(src))
+	if wb == nil || wb.Method != updater.WriteBackGit {
+		return helmWrite{kind: layerParameter, where: where, index: -1, above: len(sc.layers), read: true}
+	}
+	t := wb.Target
+	if !writesHelmValues(t) {
+		return helmWrite{kind: layerParameter, where: t.Path, index: -1, above: len(sc.layers), read: true}
+	}
+	repo, target := gitsource.NormalizeURL(wb.Repository), path.Clean(t.Path)
+	for i, l := range sc.layers {
+		if l.file != "" && l.repo == repo && path.Clean(l.file) == target {
+			return helmWrite{kind: l.kind, where: l.where, index: i, above: i + 1, read: true}
+		}
+	}
+	// Not there yet: the chart's values.yaml, or a listed value file.
+	if !isChartSource(src) && repo == gitsource.NormalizeURL(src.RepoURL) && target == path.Join(src.Path, "values.yaml") {
+		return helmWrite{kind: layerChart, where: target + " (the chart's values)", index: -1, above: 0, read: true}
+	}
+	for vi, vf := range sc.helm.helm.ValueFiles {
+		if r.valueFilePath(src, vf) != repo+"\x00"+target {
+			continue
+		}
+		above := len(sc.layers)
+		for i, l := range sc.layers {
+			if l.kind == layerValueFile && l.vfIndex > vi {
+				above = i
+				break
+			}
+		}
+		return helmWrite{kind: layerValueFile, where: fmt.Sprintf("%s (helm.valueFiles[%d])", target, vi), index: -1, above: above, read: true}
+	}
+	return helmWrite{kind: layerValueFile, where: target, index: -1, above: len(sc.layers)}
+}
+
+// valueFilePath is the repository (normalised) and path a valueFiles entry
+// names, joined by NUL: relative to the source path, or $ref/path in the
+// source with that ref.
+func (r *run) valueFilePath(src *argo.ApplicationSource, vf string) string {
+	if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") && r.app != nil {
+		for i := range r.app.Spec.Sources {
+			if s := &r.app.Spec.Sources[i]; s.Ref == ref[1:] {
+				return gitsource.NormalizeURL(s.RepoURL) + "\x00" + path.Clean(rest)
+			}
+		}
+		return ""
+	}
+	return gitsource.NormalizeURL(src.RepoURL) + "\x00" + path.Join(src.Path, vf)
+}
+
+// writesHelmValues: Image Updater writes this git target as a Helm values
+// file (marshalParamsOverride: a target whose base name does not start
+// with .argocd-source-).
+func writesHelmValues(t updater.WriteBackTarget) bool {
+	switch t.Kind {
+	case updater.TargetHelmValues:
+		return true
+	case updater.TargetPath:
+		return !strings.HasPrefix(path.Base(t.Path), ".argocd-source-")
+	}
+	return false
+}
+
+// sourceField is the Application field of a source: spec.source or
+// spec.sources[i].
+func (r *run) sourceField(src *argo.ApplicationSource) string {
+	if r.app != nil && r.app.Spec.Source == src {
+		return "spec.source"
+	}
+	if i := r.sourceIndex(src); i >= 0 {
+		return fmt.Sprintf("spec.sources[%d]", i)
+	}
+	return "spec.source"
+}

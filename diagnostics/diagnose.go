@@ -1,0 +1,210 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+)
+
+// Diagnose: the run's set-up, the stage table it walks (each stage with
+// the reason it cannot run), the reconcile pass and the finished report.
+
+// stage is one step of the pipeline.
+type stage struct {
+	id StageID
+	// prereq returns why the stage cannot run, or "".
+	prereq func(r *run) string
+	check  func(ctx context.Context, r *run) []Finding
+}
+
+func (e *Engine) stages() []stage {
+	needApp := func(r *run) string {
+		if r.app == nil {
+			return "the Application could not be read"
+		}
+		return ""
+	}
+	// skipsSourceType: what stops Image Updater is the source type itself.
+	skipsSourceType := func(r *run) bool {
+		return r.target.HasProblem(updater.ProblemUnsupportedSourceType) || r.target.HasProblem(updater.ProblemPluginNotSupportedBeforeV13)
+	}
+	needTarget := func(r *run) string {
+		if s := needApp(r); s != "" {
+			return s
+		}
+		if !r.target.Selected || len(r.images) == 0 {
+			if skipsSourceType(r) {
+				return "Image Updater skips this Application's source type (see the source and mapping stage)"
+			}
+			return "Image Updater does not pick up this Application (see the target stage)"
+		}
+		return ""
+	}
+	// The write-back stage also runs when what stops Image Updater is the
+	// write-back configuration itself (v0.x fails the app's cycle on it), so
+	// that the reason is reported where it belongs.
+	needWriteBack := func(r *run) string {
+		if r.app != nil && !r.target.Selected && r.target.WriteBack == nil && r.target.HasProblem(updater.ProblemWriteBackConfig) &&
+			r.target.SourceSupported && len(r.images) > 0 {
+			return ""
+		}
+		return needTarget(r)
+	}
+	// The source stage also runs when the only thing that stops Image
+	// Updater is the source type itself.
+	needConfig := func(r *run) string {
+		if s := needApp(r); s != "" {
+			return s
+		}
+		if r.target.Selected && len(r.images) > 0 || skipsSourceType(r) {
+			return ""
+		}
+		return "Image Updater does not pick up this Application (see the target stage)"
+	}
+	// Image Updater only queries registries for images that are live (or
+	// forced).
+	needLive := func(r *run) string {
+		if s := needTarget(r); s != "" {
+			return s
+		}
+		for _, m := range r.live {
+			if m.Found {
+				return ""
+			}
+		}
+		return "no configured image is live, so Image Updater queries no registry (see the live image stage)"
+	}
+	needTags := func(r *run) string {
+		if s := needTarget(r); s != "" {
+			return s
+		}
+		for _, ir := range r.reg {
+			if ir.err == nil && ir.tags != nil {
+				return ""
+			}
+		}
+		return "no image's tags could be listed (see the live image and registry stages)"
+	}
+	return []stage{
+		{StageHealth, nil, checkHealth},
+		{StageTarget, nil, checkTarget},
+		{StageSource, needConfig, checkSource},
+		{StageLive, needTarget, checkLive},
+		{StageRegistry, needLive, checkRegistry},
+		{StageCandidates, needTags, checkCandidates},
+		{StageWriteBack, needWriteBack, checkWriteBack},
+		{StageSync, needApp, checkSync},
+		{StageHistory, needApp, checkHistory},
+	}
+}
+
+// Diagnose runs every stage for one Application and returns the report. It
+// always returns a report: failures to read become findings.
+func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
+	if !e.shared {
+		e, ctx = e.Share(ctx)
+	}
+	opts := e.Options.withDefaults()
+	if req.UpdaterNamespace == "" {
+		req.UpdaterNamespace = "argocd"
+	}
+	start := opts.Now()
+	rep := &Report{
+		App:            AppRef{Namespace: req.Namespace, Name: req.App},
+		Cluster:        opts.ClusterName,
+		UpdaterVersion: opts.DefaultVersion.String(),
+		StartedAt:      start,
+	}
+	r := &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
+		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}, access: map[string]accessResult{}}
+	var before registry.Stats
+	if e.Registry != nil {
+		before = e.Registry.Stats()
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	// The Application is read once, before any stage, with a stage's bound.
+	actx, acancel := context.WithTimeout(ctx, opts.StageTimeout)
+	r.loadApp(actx)
+	acancel()
+
+	infos := map[StageID]StageInfo{}
+	for _, s := range Stages() {
+		infos[s.ID] = s
+	}
+	for _, st := range e.stages() {
+		res := StageResult{StageInfo: infos[st.id]}
+		switch {
+		case ctx.Err() != nil:
+			res.Status, res.SkipReason = Unknown, fmt.Sprintf("the diagnosis ran out of time (%s) before this stage", opts.Timeout)
+			res.Findings = []Finding{timeoutFinding(st.id, fmt.Sprintf("the %s stage did not run: the diagnosis ran out of time (%s)", st.id, opts.Timeout))}
+		case st.prereq != nil && st.prereq(r) != "":
+			res.Status, res.SkipReason = Skipped, st.prereq(r)
+		default:
+			sctx, scancel := context.WithTimeout(ctx, opts.StageTimeout)
+			t0 := time.Now()
+			res.Findings = st.check(sctx, r)
+			res.Duration = time.Since(t0)
+			if errors.Is(sctx.Err(), context.DeadlineExceeded) {
+				res.Findings = append(res.Findings, timeoutFinding(st.id, fmt.Sprintf("the %s stage did not finish before its deadline; some of its checks were not made", st.id)))
+			}
+			scancel()
+			for i := range res.Findings {
+				res.Findings[i].Stage = st.id
+			}
+			res.Status = worst(res.Findings)
+		}
+		rep.Stages = append(rep.Stages, res)
+	}
+	r.reconcile()
+	rep.UpdaterVersion = r.version.String()
+	for _, a := range r.images {
+		if d, ok := r.decision[a.Alias]; ok {
+			rep.Candidates = append(rep.Candidates, CandidateTable{Alias: a.Alias, Image: a.Image.FullName(), Decision: d})
+		}
+	}
+	if e.Registry != nil {
+		rep.RegistryRequests = e.Registry.Stats().Total() - before.Total()
+	}
+	rep.UpdaterLog = appLogLines(r.logs)
+	finish(rep)
+	rep.Duration = opts.Now().Sub(start)
+	return rep
+}
+
+// appLogLines keeps the last MaxLogLines lines about the app, masked.
+func appLogLines(a *updaterlog.Analysis) []LogLine {
+	if a == nil {
+		return nil
+	}
+	evs := a.ForApp
+	if len(evs) > MaxLogLines {
+		evs = evs[len(evs)-MaxLogLines:]
+	}
+	out := make([]LogLine, 0, len(evs))
+	for _, e := range evs {
+		l := e.Redacted().Line
+		msg := l.Msg
+		if !l.Parsed || msg == "" {
+			msg = l.Raw
+		}
+		keys := make([]string, 0, len(l.Fields))
+		for k := range l.Fields {
+			if k != "msg" && k != "level" && k != "time" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			msg += " " + k + "=" + l.Fields[k]
+		}
+		out = append(out, LogLine{Time: l.Time, Level: l.Level, Message: oneLine(msg), Code: e.Code})
+	}
+	return out
+}

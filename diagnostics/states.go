@@ -1,0 +1,175 @@
+package diagnostics
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/imgupd/imgupd/diagnostics/updater"
+)
+
+// The state rules over a finished Report: which stages decide the answer,
+// a stage's status, the root cause, the state, the verdict and the headline.
+// They read the Report only, never the run.
+
+// decisiveStage: without these stages imgupd cannot say whether Image
+// Updater processes the app and which tag it picks. The later stages look
+// for further stoppers of a known pick, and what they cannot check is
+// listed as not verified without changing the answer.
+func decisiveStage(s StageID) bool {
+	switch s {
+	case StageHealth, StageTarget, StageLive, StageRegistry, StageCandidates:
+		return true
+	}
+	return false
+}
+
+// finish sets the state, root cause, headline, verdict and what was not
+// verified. The root cause is the first failing finding in stage order that
+// blocks Image Updater; failing that, the first other failing finding (a
+// wrong update, a deploy that will not happen, newer tags held back). With
+// no failing finding, a check that decides the answer and could not be made
+// makes the state unknown; otherwise the app is up to date or its update is
+// on its way.
+func finish(r *Report) {
+	fs := r.Findings()
+	for _, f := range fs {
+		if f.Severity == Unknown {
+			r.NotVerified = append(r.NotVerified, NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
+		}
+	}
+	var root *Finding
+	for i := range fs {
+		if fs[i].Severity == Fail && stateOrBlocked(fs[i]) == StateBlocked {
+			root = &fs[i]
+			break
+		}
+	}
+	if root == nil {
+		for i := range fs {
+			if fs[i].Severity == Fail {
+				root = &fs[i]
+				break
+			}
+		}
+	}
+	if root == nil {
+		for i := range fs {
+			if fs[i].Severity == Unknown && fs[i].Decides {
+				root = &fs[i]
+				break
+			}
+		}
+	}
+	switch {
+	case root != nil && root.Severity == Fail:
+		f := *root
+		r.RootCause, r.State = &f, stateOrBlocked(f)
+	case root != nil:
+		f := *root
+		r.RootCause, r.State = &f, StateUnknown
+	default:
+		r.State = healthyState(r)
+	}
+	r.Verdict = r.State.Verdict()
+	r.Headline = headline(r)
+}
+
+func stateOrBlocked(f Finding) State {
+	if f.State == "" {
+		return StateBlocked
+	}
+	return f.State
+}
+
+// healthyState is up to date or on its way, from the candidate tables:
+// on its way when an image's update is due or already written but not yet
+// running. No table at all (no image's pick was computed) is unknown.
+func healthyState(r *Report) State {
+	if len(r.Candidates) == 0 {
+		return StateUnknown
+	}
+	for _, c := range r.Candidates {
+		switch c.Decision.Outcome {
+		case updater.OutcomeUpdate, updater.OutcomeAlreadyInSpec:
+			return StateOnItsWay
+		}
+	}
+	if r.HasCode(CodeSyncBehind) {
+		return StateOnItsWay
+	}
+	return StateUpToDate
+}
+
+// hasImageCode: an info finding with this code is about this image.
+func hasImageCode(r *Report, c Code, alias string) bool {
+	for _, f := range r.Findings() {
+		if f.Code == c && f.Image == alias && f.Severity == Info {
+			return true
+		}
+	}
+	return false
+}
+
+// headline is the answer in one sentence.
+func headline(r *Report) string {
+	app := r.App.String()
+	switch r.State {
+	case StateUpToDate:
+		if len(r.Candidates) == 1 {
+			c := r.Candidates[0]
+			return fmt.Sprintf("%s is up to date: %s runs %s, the tag Image Updater picks", app, c.Alias, displayRunning(c.Decision))
+		}
+		return fmt.Sprintf("%s is up to date: its %d images run the tags Image Updater picks", app, len(r.Candidates))
+	case StateOnItsWay:
+		var parts []string
+		for _, c := range r.Candidates {
+			d := c.Decision
+			if !pending(d) {
+				continue
+			}
+			move := fmt.Sprintf("%s %s → %s", c.Alias, displayRunning(d), d.Selected)
+			if _, ok := rollbackPin(d); ok {
+				move += " (a rollback to the pinned version)"
+			}
+			if d.Outcome == updater.OutcomeAlreadyInSpec || hasImageCode(r, CodeHistoryWritten, c.Alias) {
+				parts = append(parts, move+" written, Argo CD deploys it on its next sync")
+			} else {
+				parts = append(parts, move+" on Image Updater's next cycle")
+			}
+		}
+		if len(parts) == 0 {
+			return app + ": update on its way: Image Updater's commit is written, Argo CD deploys it on its next sync"
+		}
+		return app + ": update on its way: " + strings.Join(parts, "; ")
+	case StateUnknown:
+		if rc := r.RootCause; rc != nil {
+			if rc.Code == CodeAppNotFound {
+				return rc.Title
+			}
+			return "cannot tell whether " + app + " gets its new tag: " + rc.Title
+		}
+		return "cannot tell whether " + app + " gets its new tag: no image's tag selection could be made"
+	}
+	verb := map[State]string{StateBlocked: " is blocked", StateHeldBack: " is held back by configuration",
+		StateWrongUpdate: " gets a wrong update", StateNotDeployed: "'s update is not deployed"}[r.State]
+	if rc := r.RootCause; rc != nil {
+		return app + verb + ": " + rc.Title
+	}
+	return app + verb
+}
+
+func worst(fs []Finding) Severity {
+	if len(fs) == 0 {
+		return Pass
+	}
+	w := Skipped
+	for _, f := range fs {
+		if f.Severity.Rank() > w.Rank() {
+			w = f.Severity
+		}
+	}
+	if w == Info || w == Skipped {
+		return Pass
+	}
+	return w
+}
