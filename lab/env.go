@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
@@ -32,6 +31,7 @@ import (
 	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
+	"github.com/imgupd/imgupd/lab/kubefake"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -401,7 +401,7 @@ func (e *Env) fakeCluster() (*cluster.Reader, error) {
 		}
 		typed = append(typed, obj)
 	}
-	kube := fake.NewClientset(typed...)
+	kube := kubefake.NewClientset(typed...)
 	kube.PrependReactor("create", "subjectaccessreviews", rbacAuthorizer{tracker: kube.Tracker()}.react)
 	d, err := newDynamic(dyn)
 	if err != nil {

@@ -10,12 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/testing"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/lab/kubefake"
 )
 
 // errNoFakeCluster: Apply changes the client-go fakes Start builds; an
@@ -33,7 +33,7 @@ func (e *Env) Apply(ctx context.Context, objects string) error {
 	if !ok {
 		return errNoFakeCluster
 	}
-	kube, okKube := r.Kube.(*fake.Clientset)
+	kube, okKube := r.Kube.(*kubefake.Clientset)
 	dyn, okDyn := r.Dynamic.(*dynamicfake.FakeDynamicClient)
 	if !okKube || !okDyn {
 		return errNoFakeCluster

@@ -13,11 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/lab/kubefake"
 )
 
 // The canary credentials of the two kube-system scenarios.
@@ -27,7 +27,7 @@ const (
 )
 
 // startScenario starts a built-in scenario with extra objects appended.
-func startScenario(t *testing.T, name, extra string) (*Env, *fake.Clientset) {
+func startScenario(t *testing.T, name, extra string) (*Env, *kubefake.Clientset) {
 	t.Helper()
 	sc, ok := Builtin(name)
 	if !ok {
@@ -41,11 +41,11 @@ func startScenario(t *testing.T, name, extra string) (*Env, *fake.Clientset) {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	return env, env.engine.Cluster.(*cluster.Reader).Kube.(*fake.Clientset)
+	return env, env.engine.Cluster.(*cluster.Reader).Kube.(*kubefake.Clientset)
 }
 
 // secretReads are the Secrets imgupd got or listed, as "verb ns/name".
-func secretReads(kube *fake.Clientset) []string {
+func secretReads(kube *kubefake.Clientset) []string {
 	var out []string
 	for _, a := range kube.Actions() {
 		if a.GetResource().Resource != "secrets" {
@@ -158,7 +158,7 @@ subjects: [{kind: ServiceAccount, name: argocd-application-controller, namespace
 // SubjectAccessReviews it reads no Secret at all, and every credential
 // check is not verified (never passed).
 func TestSecretReviewsForbiddenFailClosed(t *testing.T) {
-	forbid := func(kube *fake.Clientset) {
+	forbid := func(kube *kubefake.Clientset) {
 		kube.PrependReactor("create", "subjectaccessreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}, "",
 				errors.New(`User "system:serviceaccount:imgupd:imgupd" cannot create resource "subjectaccessreviews"`))
@@ -225,7 +225,7 @@ func TestRBACAuthorizer(t *testing.T) {
 		&rbacv1.ClusterRoleBinding{ObjectMeta: meta("", "pods"), RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "pods"},
 			Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}},
 	}
-	kube := fake.NewClientset(objs...)
+	kube := kubefake.NewClientset(objs...)
 	a := rbacAuthorizer{tracker: kube.Tracker()}
 	iu := cluster.ServiceAccountSubject("argocd", "iu")
 	other := cluster.ServiceAccountSubject("other", "iu")

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
@@ -27,6 +26,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/lab/kubefake"
 )
 
 func envInt(name string, def int) int {
@@ -82,7 +82,7 @@ func clearLab(env *lab.Env) {
 	if !ok {
 		return
 	}
-	if k, ok := r.Kube.(*fake.Clientset); ok {
+	if k, ok := r.Kube.(*kubefake.Clientset); ok {
 		k.ClearActions()
 	}
 	if d, ok := r.Dynamic.(*dynamicfake.FakeDynamicClient); ok {

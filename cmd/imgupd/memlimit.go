@@ -2,9 +2,10 @@ package main
 
 import (
 	"math"
-	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/imgupd/imgupd/internal/heapfloor"
 )
 
 // memoryLimitEnv carries the container's memory limit in bytes (the chart
@@ -33,9 +34,11 @@ func softMemoryLimit(getenv func(string) (string, bool)) int64 {
 	return limit / 10 * 9
 }
 
-// applyMemoryLimit sets the soft limit softMemoryLimit gives, if any.
+// applyMemoryLimit sets the soft limit softMemoryLimit gives, if any,
+// through heapfloor: while the first collection is held back (the start-up
+// heap floor) the lower of the two applies, then this limit.
 func applyMemoryLimit(getenv func(string) (string, bool)) {
 	if n := softMemoryLimit(getenv); n > 0 {
-		debug.SetMemoryLimit(n)
+		heapfloor.SetMemoryLimit(n)
 	}
 }
