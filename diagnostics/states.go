@@ -37,35 +37,30 @@ func finish(r *Report) {
 			r.NotVerified = append(r.NotVerified, NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
 		}
 	}
-	var root *Finding
-	for i := range fs {
-		if fs[i].Severity == Fail && stateOrBlocked(fs[i]) == StateBlocked {
-			root = &fs[i]
-			break
-		}
-	}
-	if root == nil {
-		for i := range fs {
-			if fs[i].Severity == Fail {
-				root = &fs[i]
-				break
+	root := -1
+	first := func(ok func(Finding) bool) int {
+		for i, f := range fs {
+			if ok(f) {
+				return i
 			}
 		}
+		return -1
 	}
-	if root == nil {
-		for i := range fs {
-			if fs[i].Severity == Unknown && fs[i].Decides {
-				root = &fs[i]
-				break
-			}
+	if root = first(func(f Finding) bool { return f.Severity == Fail && stateOrBlocked(f) == StateBlocked }); root < 0 {
+		if root = first(func(f Finding) bool { return f.Severity == Fail }); root < 0 {
+			root = first(func(f Finding) bool { return f.Severity == Unknown && f.Decides })
 		}
+	}
+	if root >= 0 {
+		markRootCause(r, root)
+		fs[root].RootCause = true
 	}
 	switch {
-	case root != nil && root.Severity == Fail:
-		f := *root
+	case root >= 0 && fs[root].Severity == Fail:
+		f := fs[root]
 		r.RootCause, r.State = &f, stateOrBlocked(f)
-	case root != nil:
-		f := *root
+	case root >= 0:
+		f := fs[root]
 		r.RootCause, r.State = &f, StateUnknown
 	default:
 		r.State = healthyState(r)
@@ -172,4 +167,18 @@ func worst(fs []Finding) Severity {
 		return Pass
 	}
 	return w
+}
+
+// markRootCause marks the i-th finding in stage order (as Report.Findings
+// lists them) as the root cause, so that renderers know it without matching
+// codes or titles.
+func markRootCause(r *Report, i int) {
+	for s := range r.Stages {
+		if fs := r.Stages[s].Findings; i < len(fs) {
+			fs[i].RootCause = true
+			return
+		} else {
+			i -= len(fs)
+		}
+	}
 }

@@ -268,7 +268,7 @@ func thread(r *report.Report) []Message {
 			for _, e := range f.Evidence {
 				fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
 			}
-			if f.Fix != nil && f.Fix.Summary != "" && !isRootCause(r, f) {
+			if f.Fix != nil && f.Fix.Summary != "" && !f.RootCause {
 				fmt.Fprintf(&b, "\n*Fix:* %s", md(f.Fix.Summary))
 				if f.Fix.Snippet != "" {
 					fmt.Fprintf(&b, "\n```%s```", clipRunes(code(f.Fix.Snippet), 1500))
@@ -286,13 +286,6 @@ func thread(r *report.Report) []Message {
 }
 
 // section is a section of mrkdwn text (escaped by the caller).
-// isRootCause reports whether f is the report's root cause, whose fix the
-// message shows (another finding of the same code may need another fix).
-func isRootCause(r *report.Report, f report.Finding) bool {
-	rc := r.RootCause
-	return rc != nil && f.Code == rc.Code && f.Title == rc.Title && f.Image == rc.Image
-}
-
 func section(text string) *slack.SectionBlock {
 	return slack.NewSectionBlock(mdText(text), nil, nil)
 }

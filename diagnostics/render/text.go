@@ -57,7 +57,7 @@ func Text(w io.Writer, r *report.Report, o TextOptions) {
 			if !o.Verbose && (f.Severity == report.Pass || f.Severity == report.Info) && f.Role != report.RoleContext {
 				continue
 			}
-			if r.RootCause != nil && f.Code == r.RootCause.Code && f.Title == r.RootCause.Title {
+			if f.RootCause {
 				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), f.Code, f.Title)
 				continue
 			}

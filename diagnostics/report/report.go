@@ -135,6 +135,10 @@ type Finding struct {
 	// Role is what the finding is for beyond its severity, as the
 	// renderers use it; the catalogue declares it per code.
 	Role Role `json:"role,omitempty"`
+	// RootCause is true on the one finding that is the report's root cause
+	// (Report.RootCause is a copy of it): renderers tell it by this mark,
+	// not by its code or title.
+	RootCause bool `json:"rootCause,omitempty"`
 }
 
 // With is the finding with more evidence.
