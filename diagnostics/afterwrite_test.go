@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -14,13 +14,13 @@ import (
 // already (the Application spec holds it, the event, the CR status and the
 // log record it) and Argo CD has not deployed it yet.
 
-func diagnose(t *testing.T, name string, edit func(*lab.Scenario)) *diagnostics.Report {
+func diagnose(t *testing.T, name string, edit func(*lab.Scenario)) *report.Report {
 	t.Helper()
 	return start(t, name, edit).Diagnose(context.Background())
 }
 
-func findingsOf(r *diagnostics.Report, c diagnostics.Code) []diagnostics.Finding {
-	var out []diagnostics.Finding
+func findingsOf(r *report.Report, c report.Code) []report.Finding {
+	var out []report.Finding
 	for _, f := range r.Findings() {
 		if f.Code == c {
 			out = append(out, f)
@@ -33,17 +33,17 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 	for _, name := range []string{"constraint-downgrade", "constraint-downgrade-after-write", "constraint-downgrade-git-after-write"} {
 		t.Run(name, func(t *testing.T) {
 			r := diagnose(t, name, nil)
-			if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesDowngrade {
+			if r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesDowngrade {
 				t.Fatalf("state %s, root cause %v; want wrong-update, CANDIDATES_DOWNGRADE\n%s", r.State, r.RootCause, dump(r))
 			}
-			written := findingsOf(r, diagnostics.CodeHistoryWritten)
+			written := findingsOf(r, report.CodeHistoryWritten)
 			if name == "constraint-downgrade" {
 				if len(written) != 0 {
 					t.Fatalf("nothing is written before the cycle, but: %v", written)
 				}
 				return
 			}
-			if len(written) != 1 || written[0].Severity != diagnostics.Info || len(written[0].Evidence) < 4 {
+			if len(written) != 1 || written[0].Severity != report.Info || len(written[0].Evidence) < 4 {
 				t.Fatalf("want one HISTORY_PICK_WRITTEN with the spec, event, CR status and log as evidence, got %+v", written)
 			}
 			fix := r.RootCause.Fix
@@ -76,10 +76,10 @@ func TestRollbackPinIsOnItsWay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := diagnose(t, tc.name, nil)
-			if r.State != diagnostics.StateOnItsWay || r.RootCause != nil {
+			if r.State != report.StateOnItsWay || r.RootCause != nil {
 				t.Fatalf("state %s, root cause %v; want update-on-its-way\n%s", r.State, r.RootCause, dump(r))
 			}
-			if len(findingsOf(r, diagnostics.CodeCandidatesRollback)) != 1 || len(findingsOf(r, diagnostics.CodeCandidatesDowngrade)) != 0 {
+			if len(findingsOf(r, report.CodeCandidatesRollback)) != 1 || len(findingsOf(r, report.CodeCandidatesDowngrade)) != 0 {
 				t.Fatalf("want CANDIDATES_ROLLBACK and no downgrade\n%s", dump(r))
 			}
 			want := "web 1.2.0 → 1.0.0 (a rollback to the pinned version) " + tc.written
@@ -96,15 +96,15 @@ func TestRollbackPinIsOnItsWay(t *testing.T) {
 func TestWhatCountsAsAPin(t *testing.T) {
 	cases := []struct {
 		constraint string
-		want       diagnostics.Code
+		want       report.Code
 	}{
-		{"1.0.0", diagnostics.CodeCandidatesRollback},
-		{"=1.0.0", diagnostics.CodeCandidatesRollback},
-		{"v1.0.0", diagnostics.CodeCandidatesRollback},
-		{"1.0", diagnostics.CodeCandidatesDowngrade},
-		{"~1.0.0", diagnostics.CodeCandidatesDowngrade},
-		{"<=1.0.0", diagnostics.CodeCandidatesDowngrade},
-		{">=1.0.0 <1.1.0", diagnostics.CodeCandidatesDowngrade},
+		{"1.0.0", report.CodeCandidatesRollback},
+		{"=1.0.0", report.CodeCandidatesRollback},
+		{"v1.0.0", report.CodeCandidatesRollback},
+		{"1.0", report.CodeCandidatesDowngrade},
+		{"~1.0.0", report.CodeCandidatesDowngrade},
+		{"<=1.0.0", report.CodeCandidatesDowngrade},
+		{">=1.0.0 <1.1.0", report.CodeCandidatesDowngrade},
 	}
 	for _, scen := range []string{"rollback-pin", "rollback-pin-after-write"} {
 		for _, tc := range cases {
@@ -115,9 +115,9 @@ func TestWhatCountsAsAPin(t *testing.T) {
 				if len(findingsOf(r, tc.want)) != 1 {
 					t.Fatalf("constraint %q: want %s\n%s", tc.constraint, tc.want, dump(r))
 				}
-				wantState := diagnostics.StateOnItsWay
-				if tc.want == diagnostics.CodeCandidatesDowngrade {
-					wantState = diagnostics.StateWrongUpdate
+				wantState := report.StateOnItsWay
+				if tc.want == report.CodeCandidatesDowngrade {
+					wantState = report.StateWrongUpdate
 				}
 				if r.State != wantState {
 					t.Fatalf("constraint %q: state %s, want %s\n%s", tc.constraint, r.State, wantState, dump(r))
@@ -134,7 +134,7 @@ func TestDigestPinIsARollback(t *testing.T) {
 		sc.Objects = strings.Replace(sc.Objects, `imageName: "${REGISTRY}/team/web:1.0.0"`,
 			`imageName: "${REGISTRY}/team/web:1.0.0"`+"\n      commonUpdateSettings: {updateStrategy: digest}", 1)
 	})
-	if r.State != diagnostics.StateOnItsWay || len(findingsOf(r, diagnostics.CodeCandidatesRollback)) != 1 {
+	if r.State != report.StateOnItsWay || len(findingsOf(r, report.CodeCandidatesRollback)) != 1 {
 		t.Fatalf("state %s; want update-on-its-way with CANDIDATES_ROLLBACK\n%s", r.State, dump(r))
 	}
 }
@@ -146,12 +146,12 @@ func TestDigestPinIsARollback(t *testing.T) {
 // answer is blocked (article-4-protected-branch).
 func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
 	r := diagnose(t, "protected-branch-unknown-forge-before", nil)
-	if r.State != diagnostics.StateOnItsWay {
+	if r.State != report.StateOnItsWay {
 		t.Fatalf("state %s, want update-on-its-way\n%s", r.State, dump(r))
 	}
 	found := false
 	for _, nv := range r.NotVerified {
-		if nv.Code == diagnostics.CodeWriteBackPushUnverified {
+		if nv.Code == report.CodeWriteBackPushUnverified {
 			found = !nv.Decides
 		}
 	}
@@ -159,7 +159,7 @@ func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
 		t.Fatalf("the push is not listed as not verified (without deciding)\n%s", dump(r))
 	}
 	after := diagnose(t, "article-4-protected-branch", nil)
-	if after.State != diagnostics.StateBlocked || after.RootCause == nil || after.RootCause.Code != diagnostics.CodeWriteBackCommitFailed {
+	if after.State != report.StateBlocked || after.RootCause == nil || after.RootCause.Code != report.CodeWriteBackCommitFailed {
 		t.Fatalf("after the push: state %s, root cause %v; want blocked by the logged rejection\n%s", after.State, after.RootCause, dump(after))
 	}
 }
@@ -172,10 +172,10 @@ func TestOtherWrongPicksStayWrongOnceWritten(t *testing.T) {
 			`targetRevision: main, kustomize: {images: ["${REGISTRY}/team/web:2.0.0"]}}`, 1)
 		sc.Objects = strings.Replace(sc.Objects, `sync: {status: Synced, revision: abc123}`, `sync: {status: OutOfSync, revision: abc123}`, 1)
 	})
-	if len(findingsOf(r, diagnostics.CodeCandidatesAlreadyInSpec)) != 1 {
+	if len(findingsOf(r, report.CodeCandidatesAlreadyInSpec)) != 1 {
 		t.Fatalf("the edit did not put the pick into the spec\n%s", dump(r))
 	}
-	if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != "TARGET_CRD_DEFAULTED_STRATEGY" {
+	if r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != "TARGET_CRD_DEFAULTED_STRATEGY" {
 		t.Fatalf("state %s, root cause %v; want wrong-update, TARGET_CRD_DEFAULTED_STRATEGY\n%s", r.State, r.RootCause, dump(r))
 	}
 }

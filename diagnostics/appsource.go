@@ -14,6 +14,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -35,8 +36,8 @@ func (r *run) readSource(ctx context.Context, src *argo.ApplicationSource) sourc
 func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sourceContent {
 	c := sourceContent{src: src}
 	var view repoView
-	fail := func(f Finding) sourceContent {
-		f.Stage, f.Decides = StageSource, false
+	fail := func(f report.Finding) sourceContent {
+		f.Stage, f.Decides = report.StageSource, false
 		f = refusedFailure(f, view)
 		c.notReadable = &f
 		return c
@@ -48,13 +49,13 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 	}
 	c.refused, c.refusedRule = view.forbidden, view.forbiddenRule
 	if view.limit != "" {
-		nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", src.RepoURL, view.limit))
+		nf := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", src.RepoURL, view.limit))
 		nf.Verify = "check the app renders (argocd app manifests " + r.req.App + ")"
 		return fail(nf)
 	}
 	if isChartSource(src) {
 		if r.e.Charts == nil {
-			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("chart %s from %s was not read (no chart reader)", src.Chart, src.RepoURL))
+			nf := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("chart %s from %s was not read (no chart reader)", src.Chart, src.RepoURL))
 			return fail(nf)
 		}
 		hs := helmchart.Source{RepoURL: src.RepoURL, Chart: src.Chart, TargetRevision: src.TargetRevision, Path: src.Path, EnableOCI: view.repo.Bool("enableOCI")}
@@ -66,7 +67,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 			return fail(f)
 		}
 		if err != nil {
-			nf := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
+			nf := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
 			var he *helmchart.Error
 			if errors.As(err, &he) {
 				nf = nf.With(ev("hint", advice.ForChart(he.Facts())))
@@ -88,7 +89,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 		return c
 	}
 	if r.e.Git == nil {
-		return fail(find(CodeSourceNotReadable, Unknown, "the source was not read (no git client)"))
+		return fail(find(report.CodeSourceNotReadable, report.Unknown, "the source was not read (no git client)"))
 	}
 	branch, err := r.resolveBranch(ctx, view.repo.URL, src.TargetRevision, view.auth)
 	var snap *gitsource.Snapshot

@@ -8,6 +8,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -27,9 +28,9 @@ func tooLarge(err error) *registry.Error {
 
 // tagListTooLarge: the registry lists more than imgupd reads. The tags
 // read stand in for the list; partialPick says what that leaves open.
-func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo string, re *registry.Error) Finding {
+func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo string, re *registry.Error) report.Finding {
 	lim := re.List
-	f := find(CodeRegistryTagListTooLarge, Warn, fmt.Sprintf("the tag list of image %s at %s has %s: imgupd stopped after %d tags", aliasOr(im), ep.Host(), lim.Over(), lim.Tags)).
+	f := find(report.CodeRegistryTagListTooLarge, report.Warn, fmt.Sprintf("the tag list of image %s at %s has %s: imgupd stopped after %d tags", aliasOr(im), ep.Host(), lim.Over(), lim.Tags)).
 		WithImage(im.Alias).
 		With(ev("repository", repo),
 			ev("read", fmt.Sprintf("%d tags, %d bytes in %d pages, then stopped at the %s bound", lim.Tags, lim.Bytes, lim.Pages, lim.Bound)),
@@ -49,20 +50,20 @@ func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo 
 // so an update due among them is due whatever follows (unless the running
 // tag was not among them), while "up to date", "no candidate", a downgrade
 // or a tie could each change.
-func partialPick(im updater.ImageConfig, d updater.Decision, lim *registry.ListLimit, fs []Finding) []Finding {
+func partialPick(im updater.ImageConfig, d updater.Decision, lim *registry.ListLimit, fs []report.Finding) []report.Finding {
 	among := fmt.Sprintf(" (among the first %d tags only)", lim.Tags)
 	for i := range fs {
 		f := &fs[i]
 		switch {
-		case f.Code == CodeCandidatesUpdate:
+		case f.Code == report.CodeCandidatesUpdate:
 			f.Title += among + "; a tag past them may be picked instead"
-		case f.Code == CodeCandidatesUpToDate:
-			f.Severity, f.Title = Info, f.Title+among
-		case f.Severity == Fail && d.Outcome != updater.OutcomeError:
+		case f.Code == report.CodeCandidatesUpToDate:
+			f.Severity, f.Title = report.Info, f.Title+among
+		case f.Severity == report.Fail && d.Outcome != updater.OutcomeError:
 			// What the tags read say; the tags past the bound may say
 			// otherwise, so it cannot be the answer. A constraint that
 			// does not parse fails whatever the tags.
-			f.Severity, f.Title = Warn, f.Title+among
+			f.Severity, f.Title = report.Warn, f.Title+among
 		}
 	}
 	decides := !updateCertain(d)
@@ -70,7 +71,7 @@ func partialPick(im updater.ImageConfig, d updater.Decision, lim *registry.ListL
 	if !decides {
 		what = "the update is due whatever follows (a tag past them can only be picked instead, and the running tag is below the pick)"
 	}
-	f := find(CodeCandidatesPartialList, Unknown, fmt.Sprintf("image %s: the candidate table holds the first %d tags the registry listed (%s): %s", aliasOr(im), lim.Tags, lim.Over(), what)).
+	f := find(report.CodeCandidatesPartialList, report.Unknown, fmt.Sprintf("image %s: the candidate table holds the first %d tags the registry listed (%s): %s", aliasOr(im), lim.Tags, lim.Over(), what)).
 		WithImage(im.Alias)
 	f.Decides = decides
 	f.Verify = fmt.Sprintf("Image Updater's own log for this image (Setting new image to …, or already on latest allowed version), or a repository of fewer than %d tags", registry.DefaultMaxTags)
@@ -107,7 +108,7 @@ func updateCertain(d updater.Decision) bool {
 // sourceTooLarge: the source's git server or Helm repository answered past
 // imgupd's read bound. Like any source imgupd cannot read, it decides
 // nothing: Argo CD may well read it.
-func sourceTooLarge(what string, err error) (Finding, bool) {
+func sourceTooLarge(what string, err error) (report.Finding, bool) {
 	var (
 		ge    *gitsource.Error
 		he    *helmchart.Error
@@ -123,9 +124,9 @@ func sourceTooLarge(what string, err error) (Finding, bool) {
 		bound, hint = he.Error(), advice.ForChart(he.Facts())
 		argo = "reads an index up to --helm-registry-max-index-size (default 1G) and unpacks a chart up to --helm-manifest-max-extracted-size (default 1G)"
 	default:
-		return Finding{}, false
+		return report.Finding{}, false
 	}
-	f := find(CodeSourceTooLarge, Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, oneLine(bound))).
+	f := find(report.CodeSourceTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, oneLine(bound))).
 		With(ev("error", oneLine(err.Error())), ev("Argo CD", argo))
 	if hint != "" {
 		f = f.WithFix(hint, what, "", "")
@@ -137,12 +138,12 @@ func sourceTooLarge(what string, err error) (Finding, bool) {
 // writeBackTooLarge: the write-back repository answered past imgupd's
 // read bound; whether Image Updater's clone goes through is for its log
 // to say.
-func writeBackTooLarge(repo string, ge *gitsource.Error) Finding {
+func writeBackTooLarge(repo string, ge *gitsource.Error) report.Finding {
 	bound := ge.Error()
 	if ge.Limit != nil {
 		bound = ge.Limit.Error()
 	}
-	f := find(CodeWriteBackGitTooLarge, Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), oneLine(bound))).
+	f := find(report.CodeWriteBackGitTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), oneLine(bound))).
 		With(ev("error", oneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
 	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.WithFix(h, "gitConfig.repository (or the source repoURL)", "", "")

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
@@ -37,7 +37,7 @@ func replaceAll(sc *lab.Scenario, old, new string) {
 	}
 }
 
-func finding(r *diagnostics.Report, c diagnostics.Code) *diagnostics.Finding {
+func finding(r *report.Report, c report.Code) *report.Finding {
 	for _, f := range r.Findings() {
 		if f.Code == c {
 			return &f
@@ -51,18 +51,18 @@ func TestEndlessTagList(t *testing.T) {
 		name       string
 		endless    labregistry.Endless
 		constraint string
-		state      diagnostics.State
+		state      report.State
 		decides    bool
 	}{
 		// 1.0.0 runs; 1.0.1… follow: an update is due whatever the tags
 		// past the bound say.
-		{"update due among the tags read", labregistry.Endless{}, "", diagnostics.StateOnItsWay, false},
-		{"update due, endless Link pages", labregistry.Endless{Links: true}, "", diagnostics.StateOnItsWay, false},
+		{"update due among the tags read", labregistry.Endless{}, "", report.StateOnItsWay, false},
+		{"update due, endless Link pages", labregistry.Endless{Links: true}, "", report.StateOnItsWay, false},
 		// No 1.0.x among the tags read: a candidate may follow them.
-		{"no candidate among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "", diagnostics.StateUnknown, true},
+		{"no candidate among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "", report.StateUnknown, true},
 		// An exact pin below the running 1.0.0 admits one version: the
 		// rollback is due whatever follows.
-		{"rollback pin found among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "0.9.5", diagnostics.StateOnItsWay, false},
+		{"rollback pin found among the tags read", labregistry.Endless{Tag: "0.9.%d"}, "0.9.5", report.StateOnItsWay, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.endless)
@@ -74,23 +74,23 @@ func TestEndlessTagList(t *testing.T) {
 				}
 				replaceAll(sc, "${REGISTRY}", host)
 			})
-			var r *diagnostics.Report
+			var r *report.Report
 			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
 			if grew.Peak > 4*registry.DefaultMaxTagListBytes {
 				t.Errorf("the heap grew by %.0f MiB, more than 4× the %d MiB bound", grew.MiB(), registry.DefaultMaxTagListBytes>>20)
 			}
 			t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
 
-			big := finding(r, diagnostics.CodeRegistryTagListTooLarge)
-			if big == nil || big.Severity != diagnostics.Warn || !strings.Contains(big.Title, "more than 100000 tags") ||
+			big := finding(r, report.CodeRegistryTagListTooLarge)
+			if big == nil || big.Severity != report.Warn || !strings.Contains(big.Title, "more than 100000 tags") ||
 				big.Fix == nil || !strings.Contains(big.Fix.Summary, "reads every page into memory") {
 				t.Fatalf("registry finding %+v", big)
 			}
-			if r.HasCode(diagnostics.CodeRegistryOK) {
+			if r.HasCode(report.CodeRegistryOK) {
 				t.Error("a list cut at the bound is not REGISTRY_REACHABLE with its count")
 			}
-			part := finding(r, diagnostics.CodeCandidatesPartialList)
-			if part == nil || part.Severity != diagnostics.Unknown || part.Decides != tc.decides || part.Verify == "" {
+			part := finding(r, report.CodeCandidatesPartialList)
+			if part == nil || part.Severity != report.Unknown || part.Decides != tc.decides || part.Verify == "" {
 				t.Fatalf("partial-list finding %+v", part)
 			}
 			if r.State != tc.state {
@@ -98,20 +98,20 @@ func TestEndlessTagList(t *testing.T) {
 			}
 			nv := false
 			for _, n := range r.NotVerified {
-				nv = nv || (n.Code == diagnostics.CodeCandidatesPartialList && n.Decides == tc.decides)
+				nv = nv || (n.Code == report.CodeCandidatesPartialList && n.Decides == tc.decides)
 			}
 			if !nv {
 				t.Errorf("not verified %+v lacks the partial pick", r.NotVerified)
 			}
 			if tc.decides {
-				if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesPartialList {
+				if r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesPartialList {
 					t.Errorf("root cause %+v", r.RootCause)
 				}
 				// What the tags read say is a warning, never the answer.
-				if f := finding(r, diagnostics.CodeCandidatesNone); f == nil || f.Severity != diagnostics.Warn || !strings.Contains(f.Title, "among the first 100000 tags") {
+				if f := finding(r, report.CodeCandidatesNone); f == nil || f.Severity != report.Warn || !strings.Contains(f.Title, "among the first 100000 tags") {
 					t.Errorf("no-candidate finding %+v", f)
 				}
-			} else if f := finding(r, diagnostics.CodeCandidatesUpdate); f == nil || !strings.Contains(f.Title, "a tag past them may be picked instead") {
+			} else if f := finding(r, report.CodeCandidatesUpdate); f == nil || !strings.Contains(f.Title, "a tag past them may be picked instead") {
 				t.Errorf("update finding %+v", f)
 			}
 		})
@@ -123,19 +123,19 @@ func TestEndlessGit(t *testing.T) {
 		name     string
 		scenario string
 		mode     labgit.EndlessMode
-		codes    []diagnostics.Code
+		codes    []report.Code
 	}{
-		{"endless pack, source", healthy, labgit.EndlessPack, []diagnostics.Code{diagnostics.CodeSourceTooLarge}},
+		{"endless pack, source", healthy, labgit.EndlessPack, []report.Code{report.CodeSourceTooLarge}},
 		{"endless refs, source and write-back", "healthy-git-writeback", labgit.EndlessRefs,
-			[]diagnostics.Code{diagnostics.CodeSourceTooLarge, diagnostics.CodeWriteBackGitTooLarge}},
+			[]report.Code{report.CodeSourceTooLarge, report.CodeWriteBackGitTooLarge}},
 		{"pack bomb, source and write-back", "healthy-git-writeback", labgit.PackBomb,
-			[]diagnostics.Code{diagnostics.CodeSourceTooLarge, diagnostics.CodeWriteBackGitTooLarge}},
+			[]report.Code{report.CodeSourceTooLarge, report.CodeWriteBackGitTooLarge}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(labgit.Endless{Mode: tc.mode})
 			t.Cleanup(srv.Close)
 			env := start(t, tc.scenario, func(sc *lab.Scenario) { replaceAll(sc, "${GIT}/config.git", srv.URL+"/config.git") })
-			var r *diagnostics.Report
+			var r *report.Report
 			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
 			t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
 			if grew.Peak > 4*(64<<20) {
@@ -143,14 +143,14 @@ func TestEndlessGit(t *testing.T) {
 			}
 			for _, c := range tc.codes {
 				f := finding(r, c)
-				if f == nil || f.Severity != diagnostics.Unknown || f.Decides || !strings.Contains(f.Title, "imgupd stopped reading") || !strings.Contains(f.Title, "imgupd reads") || f.Verify == "" {
+				if f == nil || f.Severity != report.Unknown || f.Decides || !strings.Contains(f.Title, "imgupd stopped reading") || !strings.Contains(f.Title, "imgupd reads") || f.Verify == "" {
 					t.Errorf("%s: %+v", c, f)
 				}
 			}
 			// A source or write-back repository imgupd could not read
 			// decides nothing: the update is still on its way.
-			if r.State != diagnostics.StateOnItsWay {
-				t.Errorf("state %s, want %s", r.State, diagnostics.StateOnItsWay)
+			if r.State != report.StateOnItsWay {
+				t.Errorf("state %s, want %s", r.State, report.StateOnItsWay)
 			}
 		})
 	}
@@ -167,17 +167,17 @@ func TestEndlessHelmIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.HelmRepo.Handle(strings.TrimSuffix(u.Path, "/")+"/index.yaml", helmrepo.EndlessIndex{})
-	var r *diagnostics.Report
+	var r *report.Report
 	grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
 	t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
 	if grew.Peak > 4*(64<<20) {
 		t.Errorf("the heap grew by %.0f MiB, more than 4× the 64 MiB bound", grew.MiB())
 	}
-	f := finding(r, diagnostics.CodeSourceTooLarge)
+	f := finding(r, report.CodeSourceTooLarge)
 	if f == nil || !strings.Contains(f.Title, "index.yaml") || f.Decides || f.Fix == nil || !strings.Contains(f.Fix.Summary, "helm-registry-max-index-size") {
 		t.Fatalf("finding %+v", f)
 	}
-	if r.HasCode(diagnostics.CodeHelmParamNotInValues) {
+	if r.HasCode(report.CodeHelmParamNotInValues) {
 		t.Error("the values were not read: no mapping verdict")
 	}
 }
@@ -204,17 +204,17 @@ func TestEndlessForgeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Engine().Forge = fc
-	var r *diagnostics.Report
+	var r *report.Report
 	grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
 	t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
 	if grew.Peak > 32<<20 {
 		t.Errorf("the heap grew by %.0f MiB against a forge whose answers are cut at 1 MiB", grew.MiB())
 	}
-	f := finding(r, diagnostics.CodeWriteBackPushUnverified)
+	f := finding(r, report.CodeWriteBackPushUnverified)
 	if f == nil || !strings.Contains(f.Title, "larger than the response limit") || f.Decides {
 		t.Fatalf("finding %+v", f)
 	}
-	if r.HasCode(diagnostics.CodeWriteBackProtected) || r.HasCode(diagnostics.CodeWriteBackOK) {
+	if r.HasCode(report.CodeWriteBackProtected) || r.HasCode(report.CodeWriteBackOK) {
 		t.Error("an answer cut at the bound is neither protected nor accepting")
 	}
 }

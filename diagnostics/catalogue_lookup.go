@@ -1,23 +1,29 @@
 package diagnostics
 
-// The finding builders' view of the catalogue (package report holds it, see
-// reportnames.go): each code's entry, and the finding code and stage of each
-// of the model's problems.
+import (
+	"sync"
+
+	"github.com/imgupd/imgupd/diagnostics/report"
+)
+
+// The finding builders' view of the catalogue (package report holds it):
+// each code's entry, and the finding code and stage of each of the model's
+// problems, built on first use (no work at program start).
 
 // catalogue is every entry by code.
-var catalogue = CatalogueByCode()
+var catalogue = sync.OnceValue(report.CatalogueByCode)
 
 // problemDoc is the finding code and stage of one updater.Problem code.
 type problemDoc struct {
-	code  Code
-	stage StageID
+	code  report.Code
+	stage report.StageID
 }
 
 // problemsByCode maps the model's problem codes to their finding codes.
-var problemsByCode = func() map[string]problemDoc {
+var problemsByCode = sync.OnceValue(func() map[string]problemDoc {
 	m := map[string]problemDoc{}
-	for p, f := range ProblemFindings() {
+	for p, f := range report.ProblemFindings() {
 		m[p] = problemDoc{code: f.Code, stage: f.Stage}
 	}
 	return m
-}()
+})

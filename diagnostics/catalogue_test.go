@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // TestCatalogueCoversModel: every Problem code the updater model declares
@@ -42,12 +43,12 @@ func TestCatalogueCoversModel(t *testing.T) {
 						}
 						code, _ := strconv.Unquote(lit.Value)
 						n++
-						d, ok := problemsByCode[code]
+						d, ok := problemsByCode()[code]
 						if !ok {
 							t.Errorf("updater.%s (%q) has no entry in problemDocs", name.Name, code)
 							continue
 						}
-						if _, ok := catalogue[d.code]; !ok {
+						if _, ok := catalogue()[d.code]; !ok {
 							t.Errorf("updater.%s maps to %s, which is not catalogued", name.Name, d.code)
 						}
 					}
@@ -61,9 +62,9 @@ func TestCatalogueCoversModel(t *testing.T) {
 	for _, k := range registry.Kinds() {
 		c, ok := registryCodes[k]
 		if k == registry.Other {
-			c, ok = CodeRegistryError, true
+			c, ok = report.CodeRegistryError, true
 		}
-		if _, cat := catalogue[c]; !ok || !cat {
+		if _, cat := catalogue()[c]; !ok || !cat {
 			t.Errorf("registry kind %s has no catalogued finding code", k)
 		}
 	}

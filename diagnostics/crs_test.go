@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -23,7 +23,7 @@ func replaceIn(tb testing.TB, s *string, old, new string) {
 	*s = strings.Replace(*s, old, new, 1)
 }
 
-func findingOf(r *diagnostics.Report, c diagnostics.Code) *diagnostics.Finding {
+func findingOf(r *report.Report, c report.Code) *report.Finding {
 	for _, f := range r.Findings() {
 		if f.Code == c {
 			return &f
@@ -40,14 +40,14 @@ func TestOtherCRMovesImageTheOwnCRHolds(t *testing.T) {
 		replaceIn(t, &sc.Objects, `imageName: "${REGISTRY}/team/web:~1.0"`, `imageName: "${REGISTRY}/team/web:~1.1"`)
 	})
 	r := env.Diagnose(context.Background())
-	if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesCRsDisagree {
+	if r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesCRsDisagree {
 		t.Fatalf("state %s, root cause %v\n%s", r.State, r.RootCause, dump(r))
 	}
 	if !strings.Contains(r.RootCause.Title, "argocd/team-all moves it to 2.0.0") || !strings.Contains(r.RootCause.Title, "constraint ~1.1") {
 		t.Fatalf("title %q", r.RootCause.Title)
 	}
-	none := findingOf(r, diagnostics.CodeCandidatesNone)
-	if none == nil || none.Severity != diagnostics.Warn || !strings.Contains(none.Title, "what ImageUpdater argocd/web alone does") {
+	none := findingOf(r, report.CodeCandidatesNone)
+	if none == nil || none.Severity != report.Warn || !strings.Contains(none.Title, "what ImageUpdater argocd/web alone does") {
 		t.Fatalf("the own CR's no-candidate finding: %+v\n%s", none, dump(r))
 	}
 }
@@ -61,7 +61,7 @@ func TestCRsDisagreeFixKeepsTheTeamSelector(t *testing.T) {
 		replaceIn(t, &sc.Objects, `  - namePattern: "*"`, "  - namePattern: \"*\"\n    labelSelectors: {matchLabels: {team: web}}")
 	})
 	r := env.Diagnose(context.Background())
-	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesCRsDisagree || r.RootCause.Fix == nil {
+	if r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesCRsDisagree || r.RootCause.Fix == nil {
 		t.Fatalf("root cause %v\n%s", r.RootCause, dump(r))
 	}
 	want := `"path":"/spec/applicationRefs/0/labelSelectors/matchExpressions","value":[{"key":"image-updater-cr","operator":"DoesNotExist"}]`
@@ -87,12 +87,12 @@ func TestOtherCRImageNotJudged(t *testing.T) {
       imageName: "${REGISTRY}/team/gone"`)
 	})
 	r := env.Diagnose(context.Background())
-	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesCRsDisagree {
+	if r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesCRsDisagree {
 		t.Fatalf("root cause %v\n%s", r.RootCause, dump(r))
 	}
 	var notJudged []string
 	for _, f := range r.Findings() {
-		if f.Code == diagnostics.CodeCandidatesOtherCRImage {
+		if f.Code == report.CodeCandidatesOtherCRImage {
 			notJudged = append(notJudged, f.Title)
 		}
 	}
@@ -101,7 +101,7 @@ func TestOtherCRImageNotJudged(t *testing.T) {
 	}
 	var listed bool
 	for _, nv := range r.NotVerified {
-		listed = listed || nv.Code == diagnostics.CodeCandidatesOtherCRImage && !nv.Decides
+		listed = listed || nv.Code == report.CodeCandidatesOtherCRImage && !nv.Decides
 	}
 	if !listed {
 		t.Fatalf("not listed as not verified (without deciding): %+v", r.NotVerified)
@@ -113,7 +113,7 @@ func TestOtherCRImageNotJudged(t *testing.T) {
 func TestCRsDisagreeAfterTheWrite(t *testing.T) {
 	env := start(t, multiCR+"-after", nil)
 	r := env.Diagnose(context.Background())
-	if r.State != diagnostics.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeCandidatesCRsDisagree {
+	if r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesCRsDisagree {
 		t.Fatalf("state %s, root cause %v\n%s", r.State, r.RootCause, dump(r))
 	}
 	var picks, logged string

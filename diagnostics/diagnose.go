@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
@@ -17,10 +18,10 @@ import (
 
 // stage is one step of the pipeline.
 type stage struct {
-	id StageID
+	id report.StageID
 	// prereq returns why the stage cannot run, or "".
 	prereq func(r *run) string
-	check  func(ctx context.Context, r *run) []Finding
+	check  func(ctx context.Context, r *run) []report.Finding
 }
 
 func (e *Engine) stages() []stage {
@@ -92,21 +93,21 @@ func (e *Engine) stages() []stage {
 		return "no image's tags could be listed (see the live image and registry stages)"
 	}
 	return []stage{
-		{StageHealth, nil, checkHealth},
-		{StageTarget, nil, checkTarget},
-		{StageSource, needConfig, checkSource},
-		{StageLive, needTarget, checkLive},
-		{StageRegistry, needLive, checkRegistry},
-		{StageCandidates, needTags, checkCandidates},
-		{StageWriteBack, needWriteBack, checkWriteBack},
-		{StageSync, needApp, checkSync},
-		{StageHistory, needApp, checkHistory},
+		{report.StageHealth, nil, checkHealth},
+		{report.StageTarget, nil, checkTarget},
+		{report.StageSource, needConfig, checkSource},
+		{report.StageLive, needTarget, checkLive},
+		{report.StageRegistry, needLive, checkRegistry},
+		{report.StageCandidates, needTags, checkCandidates},
+		{report.StageWriteBack, needWriteBack, checkWriteBack},
+		{report.StageSync, needApp, checkSync},
+		{report.StageHistory, needApp, checkHistory},
 	}
 }
 
 // Diagnose runs every stage for one Application and returns the report. It
 // always returns a report: failures to read become findings.
-func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
+func (e *Engine) Diagnose(ctx context.Context, req Request) *report.Report {
 	if !e.shared {
 		e, ctx = e.Share(ctx)
 	}
@@ -115,8 +116,8 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 		req.UpdaterNamespace = "argocd"
 	}
 	start := opts.Now()
-	rep := &Report{
-		App:            AppRef{Namespace: req.Namespace, Name: req.App},
+	rep := &report.Report{
+		App:            report.AppRef{Namespace: req.Namespace, Name: req.App},
 		Cluster:        opts.ClusterName,
 		UpdaterVersion: opts.DefaultVersion.String(),
 		StartedAt:      start,
@@ -134,18 +135,18 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 	r.loadApp(actx)
 	acancel()
 
-	infos := map[StageID]StageInfo{}
-	for _, s := range Stages() {
+	infos := map[report.StageID]report.StageInfo{}
+	for _, s := range report.Stages() {
 		infos[s.ID] = s
 	}
 	for _, st := range e.stages() {
-		res := StageResult{StageInfo: infos[st.id]}
+		res := report.StageResult{StageInfo: infos[st.id]}
 		switch {
 		case ctx.Err() != nil:
-			res.Status, res.SkipReason = Unknown, fmt.Sprintf("the diagnosis ran out of time (%s) before this stage", opts.Timeout)
-			res.Findings = []Finding{timeoutFinding(st.id, fmt.Sprintf("the %s stage did not run: the diagnosis ran out of time (%s)", st.id, opts.Timeout))}
+			res.Status, res.SkipReason = report.Unknown, fmt.Sprintf("the diagnosis ran out of time (%s) before this stage", opts.Timeout)
+			res.Findings = []report.Finding{timeoutFinding(st.id, fmt.Sprintf("the %s stage did not run: the diagnosis ran out of time (%s)", st.id, opts.Timeout))}
 		case st.prereq != nil && st.prereq(r) != "":
-			res.Status, res.SkipReason = Skipped, st.prereq(r)
+			res.Status, res.SkipReason = report.Skipped, st.prereq(r)
 		default:
 			sctx, scancel := context.WithTimeout(ctx, opts.StageTimeout)
 			t0 := time.Now()
@@ -166,7 +167,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 	rep.UpdaterVersion = r.version.String()
 	for _, a := range r.images {
 		if d, ok := r.decision[a.Alias]; ok {
-			rep.Candidates = append(rep.Candidates, CandidateTable{Alias: a.Alias, Image: a.Image.FullName(), Decision: d})
+			rep.Candidates = append(rep.Candidates, report.CandidateTable{Alias: a.Alias, Image: a.Image.FullName(), Decision: d})
 		}
 	}
 	if e.Registry != nil {
@@ -179,15 +180,15 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *Report {
 }
 
 // appLogLines keeps the last MaxLogLines lines about the app, masked.
-func appLogLines(a *updaterlog.Analysis) []LogLine {
+func appLogLines(a *updaterlog.Analysis) []report.LogLine {
 	if a == nil {
 		return nil
 	}
 	evs := a.ForApp
-	if len(evs) > MaxLogLines {
-		evs = evs[len(evs)-MaxLogLines:]
+	if len(evs) > report.MaxLogLines {
+		evs = evs[len(evs)-report.MaxLogLines:]
 	}
-	out := make([]LogLine, 0, len(evs))
+	out := make([]report.LogLine, 0, len(evs))
 	for _, e := range evs {
 		l := e.Redacted().Line
 		msg := l.Msg
@@ -204,7 +205,7 @@ func appLogLines(a *updaterlog.Analysis) []LogLine {
 		for _, k := range keys {
 			msg += " " + k + "=" + l.Fields[k]
 		}
-		out = append(out, LogLine{Time: l.Time, Level: l.Level, Message: oneLine(msg), Code: e.Code})
+		out = append(out, report.LogLine{Time: l.Time, Level: l.Level, Message: oneLine(msg), Code: e.Code})
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -46,7 +47,7 @@ func start(tb testing.TB, name string, edit func(*lab.Scenario)) *lab.Env {
 	return env
 }
 
-func dump(r *diagnostics.Report) string {
+func dump(r *report.Report) string {
 	var b strings.Builder
 	render.Text(&b, r, render.TextOptions{Verbose: true})
 	return b.String()
@@ -55,11 +56,11 @@ func dump(r *diagnostics.Report) string {
 func TestAppNotFoundSuggestsNames(t *testing.T) {
 	env := start(t, healthy, nil)
 	r := env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "wbe", Namespace: "argocd"})
-	if r.RootCause == nil || r.RootCause.Code != diagnostics.CodeAppNotFound || !strings.Contains(r.RootCause.Title, "did you mean web?") {
+	if r.RootCause == nil || r.RootCause.Code != report.CodeAppNotFound || !strings.Contains(r.RootCause.Title, "did you mean web?") {
 		t.Fatalf("root cause %+v\n%s", r.RootCause, dump(r))
 	}
 	for _, s := range r.Stages[2:] {
-		if s.Status != diagnostics.Skipped || s.SkipReason == "" {
+		if s.Status != report.Skipped || s.SkipReason == "" {
 			t.Errorf("stage %s should be skipped with a reason, got %s", s.ID, s.Status)
 		}
 	}
@@ -74,15 +75,15 @@ func TestForbiddenReadNamesRule(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "argocd-image-updater.argoproj.io", Resource: "imageupdaters"}, "", errors.New("RBAC"))
 	})
 	r := env.Diagnose(context.Background())
-	st := r.Stage(diagnostics.StageTarget)
-	if st.Status != diagnostics.Unknown {
+	st := r.Stage(report.StageTarget)
+	if st.Status != report.Unknown {
 		t.Fatalf("target stage %s, want unknown\n%s", st.Status, dump(r))
 	}
 	f := st.Findings[0]
-	if f.Code != diagnostics.CodeReadForbidden || !strings.Contains(f.Evidence[0].Value, "argocd-image-updater.argoproj.io") || !strings.Contains(f.Evidence[0].Value, "imageupdaters") {
+	if f.Code != report.CodeReadForbidden || !strings.Contains(f.Evidence[0].Value, "argocd-image-updater.argoproj.io") || !strings.Contains(f.Evidence[0].Value, "imageupdaters") {
 		t.Fatalf("finding %+v", f)
 	}
-	if r.Verdict == diagnostics.VerdictHealthy {
+	if r.Verdict == report.VerdictHealthy {
 		t.Error("a forbidden read must not end in a healthy verdict")
 	}
 }
@@ -99,7 +100,7 @@ func TestDeadline(t *testing.T) {
 	if d := time.Since(t0); d > 4*time.Second {
 		t.Fatalf("diagnosis took %s with a 1.5 s deadline", d)
 	}
-	if r.State != diagnostics.StateUnknown || len(r.NotVerified) == 0 || !r.NotVerified[0].Decides {
+	if r.State != report.StateUnknown || len(r.NotVerified) == 0 || !r.NotVerified[0].Decides {
 		t.Fatalf("state %s, not verified %+v\n%s", r.State, r.NotVerified, dump(r))
 	}
 	if r.State.ExitCode() != 2 {
@@ -116,7 +117,7 @@ func TestLogSecretsRedacted(t *testing.T) {
 			`@git.example.com/org/config.git: Authorization: Bearer ` + token + ` rejected" application=argocd/web` + "\n"
 	})
 	r := env.Diagnose(context.Background())
-	if !r.HasCode(diagnostics.CodeUpdaterLogErrors) {
+	if !r.HasCode(report.CodeUpdaterLogErrors) {
 		t.Fatalf("the error line should be evidence\n%s", dump(r))
 	}
 	var b strings.Builder
@@ -172,7 +173,7 @@ func TestRegistryRequestsAreMinimal(t *testing.T) {
 	env := start(t, healthy, threeImages)
 	env.Registry.ResetRequests()
 	r := env.Diagnose(context.Background())
-	if r.Verdict != diagnostics.VerdictHealthy || len(r.Candidates) != 3 {
+	if r.Verdict != report.VerdictHealthy || len(r.Candidates) != 3 {
 		t.Fatalf("verdict %s, %d candidate tables\n%s", r.Verdict, len(r.Candidates), dump(r))
 	}
 	got := env.Registry.Requests()
@@ -195,7 +196,7 @@ func TestRegistryRequestsAreMinimal(t *testing.T) {
 func BenchmarkDiagnoseThreeImages(b *testing.B) {
 	env := start(b, healthy, threeImages)
 	eng := env.Engine()
-	stageTotals := map[diagnostics.StageID]time.Duration{}
+	stageTotals := map[report.StageID]time.Duration{}
 	var requests int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -203,7 +204,7 @@ func BenchmarkDiagnoseThreeImages(b *testing.B) {
 		cold.Registry = newRegistryClient()
 		cold.Git = newGitClient()
 		r := cold.Diagnose(context.Background(), env.Request())
-		if r.Verdict != diagnostics.VerdictHealthy {
+		if r.Verdict != report.VerdictHealthy {
 			b.Fatalf("verdict %s", r.Verdict)
 		}
 		for _, s := range r.Stages {
@@ -228,10 +229,10 @@ func TestLogErrorsGroupRepeats(t *testing.T) {
 		}
 	})
 	r := env.Diagnose(context.Background())
-	var ev []diagnostics.Evidence
+	var ev []report.Evidence
 	for _, st := range r.Stages {
 		for _, f := range st.Findings {
-			if f.Code == diagnostics.CodeUpdaterLogErrors {
+			if f.Code == report.CodeUpdaterLogErrors {
 				ev = f.Evidence
 			}
 		}
@@ -264,8 +265,8 @@ func TestV0WriteBackConfigErrorIsTheAnswer(t *testing.T) {
 			indent+`argocd-image-updater.argoproj.io/git-branch: "main:x:y"`, 1)
 	})
 	r := env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
-	if r.RootCause == nil || r.RootCause.Code != "WRITEBACK_CONFIG_ERROR" || r.RootCause.Stage != diagnostics.StageWriteBack ||
-		!strings.Contains(r.RootCause.Title, `"main:x:y"`) || r.State != diagnostics.StateBlocked {
+	if r.RootCause == nil || r.RootCause.Code != "WRITEBACK_CONFIG_ERROR" || r.RootCause.Stage != report.StageWriteBack ||
+		!strings.Contains(r.RootCause.Title, `"main:x:y"`) || r.State != report.StateBlocked {
 		t.Fatalf("root cause %+v, state %s\n%s", r.RootCause, r.State, dump(r))
 	}
 }

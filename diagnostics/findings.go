@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // The finding builders every stage uses: a finding from the catalogue
@@ -13,8 +14,8 @@ import (
 
 // timeoutFinding is a stage that did not (fully) run in time: it decides
 // the answer when the stage is one the pick depends on.
-func timeoutFinding(stage StageID, title string) Finding {
-	return Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: title,
+func timeoutFinding(stage report.StageID, title string) report.Finding {
+	return report.Finding{Code: report.CodeCheckTimeout, Stage: stage, Severity: report.Unknown, Title: title,
 		Detail:  "What the stage would have checked is not known.",
 		Verify:  "re-run with a longer --timeout (the whole diagnosis) and check that imgupd reaches the registries and git servers",
 		Decides: decisiveStage(stage)}
@@ -24,18 +25,18 @@ func timeoutFinding(stage StageID, title string) Finding {
 // the missing RBAC rule; anything else is an unknown. Whether it decides the
 // answer follows the stage (decisiveStage); callers that know better set
 // Decides themselves.
-func readFailure(stage StageID, what string, err error) Finding {
+func readFailure(stage report.StageID, what string, err error) report.Finding {
 	var ae *cluster.AccessError
 	if errors.As(err, &ae) && ae.Forbidden {
-		return Finding{Code: CodeReadForbidden, Stage: stage, Severity: Unknown,
+		return report.Finding{Code: report.CodeReadForbidden, Stage: stage, Severity: report.Unknown,
 			Title:    "cannot read " + what + ": forbidden",
 			Detail:   "The check was not made. imgupd needs read access to this object.",
-			Evidence: []Evidence{{Label: "missing rule", Value: ae.Rule()}},
-			Fix:      &Fix{Summary: "Grant imgupd this read (deploy/rbac.yaml ships the rules).", Where: ae.RuleScope(), Snippet: ae.RuleYAML(), Lang: "yaml"},
+			Evidence: []report.Evidence{{Label: "missing rule", Value: ae.Rule()}},
+			Fix:      &report.Fix{Summary: "Grant imgupd this read (deploy/rbac.yaml ships the rules).", Where: ae.RuleScope(), Snippet: ae.RuleYAML(), Lang: "yaml"},
 			Verify:   "grant imgupd " + ae.Rule(),
 			Decides:  decisiveStage(stage)}
 	}
-	f := Finding{Code: CodeCheckTimeout, Stage: stage, Severity: Unknown, Title: "cannot read " + what,
+	f := report.Finding{Code: report.CodeCheckTimeout, Stage: stage, Severity: report.Unknown, Title: "cannot read " + what,
 		Verify: "re-run when the API server answers", Decides: decisiveStage(stage)}
 	if errors.Is(err, context.DeadlineExceeded) {
 		f.Title = "reading " + what + " timed out"
@@ -46,23 +47,23 @@ func readFailure(stage StageID, what string, err error) Finding {
 	return f
 }
 
-func find(code Code, sev Severity, title string) Finding {
-	f := Finding{Code: code, Severity: sev, Title: title}
-	if e, ok := catalogue[code]; ok {
+func find(code report.Code, sev report.Severity, title string) report.Finding {
+	f := report.Finding{Code: code, Severity: sev, Title: title}
+	if e, ok := catalogue()[code]; ok {
 		f.Stage = e.Stage
 		f.State = e.State
 		f.Detail = e.Meaning
 		f.Role = e.Role
 		if e.Fix != "" {
-			f.Fix = &Fix{Summary: e.Fix}
+			f.Fix = &report.Fix{Summary: e.Fix}
 		}
 	}
 	return f
 }
 
-func ev(label, value string) Evidence { return Evidence{Label: label, Value: value} }
+func ev(label, value string) report.Evidence { return report.Evidence{Label: label, Value: value} }
 
-func hasSeverity(fs []Finding, s Severity) bool {
+func hasSeverity(fs []report.Finding, s report.Severity) bool {
 	for _, f := range fs {
 		if f.Severity == s {
 			return true
@@ -71,7 +72,7 @@ func hasSeverity(fs []Finding, s Severity) bool {
 	return false
 }
 
-func hasCode(fs []Finding, c Code) bool {
+func hasCode(fs []report.Finding, c report.Code) bool {
 	for _, f := range fs {
 		if f.Code == c {
 			return true

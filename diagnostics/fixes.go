@@ -8,6 +8,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -106,7 +107,7 @@ func (r *run) imageNameWith(im updater.ImageConfig, constraint string) string {
 // heldBackFix writes the fix for tags kept out by the configuration: the
 // rule that dropped the newest of them and the value that lets it in,
 // checked with the model where a new constraint is proposed.
-func (r *run) heldBackFix(f Finding, im updater.ImageConfig, d updater.Decision, dropped []updater.TagFate) Finding {
+func (r *run) heldBackFix(f report.Finding, im updater.ImageConfig, d updater.Decision, dropped []updater.TagFate) report.Finding {
 	if len(dropped) == 0 {
 		return f
 	}
@@ -142,7 +143,7 @@ func (r *run) heldBackFix(f Finding, im updater.ImageConfig, d updater.Decision,
 
 // platformFix names the platforms the image has and the two ways out: set
 // platforms to one of them, or build for the one Image Updater wants.
-func (r *run) platformFix(f Finding, im updater.ImageConfig, d updater.Decision, t updater.TagFate) Finding {
+func (r *run) platformFix(f report.Finding, im updater.ImageConfig, d updater.Decision, t updater.TagFate) report.Finding {
 	has := slices.DeleteFunc(slices.Clone(t.Platforms), func(s string) bool { return s == "no platform information" })
 	want := "linux/amd64"
 	if d.Platforms != nil {
@@ -199,8 +200,8 @@ func (r *run) admittingConstraint(im updater.ImageConfig, d updater.Decision, ta
 
 // downgradeFinding: the running tag is outside the constraint and Image
 // Updater moves it down.
-func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) Finding {
-	f := find(CodeCandidatesDowngrade, Fail, fmt.Sprintf("image %s would go down from %s to %s: the running tag is outside the constraint %q, and Image Updater moves it into it",
+func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) report.Finding {
+	f := find(report.CodeCandidatesDowngrade, report.Fail, fmt.Sprintf("image %s would go down from %s to %s: the running tag is outside the constraint %q, and Image Updater moves it into it",
 		aliasOr(im), d.RunningTag, d.Selected, d.Constraint)).WithImage(im.Alias).
 		With(ev("constraint", d.Constraint+": "+d.ConstraintMeaning))
 	if d.Outcome == updater.OutcomeAlreadyInSpec {
@@ -263,7 +264,7 @@ func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) string {
 
 // errorFix adds the image's place to a failing pick (an improper
 // constraint, the digest strategy without a tag).
-func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Finding {
+func (r *run) errorFix(f report.Finding, im updater.ImageConfig, d updater.Decision) report.Finding {
 	p := r.imagePlace(im, "imageName")
 	switch d.Err.Kind {
 	case updater.ErrImproperConstraint:
@@ -278,13 +279,13 @@ func (r *run) errorFix(f Finding, im updater.ImageConfig, d updater.Decision) Fi
 		}
 	}
 	if d.Reason != "" {
-		f.Fix = &Fix{Summary: d.Reason, Where: p.Where}
+		f.Fix = &report.Fix{Summary: d.Reason, Where: p.Where}
 	}
 	return f
 }
 
-func (r *run) platformFinding(im updater.ImageConfig, d updater.Decision, n int) Finding {
-	f := find(CodeCandidatesPlatform, Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", aliasOr(im), n, d.Platforms.String())).WithImage(im.Alias)
+func (r *run) platformFinding(im updater.ImageConfig, d updater.Decision, n int) report.Finding {
+	f := find(report.CodeCandidatesPlatform, report.Warn, fmt.Sprintf("image %s: %d tag(s) have no image for %s", aliasOr(im), n, d.Platforms.String())).WithImage(im.Alias)
 	for _, t := range d.Tags {
 		if t.Fate == updater.FatePlatform {
 			return r.platformFix(f, im, d, t)

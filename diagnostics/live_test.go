@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
 // replaceIn replaces old (which must be there) in the scenario's objects
 // or in one git file.
-func findings(r *diagnostics.Report, c diagnostics.Code) []diagnostics.Finding {
-	var out []diagnostics.Finding
+func findings(r *report.Report, c report.Code) []report.Finding {
+	var out []report.Finding
 	for _, f := range r.Findings() {
 		if f.Code == c {
 			out = append(out, f)
@@ -30,12 +30,12 @@ func TestNotLiveImagesDecideOnlyWhenNoneIsLive(t *testing.T) {
 	const sc = "live-multi-image-one-live"
 	t.Run("one live", func(t *testing.T) {
 		r := start(t, sc, nil).Diagnose(context.Background())
-		nl := findings(r, diagnostics.CodeLiveNotLive)
-		if r.State != diagnostics.StateOnItsWay || r.RootCause != nil || len(nl) != 2 {
+		nl := findings(r, report.CodeLiveNotLive)
+		if r.State != report.StateOnItsWay || r.RootCause != nil || len(nl) != 2 {
 			t.Fatalf("state %s, root cause %+v, %d not-live findings\n%s", r.State, r.RootCause, len(nl), dump(r))
 		}
 		for _, f := range nl {
-			if f.Severity != diagnostics.Warn || !strings.Contains(f.Title, "Image Updater skips it") {
+			if f.Severity != report.Warn || !strings.Contains(f.Title, "Image Updater skips it") {
 				t.Errorf("not-live finding %q is %s", f.Title, f.Severity)
 			}
 		}
@@ -47,8 +47,8 @@ func TestNotLiveImagesDecideOnlyWhenNoneIsLive(t *testing.T) {
 			replaceIn(t, &v, "reaper:\n  enabled: false\n  image:\n    repository: ${REGISTRY}/team/reaper\n    tag: 1.0.0\n", "")
 			files["charts/guestbook/values.yaml"] = v
 		}).Diagnose(context.Background())
-		hp := findings(r, diagnostics.CodeHelmParamNotInValues)
-		if r.State != diagnostics.StateOnItsWay || len(hp) != 1 || hp[0].Severity != diagnostics.Warn || hp[0].Image != "reaper" {
+		hp := findings(r, report.CodeHelmParamNotInValues)
+		if r.State != report.StateOnItsWay || len(hp) != 1 || hp[0].Severity != report.Warn || hp[0].Image != "reaper" {
 			t.Fatalf("state %s, helm parameter findings %+v\n%s", r.State, hp, dump(r))
 		}
 	})
@@ -56,7 +56,7 @@ func TestNotLiveImagesDecideOnlyWhenNoneIsLive(t *testing.T) {
 		r := start(t, sc, func(s *lab.Scenario) {
 			replaceIn(t, &s.Objects, `summary: {images: ["${REGISTRY}/team/manager:1.0.0"]}`, `summary: {images: ["${REGISTRY}/other/manager:1.0.0"]}`)
 		}).Diagnose(context.Background())
-		if r.State != diagnostics.StateBlocked || r.RootCause == nil || r.RootCause.Code != diagnostics.CodeLiveNotLive {
+		if r.State != report.StateBlocked || r.RootCause == nil || r.RootCause.Code != report.CodeLiveNotLive {
 			t.Fatalf("state %s, root cause %+v\n%s", r.State, r.RootCause, dump(r))
 		}
 	})
@@ -77,19 +77,19 @@ func TestKustomizeNamesKeepPortOverridesApart(t *testing.T) {
 		t.Run(sc, func(t *testing.T) {
 			r := start(t, sc, nil).Diagnose(context.Background())
 			rc := r.RootCause
-			if r.State != diagnostics.StateWrongUpdate || rc == nil || rc.Code != diagnostics.CodeWriteBackKustomizeCollide || rc.Image != "web" ||
+			if r.State != report.StateWrongUpdate || rc == nil || rc.Code != report.CodeWriteBackKustomizeCollide || rc.Image != "web" ||
 				rc.Fix == nil || !strings.Contains(rc.Fix.Snippet, "kustomize:") {
 				t.Fatalf("state %s, root cause %+v\n%s", r.State, rc, dump(r))
 			}
 			// After the write the spec lacks web's pick because of the
 			// collision: no "something reverts the spec" warning beside it.
-			for _, f := range findings(r, diagnostics.CodeHistoryWritten) {
-				if f.Severity != diagnostics.Info || strings.Contains(f.Title, "reverts") {
+			for _, f := range findings(r, report.CodeHistoryWritten) {
+				if f.Severity != report.Info || strings.Contains(f.Title, "reverts") {
 					t.Errorf("history says %s %q; the collision explains the missing override", f.Severity, f.Title)
 				}
 			}
 			r = start(t, sc, named).Diagnose(context.Background())
-			if r.State != diagnostics.StateOnItsWay || r.HasCode(diagnostics.CodeWriteBackKustomizeCollide) {
+			if r.State != report.StateOnItsWay || r.HasCode(report.CodeWriteBackKustomizeCollide) {
 				t.Fatalf("with Kustomize names: state %s, root cause %+v\n%s", r.State, r.RootCause, dump(r))
 			}
 		})

@@ -5,34 +5,35 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // severityOf maps the model's problem severity to a finding severity.
-func severityOf(s updater.Severity) Severity {
+func severityOf(s updater.Severity) report.Severity {
 	switch s {
 	case updater.SeverityError:
-		return Fail
+		return report.Fail
 	case updater.SeverityWarning:
-		return Warn
+		return report.Warn
 	}
-	return Info
+	return report.Info
 }
 
 // problemFinding turns a model problem into a finding, with a fix that
 // names the key and the value to write where the problem carries them.
-func (r *run) problemFinding(p updater.Problem) Finding {
-	d, ok := problemsByCode[p.Code]
-	code, stage := Code("TARGET_"+p.Code), StageTarget
+func (r *run) problemFinding(p updater.Problem) report.Finding {
+	d, ok := problemsByCode()[p.Code]
+	code, stage := report.Code("TARGET_"+p.Code), report.StageTarget
 	if ok {
 		code, stage = d.code, d.stage
 	}
-	f := Finding{Code: code, Stage: stage, Severity: severityOf(p.Severity), Title: p.Message}
-	if e, ok := catalogue[code]; ok {
+	f := report.Finding{Code: code, Stage: stage, Severity: severityOf(p.Severity), Title: p.Message}
+	if e, ok := catalogue()[code]; ok {
 		f.State = e.State
 		f.Detail = e.Meaning
 		if e.Fix != "" {
-			f.Fix = &Fix{Summary: e.Fix}
+			f.Fix = &report.Fix{Summary: e.Fix}
 		}
 	}
 	if p.Key != "" && strings.HasPrefix(p.Key, updater.AnnotationPrefix) {
@@ -42,7 +43,7 @@ func (r *run) problemFinding(p updater.Problem) Finding {
 }
 
 // problemFix writes the exact command for the annotation problems.
-func (r *run) problemFix(f Finding, p updater.Problem) Finding {
+func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 	ns, app := r.req.Namespace, r.req.App
 	annotate := func(args ...string) string {
 		return fmt.Sprintf("kubectl -n %s annotate application %s --overwrite %s", ns, app, strings.Join(args, " "))
@@ -80,7 +81,7 @@ func (r *run) problemFix(f Finding, p updater.Problem) Finding {
 		return f.WithFix(fmt.Sprintf("The app's source is %s: remove the alias's %s key(s), Image Updater refuses both on one alias.", orNone(r.model.SourceType), keep), where,
 			fmt.Sprintf("kubectl -n %s annotate application %s %s", ns, app, strings.Join(drop, " ")), "sh")
 	case updater.ProblemAnnotationsIgnoredWithoutCR, updater.ProblemNoCR:
-		if f.Severity != Fail {
+		if f.Severity != report.Fail {
 			break
 		}
 		ref := "    useAnnotations: true   # keep reading the Application's annotations (v1.1+)"

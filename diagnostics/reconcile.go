@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"fmt"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -16,40 +17,40 @@ import (
 // wrong update when it was meant to name the Helm or Kustomize target of an
 // image whose update is due and the default names were not shown to work.
 func (r *run) reconcile() {
-	mappingOK := r.rep.HasCode(CodeSourceMappingChecked)
+	mappingOK := r.rep.HasCode(report.CodeSourceMappingChecked)
 	for si := range r.rep.Stages {
 		st := &r.rep.Stages[si]
 		changed := false
 		for i := range st.Findings {
 			f := &st.Findings[i]
 			if r.skippedNotLive(f) {
-				f.Severity, f.Title, changed = Warn, f.Title+" (the image is not live: Image Updater skips it)", true
+				f.Severity, f.Title, changed = report.Warn, f.Title+" (the image is not live: Image Updater skips it)", true
 				continue
 			}
 			switch f.Code {
-			case CodeSourceNotReadable:
+			case report.CodeSourceNotReadable:
 				// A source imgupd was not allowed to read decides the answer
 				// only when something is to be written into it.
 				if f.Decides && !r.anyDue() {
 					f.Decides = false
 					changed = true
 				}
-			case CodeCandidatesDowngrade:
+			case report.CodeCandidatesDowngrade:
 				if r.retitleCommittedDowngrade(f) {
 					changed = true
 				}
-			case CodeHelmParamNotInValues, CodeHelmValueOverridden, CodeWriteBackTargetNotRead, CodeKustomizeNameNotUsed, CodeKustomizeImageOverride, CodeSourceImageElsewhere:
-				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == Fail {
-					f.Severity = Warn
+			case report.CodeHelmParamNotInValues, report.CodeHelmValueOverridden, report.CodeWriteBackTargetNotRead, report.CodeKustomizeNameNotUsed, report.CodeKustomizeImageOverride, report.CodeSourceImageElsewhere:
+				if _, known := r.decision[f.Image]; known && !r.dueFor(f.Image) && f.Severity == report.Fail {
+					f.Severity = report.Warn
 					f.Title += " (no update is due now; the next one would change nothing)"
 					changed = true
 				}
-			case Code(problemsByCode[updater.ProblemAnnotationForUnknownAlias].code):
+			case report.Code(problemsByCode()[updater.ProblemAnnotationForUnknownAlias].code):
 				for _, t := range r.aliasTypos {
 					if t.title != f.Title || !t.targetKey || mappingOK || r.rendersWithWarning(t.alias) || !r.dueFor(t.alias) {
 						continue
 					}
-					f.Severity, f.State, f.Image = Fail, StateWrongUpdate, t.alias
+					f.Severity, f.State, f.Image = report.Fail, report.StateWrongUpdate, t.alias
 					f.Title += fmt.Sprintf("; image %s is written to the default parameters instead", t.alias)
 					changed = true
 				}
@@ -65,9 +66,9 @@ func (r *run) reconcile() {
 // committed (HISTORY_PICK_WRITTEN) is said to be written, and its fix also
 // reverts the commit: with the constraint fixed Image Updater commits
 // nothing, and Argo CD would deploy the committed tag.
-func (r *run) retitleCommittedDowngrade(f *Finding) bool {
+func (r *run) retitleCommittedDowngrade(f *report.Finding) bool {
 	d, ok := r.decision[f.Image]
-	if !ok || d.Outcome != updater.OutcomeUpdate || d.Selected == nil || !hasImageCode(r.rep, CodeHistoryWritten, f.Image) {
+	if !ok || d.Outcome != updater.OutcomeUpdate || d.Selected == nil || !hasImageCode(r.rep, report.CodeHistoryWritten, f.Image) {
 		return false
 	}
 	f.Title = fmt.Sprintf("image %s goes down from %s to %s when Argo CD syncs: Image Updater has committed %s, because the running tag is outside the constraint %q",
@@ -91,7 +92,7 @@ func (r *run) retitleCommittedDowngrade(f *Finding) bool {
 // update, also when reconcile demotes it because no update is due.
 func (r *run) rendersWithWarning(alias string) bool {
 	for _, f := range r.rep.Findings() {
-		if f.Code == CodeHelmParamNotInValues && f.Image == alias && f.Severity == Warn && f.State == "" {
+		if f.Code == report.CodeHelmParamNotInValues && f.Image == alias && f.Severity == report.Warn && f.State == "" {
 			return true
 		}
 	}
@@ -101,14 +102,14 @@ func (r *run) rendersWithWarning(alias string) bool {
 // skippedNotLive: f says an image's write would change nothing, but the
 // image is not live while another configured image is, so Image Updater
 // skips it and writes nothing for it (the live stage warns about it).
-func (r *run) skippedNotLive(f *Finding) bool {
+func (r *run) skippedNotLive(f *report.Finding) bool {
 	switch f.Code {
-	case CodeHelmParamNotInValues, CodeKustomizeNameNotUsed, CodeSourceImageElsewhere:
+	case report.CodeHelmParamNotInValues, report.CodeKustomizeNameNotUsed, report.CodeSourceImageElsewhere:
 	default:
 		return false
 	}
 	m, ok := r.live[f.Image]
-	if f.Severity != Fail || f.Image == "" || !ok || m.Found || m.ForceAdded {
+	if f.Severity != report.Fail || f.Image == "" || !ok || m.Found || m.ForceAdded {
 		return false
 	}
 	for _, o := range r.live {

@@ -10,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -27,7 +28,7 @@ type repoView struct {
 	repo cluster.Repository
 	auth gitsource.Auth
 	// trust lists where the trust came from, for the evidence.
-	trust []Evidence
+	trust []report.Evidence
 	// limit, when set, is why imgupd cannot reach the repository the way
 	// that party does (a bearer token, Azure credentials): the read is
 	// then not verified, never a failure.
@@ -46,7 +47,7 @@ type repoView struct {
 	// notes are findings about how that party reaches the repository that
 	// do not stop imgupd from reading it (Argo CD may not read its own
 	// repository Secrets, a credential template for another host).
-	notes []Finding
+	notes []report.Finding
 }
 
 // credLimit says why credentials cannot be used as given: limit (imgupd
@@ -74,7 +75,7 @@ func (r *run) configMap(ctx context.Context, ns, name string) (map[string]string
 // SSH host keys of argocd-ssh-known-hosts-cm. A read that fails (forbidden)
 // is returned as an unknown finding: the source cannot be read as Argo CD
 // reads it.
-func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding) {
+func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.Finding) {
 	ns := r.argoNamespace()
 	var v repoView
 	// refused records a read imgupd may not make and goes on without it:
@@ -96,18 +97,18 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 	case errors.As(err, &sf):
 		// Argo CD could not read them either: go on without them, as it
 		// would, and say so.
-		f, _ := r.secretGateFinding(CodeSourceRepoSecretsDenied, "its repository Secrets, for "+repoURL, false, err)
+		f, _ := r.secretGateFinding(report.CodeSourceRepoSecretsDenied, "its repository Secrets, for "+repoURL, false, err)
 		v.notes = append(v.notes, f)
 		creds, err = nil, nil
 	case errors.As(err, &su) && su.err != nil && refused("Argo CD's repository Secrets in "+ns+" (imgupd could not ask whether "+su.user.subject.String()+" may read them)", su.err):
 		creds, err = nil, nil
 	case errors.As(err, &su):
-		f := readFailure(StageSource, "whether Argo CD may read its repository Secrets in "+ns, su.err)
+		f := readFailure(report.StageSource, "whether Argo CD may read its repository Secrets in "+ns, su.err)
 		f.Decides = false
 		return repoView{}, &f
 	}
 	if err != nil && !refused("Argo CD's repository Secrets in "+ns, err) {
-		f := readFailure(StageSource, "Argo CD's repository Secrets in "+ns, err)
+		f := readFailure(report.StageSource, "Argo CD's repository Secrets in "+ns, err)
 		f.Decides = false
 		return repoView{}, &f
 	}
@@ -137,7 +138,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 	if cluster.IsArgoSSHURL(repoURL) {
 		cm, err := r.configMap(ctx, ns, argoKnownHostsCM)
 		if err != nil && !refused("ConfigMap "+ns+"/"+argoKnownHostsCM, err) {
-			f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoKnownHostsCM+" (SSH host keys)", err)
+			f := readFailure(report.StageSource, "ConfigMap "+ns+"/"+argoKnownHostsCM+" (SSH host keys)", err)
 			f.Decides = false
 			return v, &f
 		}
@@ -147,7 +148,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 	}
 	cm, err := r.configMap(ctx, ns, argoTLSCertsCM)
 	if err != nil && !refused("ConfigMap "+ns+"/"+argoTLSCertsCM, err) {
-		f := readFailure(StageSource, "ConfigMap "+ns+"/"+argoTLSCertsCM+" (TLS certificates)", err)
+		f := readFailure(report.StageSource, "ConfigMap "+ns+"/"+argoTLSCertsCM+" (TLS certificates)", err)
 		f.Decides = false
 		return v, &f
 	}
@@ -162,7 +163,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *Finding)
 // Argo CD's repository Secrets or trust ConfigMaps. That is imgupd's
 // permission, not the repository: the check decides the answer (when an
 // update is due, see reconcile) and says which rule would allow it.
-func refusedFailure(f Finding, v repoView) Finding {
+func refusedFailure(f report.Finding, v repoView) report.Finding {
 	if len(v.forbidden) == 0 {
 		return f
 	}
@@ -177,7 +178,7 @@ func refusedFailure(f Finding, v repoView) Finding {
 // namespace), but Image Updater's own credential choice (no bearer token,
 // a GitHub App only with an installation ID), its pod's proxy for HTTPS (it
 // ignores the Secret's proxy) and the host keys mounted in its pod.
-func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Finding) {
+func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *report.Finding) {
 	ns := r.argoNamespace()
 	var creds []cluster.RepoCred
 	u, ok := r.updaterUser()
@@ -186,11 +187,11 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 	if ok {
 		creds, err = r.repoCredsFor(ctx, u)
 	}
-	if f, gated := r.secretGateFinding(CodeWriteBackRepoDenied, "Argo CD's repository Secrets, which git:repocreds reads for "+repoURL, false, err); gated {
+	if f, gated := r.secretGateFinding(report.CodeWriteBackRepoDenied, "Argo CD's repository Secrets, which git:repocreds reads for "+repoURL, false, err); gated {
 		return repoView{}, &f
 	}
 	if err != nil {
-		f := readFailure(StageWriteBack, "Argo CD repository credentials in "+ns, err)
+		f := readFailure(report.StageWriteBack, "Argo CD repository credentials in "+ns, err)
 		f.Verify = "grant imgupd list on secrets in " + ns + " (only Argo CD's repository Secrets are read)"
 		f.Decides = true // without them imgupd cannot tell whether Image Updater can commit
 		return repoView{}, &f
@@ -199,13 +200,13 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 	v := repoView{repo: repo}
 	if repo.TemplateOtherHost != "" {
 		f := templateOtherHost(repo, "Image Updater")
-		f.Severity, f.Decides = Unknown, true
+		f.Severity, f.Decides = report.Unknown, true
 		f.Title += "; whether that push succeeds was not verified"
 		f.Verify = "imgupd does not send credentials to a host they are not for; fix the template, then re-run"
 		return v, &f
 	}
 	if !repo.HasCredentials() {
-		f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repoURL)).
+		f := find(report.CodeWriteBackCredsMissing, report.Fail, fmt.Sprintf("no Argo CD repository credentials in %s match %s", ns, repoURL)).
 			With(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
 				ev("looked in", "Secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
 		f = f.WithFix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
@@ -236,7 +237,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 		}
 		cm, err := r.configMap(ctx, r.install.Namespace, name)
 		if err != nil {
-			f := readFailure(StageWriteBack, "ConfigMap "+r.install.Namespace+"/"+name+" (Image Updater's SSH host keys)", err)
+			f := readFailure(report.StageWriteBack, "ConfigMap "+r.install.Namespace+"/"+name+" (Image Updater's SSH host keys)", err)
 			return v, &f
 		}
 		v.auth.KnownHosts = []byte(cm[knownHostsKey])
@@ -247,8 +248,8 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *Findi
 
 // templateOtherHost: repo's credentials come from a repo-creds template for
 // another host, and party (Argo CD, Image Updater) sends them there.
-func templateOtherHost(repo cluster.Repository, party string) Finding {
-	return find(CodeRepoCredsOtherHost, Warn, fmt.Sprintf("%s sends the credentials of repo-creds %s (for host %s) to %s: the template's url prefix crosses the host boundary",
+func templateOtherHost(repo cluster.Repository, party string) report.Finding {
+	return find(report.CodeRepoCredsOtherHost, report.Warn, fmt.Sprintf("%s sends the credentials of repo-creds %s (for host %s) to %s: the template's url prefix crosses the host boundary",
 		party, repo.Template, repo.TemplateOtherHost, cluster.OriginOf(repo.RepoURL))).
 		With(ev("credentials", repo.Why)).
 		WithFix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
@@ -336,8 +337,8 @@ func countLines(s string) int {
 // sourceReadFailure: imgupd could not read the source the way Argo CD
 // does. It is not verified, never a failure: Argo CD may well read it (the
 // app renders), and what depends on it (the mapping) is corroborating.
-func sourceReadFailure(what string, err error, v repoView) Finding {
-	f := find(CodeSourceNotReadable, Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, oneLine(err.Error())))
+func sourceReadFailure(what string, err error, v repoView) report.Finding {
+	f := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, oneLine(err.Error())))
 	f.Evidence = append(f.Evidence, v.trust...)
 	if v.repo.Why != "" {
 		f = f.With(ev("credentials", v.repo.Why))

@@ -10,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
@@ -24,7 +25,7 @@ type run struct {
 	e    *Engine
 	opts Options
 	req  Request
-	rep  *Report
+	rep  *report.Report
 
 	app      *argo.Application
 	model    updater.Application
@@ -346,12 +347,12 @@ type sourceContent struct {
 	missingValueFiles []missingValueFile
 	// notReadable is the not-verified finding when the source could not
 	// be read.
-	notReadable *Finding
+	notReadable *report.Finding
 	// refused and refusedRule are the reads imgupd was refused while it
 	// still read the source (a public repository).
 	refused, refusedRule []string
 	// notes are findings about how Argo CD reaches the source (repoView.notes).
-	notes []Finding
+	notes []report.Finding
 }
 
 func (c sourceContent) where() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // imgupd reads a Secret only for a check of what another component does
@@ -231,12 +232,12 @@ func (e *secretUnverified) verify() string {
 // the Secret may not move (Image Updater v1.3+ wants an image's pull secret
 // and git:secret in the Application's namespace). ok is false for any
 // other error.
-func (r *run) secretGateFinding(code Code, what string, stay bool, err error) (Finding, bool) {
+func (r *run) secretGateFinding(code report.Code, what string, stay bool, err error) (report.Finding, bool) {
 	var sf *secretForbidden
 	var su *secretUnverified
 	switch {
 	case errors.As(err, &sf):
-		f := find(code, catalogue[code].Severity, fmt.Sprintf("%s's %s may not %s %s (%s)", sf.user.who, sf.user.subject, strings.Join(sf.verbs, " or "), sf.object(), what)).
+		f := find(code, catalogue()[code].Severity, fmt.Sprintf("%s's %s may not %s %s (%s)", sf.user.who, sf.user.subject, strings.Join(sf.verbs, " or "), sf.object(), what)).
 			With(ev("asked the API server", cluster.AccessQuery{Subject: sf.user.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace, Name: sf.name}.String()+": no"),
 				ev("ServiceAccount from", sf.user.via),
 				ev("imgupd", "did not read "+sf.object()+": "+sf.user.who+" cannot read it either"))
@@ -246,7 +247,7 @@ func (r *run) secretGateFinding(code Code, what string, stay bool, err error) (F
 		}
 		return f.WithFix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSnippet(sf, home), "yaml"), true
 	case errors.As(err, &su):
-		f := find(CodeSecretAccessNotVerified, Unknown, "not verified: "+what+": "+su.Error())
+		f := find(report.CodeSecretAccessNotVerified, report.Unknown, "not verified: "+what+": "+su.Error())
 		f.Verify = su.verify()
 		f.Decides = true
 		var ae *cluster.AccessError
@@ -255,7 +256,7 @@ func (r *run) secretGateFinding(code Code, what string, stay bool, err error) (F
 		}
 		return f, true
 	}
-	return Finding{}, false
+	return report.Finding{}, false
 }
 
 // forbiddenFixSummary: give the component the read, or move the Secret to

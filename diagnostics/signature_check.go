@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
@@ -19,7 +20,7 @@ import (
 // image), and verifies the pick's cosign signature only when it would
 // write the pick (update.go, after "already set in spec"). The Secret is
 // read only when Image Updater's ServiceAccount may get it.
-func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updater.ImageConfig, d updater.Decision) []Finding {
+func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updater.ImageConfig, d updater.Decision) []report.Finding {
 	iv := im.Verification
 	if !iv.IsEnabled() || iv.CosignKey == nil || r.app == nil {
 		return nil // none, opted out, or dropped by the model (no key)
@@ -30,24 +31,24 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	keyRef := fmt.Sprintf("%s, field %s (imagesVerification.cosignKey, %s level)", secret, ck.Key, im.VerificationFrom)
 	data, err := r.updaterSecret(ctx, ns, ck.SecretName)
 	if err != nil {
-		if f, ok := r.secretGateFinding(CodeSignatureKeyDenied, "the cosign public key of image "+name, true, err); ok {
-			if f.Code == CodeSignatureKeyDenied {
+		if f, ok := r.secretGateFinding(report.CodeSignatureKeyDenied, "the cosign public key of image "+name, true, err); ok {
+			if f.Code == report.CodeSignatureKeyDenied {
 				f = f.With(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
 			} else {
 				f.Decides = true
 			}
-			return []Finding{f.WithImage(im.Alias)}
+			return []report.Finding{f.WithImage(im.Alias)}
 		}
 		if cluster.IsNotFound(err) {
-			return []Finding{r.keyMissing(im, ns, ck, fmt.Sprintf("the cosignKey %s of image %s does not exist, so Image Updater drops the image every cycle", secret, name), "")}
+			return []report.Finding{r.keyMissing(im, ns, ck, fmt.Sprintf("the cosignKey %s of image %s does not exist, so Image Updater drops the image every cycle", secret, name), "")}
 		}
-		f := readFailure(StageCandidates, "the cosignKey "+secret+" of image "+name, err).WithImage(im.Alias)
+		f := readFailure(report.StageCandidates, "the cosignKey "+secret+" of image "+name, err).WithImage(im.Alias)
 		f.Decides = true
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	pemKey, ok := data[ck.Key]
 	if !ok {
-		return []Finding{r.keyMissing(im, ns, ck, fmt.Sprintf("the cosignKey %s has no field %s, so Image Updater drops image %s every cycle", secret, ck.Key, name), strings.Join(keysOf(data), ", "))}
+		return []report.Finding{r.keyMissing(im, ns, ck, fmt.Sprintf("the cosignKey %s has no field %s, so Image Updater drops image %s every cycle", secret, ck.Key, name), strings.Join(keysOf(data), ", "))}
 	}
 	if d.Outcome != updater.OutcomeUpdate || d.Selected == nil || d.Selected.Tag == "" {
 		return nil // Image Updater verifies only what it is about to write
@@ -55,29 +56,29 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	pick := im.Image.FullName() + ":" + d.Selected.Tag
 	found, err := r.e.Registry.Signatures(ctx, ir.target, d.Selected.Tag)
 	if err != nil {
-		f := find(CodeSignatureNotVerified, Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, oneLine(err.Error()))).WithImage(im.Alias).
+		f := find(report.CodeSignatureNotVerified, report.Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, oneLine(err.Error()))).WithImage(im.Alias).
 			With(ev("key", keyRef))
 		f.Verify = "re-run when " + ir.endpoint.Host() + " answers, or read Image Updater's log for \"Unable to verify image " + pick + "\""
 		f.Decides = true
-		return []Finding{r.withVerifyLog(f, pick)}
+		return []report.Finding{r.withVerifyLog(f, pick)}
 	}
 	res := signature.Check(found, pemKey)
 	where := ev("looked in", strings.Join(found.Looked, "; "))
 	digest := ev("digest", found.Digest)
-	var f Finding
+	var f report.Finding
 	switch res.Outcome {
 	case signature.Verified:
-		return []Finding{find(CodeSignatureVerified, Pass, fmt.Sprintf("image %s: %s is signed with the key in %s", name, d.Selected.Tag, secret)).WithImage(im.Alias).
+		return []report.Finding{find(report.CodeSignatureVerified, report.Pass, fmt.Sprintf("image %s: %s is signed with the key in %s", name, d.Selected.Tag, secret)).WithImage(im.Alias).
 			With(digest, ev("signature", res.By.Format+" at "+res.By.Where), ev("key", keyRef))}
 	case signature.Unsigned:
-		f = find(CodeSignatureMissing, Fail, fmt.Sprintf("image %s: the pick %s has no cosign signature, so Image Updater refuses to write it", name, d.Selected.Tag)).
+		f = find(report.CodeSignatureMissing, report.Fail, fmt.Sprintf("image %s: the pick %s has no cosign signature, so Image Updater refuses to write it", name, d.Selected.Tag)).
 			With(digest, where)
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it (imagesVerification); an unsigned pick is an error every cycle, and nothing is written."
 		f = f.WithFix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
 			im.Image.FullName()+"@"+found.Digest,
 			"cosign sign --key cosign.key "+im.Image.FullName()+"@"+found.Digest, "sh")
 	case signature.WrongKey:
-		f = find(CodeSignatureWrongKey, Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
+		f = find(report.CodeSignatureWrongKey, report.Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
 			With(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it; no signature of it verifies with the configured key, so nothing is written."
 		f = f.WithFix("Put the public key of the key that signs "+im.Image.FullName()+" into "+secret+" field "+ck.Key+", or sign the image with the key the Secret holds.", secret+" / "+ck.Key,
@@ -88,7 +89,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		if errors.As(res.KeyErr, &ke) {
 			why = ke.Reason
 		}
-		f = find(CodeSignatureKeyInvalid, Fail, fmt.Sprintf("image %s: the cosign key in %s field %s is not an ECDSA public key in PEM (%s), so no signature verifies", name, secret, ck.Key, why)).
+		f = find(report.CodeSignatureKeyInvalid, report.Fail, fmt.Sprintf("image %s: the cosign key in %s field %s is not an ECDSA public key in PEM (%s), so no signature verifies", name, secret, ck.Key, why)).
 			With(digest)
 		f = f.WithFix("Store the cosign public key (cosign.pub, -----BEGIN PUBLIC KEY-----, ECDSA) in "+secret+" field "+ck.Key+".", secret+" / "+ck.Key,
 			fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key), "sh")
@@ -100,12 +101,12 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		}
 		f = f.With(ev("not used", rj))
 	}
-	return []Finding{r.withVerifyLog(f, pick)}
+	return []report.Finding{r.withVerifyLog(f, pick)}
 }
 
 // keyMissing is the finding for an absent cosignKey Secret or field.
-func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKeyRef, title, present string) Finding {
-	f := find(CodeSignatureKeyMissing, Fail, title).WithImage(im.Alias).
+func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKeyRef, title, present string) report.Finding {
+	f := find(report.CodeSignatureKeyMissing, report.Fail, title).WithImage(im.Alias).
 		With(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
 	if present != "" {
 		f = f.With(ev("fields present", present))
@@ -117,7 +118,7 @@ func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKe
 
 // withVerifyLog adds Image Updater's own last "Unable to verify image"
 // line about the pick, when its log shows one.
-func (r *run) withVerifyLog(f Finding, pick string) Finding {
+func (r *run) withVerifyLog(f report.Finding, pick string) report.Finding {
 	if r.logs == nil {
 		return f
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -15,7 +16,7 @@ import (
 // say alone: RBAC that keeps Image Updater from the key, a registry that
 // fails the signature reads, and the log line's place in the answer.
 
-func diagnoseWeb(env *lab.Env) *diagnostics.Report {
+func diagnoseWeb(env *lab.Env) *report.Report {
 	return env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "web", Namespace: "argocd"})
 }
 
@@ -42,14 +43,14 @@ subjects: [{kind: ServiceAccount, name: argocd-image-updater, namespace: argocd}
 	})
 	r := diagnoseWeb(env)
 	rc := r.RootCause
-	if rc == nil || rc.Code != diagnostics.CodeSignatureKeyDenied || r.State != diagnostics.StateBlocked {
+	if rc == nil || rc.Code != report.CodeSignatureKeyDenied || r.State != report.StateBlocked {
 		t.Fatalf("root cause %+v, state %s\n%s", rc, r.State, dump(r))
 	}
 	if rc.Fix == nil || !strings.Contains(rc.Fix.Snippet, `resourceNames: ["cosign-key"]`) {
 		t.Fatalf("fix %+v", rc.Fix)
 	}
 	for _, f := range r.Findings() {
-		if f.Code == diagnostics.CodeSignatureMissing {
+		if f.Code == report.CodeSignatureMissing {
 			t.Fatalf("the signature was checked without the key: %+v", f)
 		}
 	}
@@ -63,17 +64,17 @@ func TestSignatureUnreadable(t *testing.T) {
 		sc.Registry.Behaviours = append(sc.Registry.Behaviours, lab.Behaviour{Repo: "team/web", Status: 500, Only: "manifests"})
 	})
 	r := diagnoseWeb(env)
-	if r.State != diagnostics.StateUnknown {
+	if r.State != report.StateUnknown {
 		t.Fatalf("state %s\n%s", r.State, dump(r))
 	}
 	found := false
 	for _, nv := range r.NotVerified {
-		if nv.Code == diagnostics.CodeSignatureNotVerified && nv.Decides {
+		if nv.Code == report.CodeSignatureNotVerified && nv.Decides {
 			found = true
 		}
 	}
 	if !found {
-		t.Fatalf("no deciding %s in not verified\n%s", diagnostics.CodeSignatureNotVerified, dump(r))
+		t.Fatalf("no deciding %s in not verified\n%s", report.CodeSignatureNotVerified, dump(r))
 	}
 }
 
@@ -81,7 +82,7 @@ func TestSignatureUnreadable(t *testing.T) {
 func TestSignatureLogLineIsEvidence(t *testing.T) {
 	r := diagnoseWeb(start(t, "signature-unsigned-pick-after", nil))
 	rc := r.RootCause
-	if rc == nil || rc.Code != diagnostics.CodeSignatureMissing {
+	if rc == nil || rc.Code != report.CodeSignatureMissing {
 		t.Fatalf("root cause %+v\n%s", rc, dump(r))
 	}
 	for _, e := range rc.Evidence {

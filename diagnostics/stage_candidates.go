@@ -8,14 +8,15 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
 // checkCandidates runs the updater model on the real tags of each image:
 // the candidate table, why there are no candidates, whether an update is
 // due, the tag that would be picked and the one running.
-func checkCandidates(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkCandidates(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	for _, im := range r.images {
 		ir := r.reg[im.Alias]
 		if ir == nil || ir.err != nil || ir.tags == nil {
@@ -35,7 +36,7 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 		}
 		d, err := r.selectWithMetadata(ctx, ir, in)
 		if err != nil {
-			f := readFailure(StageCandidates, "image metadata of "+aliasOr(im), err)
+			f := readFailure(report.StageCandidates, "image metadata of "+aliasOr(im), err)
 			f.Verify = "re-run; imgupd needs each candidate tag's manifest and config from " + ir.endpoint.Host()
 			out = append(out, f)
 			continue
@@ -58,7 +59,7 @@ func checkCandidates(ctx context.Context, r *run) []Finding {
 // defaultedStrategyPick: when the CRD's default semver strategy hides the
 // strategy the CR set a level up, run the model with the strategy that was
 // asked for. A different pick means Image Updater writes the wrong tag.
-func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in updater.SelectInput, im updater.ImageConfig, got updater.Decision) (Finding, bool) {
+func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in updater.SelectInput, im updater.ImageConfig, got updater.Decision) (report.Finding, bool) {
 	for _, d := range r.target.DefaultedOverrides {
 		if d.Field != updater.FieldUpdateStrategy || (d.Alias != "" && d.Alias != im.Alias) {
 			continue
@@ -71,7 +72,7 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 		alt.Settings.Strategy = want
 		wd, err := r.selectWithMetadata(ctx, ir, alt)
 		if err != nil {
-			return Finding{}, false
+			return report.Finding{}, false
 		}
 		r.wantedPick[im.Alias] = wd
 		gotTag, wantTag := pickTag(got), pickTag(wd)
@@ -82,7 +83,7 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 		if d.Alias != "" {
 			block = fmt.Sprintf("spec.applicationRefs[%d].images[%s].commonUpdateSettings", d.RefIndex, d.Alias)
 		}
-		f := find(Code(problemsByCode[updater.ProblemCRDDefaultedOverride].code), Fail,
+		f := find(report.Code(problemsByCode()[updater.ProblemCRDDefaultedOverride].code), report.Fail,
 			fmt.Sprintf("image %s: the CRD-defaulted updateStrategy: %s in %s picks %s; the %s strategy set at %s level would pick %s",
 				aliasOr(im), d.Value, block, gotTag, d.Inherited, d.InheritedFrom, wantTag)).WithImage(im.Alias).
 			With(ev("stored block", block+".updateStrategy: "+d.Value+" (written by the v1.0–v1.3 CRD's default)"),
@@ -92,7 +93,7 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 			fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
 				crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited), "sh"), true
 	}
-	return Finding{}, false
+	return report.Finding{}, false
 }
 
 func pickTag(d updater.Decision) string {
@@ -116,37 +117,37 @@ func jsonPointer(block string, t updater.Targeting, d updater.DefaultedOverride)
 	return fmt.Sprintf("/spec/applicationRefs/%d/images/%d/commonUpdateSettings", d.RefIndex, idx)
 }
 
-func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Finding {
+func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []report.Finding {
 	name := aliasOr(im)
 	counts := fateCounts(d)
 	table := ev("tags", fmt.Sprintf("%d listed · %d after filters · %d candidates (%s)", d.Listed, d.Filtered, d.Candidates, counts))
-	var out []Finding
+	var out []report.Finding
 	switch d.Outcome {
 	case updater.OutcomeError:
-		code := map[updater.SelectErrorKind]Code{
-			updater.ErrImproperConstraint:      CodeCandidatesConstraint,
-			updater.ErrDigestWithoutConstraint: CodeCandidatesDigestNoTag,
-			updater.ErrRunningTagNotSemver:     CodeCandidatesRunningTag,
+		code := map[updater.SelectErrorKind]report.Code{
+			updater.ErrImproperConstraint:      report.CodeCandidatesConstraint,
+			updater.ErrDigestWithoutConstraint: report.CodeCandidatesDigestNoTag,
+			updater.ErrRunningTagNotSemver:     report.CodeCandidatesRunningTag,
 		}[d.Err.Kind]
-		f := find(code, Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).WithImage(im.Alias).With(table)
+		f := find(code, report.Fail, fmt.Sprintf("image %s: %s", name, d.Err.Log)).WithImage(im.Alias).With(table)
 		out = append(out, r.errorFix(f, im, d))
 	case updater.OutcomeNoCandidate:
-		f := find(CodeCandidatesNone, Fail, fmt.Sprintf("no tag of image %s is a candidate", name)).WithImage(im.Alias).With(table)
+		f := find(report.CodeCandidatesNone, report.Fail, fmt.Sprintf("no tag of image %s is a candidate", name)).WithImage(im.Alias).With(table)
 		f.Detail = d.Reason
 		out = append(out, r.heldBackFix(f, im, d, droppedTags(d)))
 	case updater.OutcomeAlreadyInSpec:
-		out = append(out, find(CodeCandidatesAlreadyInSpec, Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).WithImage(im.Alias).With(table))
+		out = append(out, find(report.CodeCandidatesAlreadyInSpec, report.Info, fmt.Sprintf("image %s: the spec already asks for %s, %s still runs", name, d.Selected, d.RunningTag)).WithImage(im.Alias).With(table))
 		// Written is not yet running: the pick is judged as before the write.
 		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpdate:
-		f := find(CodeCandidatesUpdate, Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).WithImage(im.Alias).With(table)
+		f := find(report.CodeCandidatesUpdate, report.Info, fmt.Sprintf("image %s: update due, %s → %s", name, displayRunning(d), d.Selected)).WithImage(im.Alias).With(table)
 		f.Detail = d.Reason
 		out = append(out, f)
 		out = append(out, r.movedDown(im, d)...)
 	case updater.OutcomeUpToDate:
-		out = append(out, find(CodeCandidatesUpToDate, Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).WithImage(im.Alias).With(table))
+		out = append(out, find(report.CodeCandidatesUpToDate, report.Pass, fmt.Sprintf("image %s is up to date at %s", name, displayRunning(d))).WithImage(im.Alias).With(table))
 		if newer := newerDropped(d, im); len(newer) > 0 {
-			f := find(CodeCandidatesNewerDropped, Fail, fmt.Sprintf("image %s stays on %s: %d newer tag(s) are not candidates (%s)", name, d.RunningTag, len(newer), heldBackBy(newer))).WithImage(im.Alias)
+			f := find(report.CodeCandidatesNewerDropped, report.Fail, fmt.Sprintf("image %s stays on %s: %d newer tag(s) are not candidates (%s)", name, d.RunningTag, len(newer), heldBackBy(newer))).WithImage(im.Alias)
 			for _, t := range lastFates(newer, 5) {
 				f = f.With(ev(t.Tag, string(t.Fate)+": "+t.Why))
 			}
@@ -156,13 +157,13 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 	if tie := newestBuildTie(d); tie != "" {
 		// A version tag losing the tie to a word (latest, main) is written
 		// as that word: not the update anyone wanted.
-		sev := Warn
+		sev := report.Warn
 		if pending(d) && !isVersion(d.Selected.Tag) {
-			sev = Fail
+			sev = report.Fail
 			tie += "; Image Updater writes " + d.Selected.Tag + " instead of a version"
 		}
-		f := find(CodeCandidatesTie, sev, fmt.Sprintf("image %s: %s", name, tie)).WithImage(im.Alias)
-		f.State = StateWrongUpdate
+		f := find(report.CodeCandidatesTie, sev, fmt.Sprintf("image %s: %s", name, tie)).WithImage(im.Alias)
+		f.State = report.StateWrongUpdate
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
 		out = append(out, f.WithFix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
 			p.set(listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode)), p.lang))
@@ -176,12 +177,12 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []Fi
 // movedDown judges a pick below the running version: an exact pin is a
 // deliberate rollback, on its way; any other constraint that leaves the
 // running version out moves the image down by accident, a wrong update.
-func (r *run) movedDown(im updater.ImageConfig, d updater.Decision) []Finding {
+func (r *run) movedDown(im updater.ImageConfig, d updater.Decision) []report.Finding {
 	if pin, ok := rollbackPin(d); ok {
-		return []Finding{r.rollbackFinding(im, d, pin)}
+		return []report.Finding{r.rollbackFinding(im, d, pin)}
 	}
 	if isDowngrade(d) {
-		return []Finding{r.downgradeFinding(im, d)}
+		return []report.Finding{r.downgradeFinding(im, d)}
 	}
 	return nil
 }
@@ -189,7 +190,7 @@ func (r *run) movedDown(im updater.ImageConfig, d updater.Decision) []Finding {
 // rollbackFinding: the pick is the exact version the configuration pins,
 // below the running one. Image Updater writes it as asked and Argo CD
 // deploys it; the finding says so, and how to follow releases again.
-func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin string) Finding {
+func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin string) report.Finding {
 	verb := "rolls back"
 	if d.Outcome == updater.OutcomeAlreadyInSpec {
 		verb = "is rolling back"
@@ -198,7 +199,7 @@ func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin st
 	if d.Strategy == updater.StrategyDigest {
 		by = fmt.Sprintf("the digest strategy follows the tag %q", d.Constraint)
 	}
-	f := find(CodeCandidatesRollback, Info, fmt.Sprintf("image %s %s from %s to the pinned %s: %s", aliasOr(im), verb, d.RunningTag, d.Selected, by)).WithImage(im.Alias).
+	f := find(report.CodeCandidatesRollback, report.Info, fmt.Sprintf("image %s %s from %s to the pinned %s: %s", aliasOr(im), verb, d.RunningTag, d.Selected, by)).WithImage(im.Alias).
 		With(ev("pin", pin), ev("running", displayRunning(d)))
 	if d.Outcome == updater.OutcomeAlreadyInSpec {
 		f = f.With(ev("written", fmt.Sprintf("the Application spec already asks for %s; Argo CD deploys it on its next sync", d.Selected)))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -16,7 +17,7 @@ import (
 // that the fight, not what the followed CR alone would do, is the answer;
 // the followed CR's own "held back" findings for that image become
 // warnings, since another CR moves the image anyway.
-func (r *run) otherCRPicks(ctx context.Context, own []Finding) (first, rest []Finding) {
+func (r *run) otherCRPicks(ctx context.Context, own []report.Finding) (first, rest []report.Finding) {
 	for _, im := range r.images {
 		d, ok := r.decision[im.Alias]
 		ir := r.reg[im.Alias]
@@ -48,7 +49,7 @@ func (r *run) otherCRPicks(ctx context.Context, own []Finding) (first, rest []Fi
 				}
 				od, err := r.selectWithMetadata(ctx, ir, in)
 				if err != nil {
-					f := readFailure(StageCandidates, fmt.Sprintf("image metadata of %s for ImageUpdater %s", aliasOr(oi), o.CR), err)
+					f := readFailure(report.StageCandidates, fmt.Sprintf("image metadata of %s for ImageUpdater %s", aliasOr(oi), o.CR), err)
 					f.Verify = "re-run; imgupd needs each candidate tag's manifest and config from " + ir.endpoint.Host()
 					rest = append(rest, f)
 					continue
@@ -74,8 +75,8 @@ func (r *run) otherCRPicks(ctx context.Context, own []Finding) (first, rest []Fi
 // otherCRImages: the live images that only another selecting CR lists.
 // Image Updater updates them with that CR's settings; imgupd does not pick
 // for them, and says so.
-func (r *run) otherCRImages() []Finding {
-	var out []Finding
+func (r *run) otherCRImages() []report.Finding {
+	var out []report.Finding
 	for _, o := range r.target.Also {
 		if !o.Selected {
 			continue
@@ -91,7 +92,7 @@ func (r *run) otherCRImages() []Finding {
 			if !m.Found {
 				continue // Image Updater skips an image that is not live
 			}
-			f := find(CodeCandidatesOtherCRImage, Unknown, fmt.Sprintf("image %s of ImageUpdater %s is updated by that CR too; imgupd judges only the images of ImageUpdater %s", aliasOr(oi), o.CR, r.target.CR)).
+			f := find(report.CodeCandidatesOtherCRImage, report.Unknown, fmt.Sprintf("image %s of ImageUpdater %s is updated by that CR too; imgupd judges only the images of ImageUpdater %s", aliasOr(oi), o.CR, r.target.CR)).
 				With(ev("ImageUpdater "+o.CR, imageSettings(oi)), ev("live", m.Live.String()))
 			f.Verify = fmt.Sprintf("Image Updater's log lines for %s with imageUpdater_name=%s, or imgupd simulate %s --update-strategy %s --current-tag %s",
 				r.req.App, crName(o.CR), oi.Image.String(), oi.Settings.Strategy.String(), m.Live.Tag)
@@ -103,16 +104,16 @@ func (r *run) otherCRImages() []Finding {
 
 // demoteHeldBack turns the followed CR's "held back" and "no pick"
 // findings for an image into warnings: another CR moves the image anyway.
-func demoteHeldBack(fs []Finding, alias string, c updater.Contest) {
+func demoteHeldBack(fs []report.Finding, alias string, c updater.Contest) {
 	for i := range fs {
 		f := &fs[i]
-		if f.Image != alias || f.Severity != Fail {
+		if f.Image != alias || f.Severity != report.Fail {
 			continue
 		}
-		if st := stateOrBlocked(*f); st != StateHeldBack && st != StateBlocked {
+		if st := stateOrBlocked(*f); st != report.StateHeldBack && st != report.StateBlocked {
 			continue
 		}
-		f.Severity = Warn
+		f.Severity = report.Warn
 		f.Title += fmt.Sprintf(" (what ImageUpdater %s alone does; %s moves the image)", c.Followed.CR, crList(c.Others))
 	}
 }
@@ -152,7 +153,7 @@ func constraintWords(p updater.CRPick) string {
 	return ""
 }
 
-func crPickEvidence(p updater.CRPick) Evidence {
+func crPickEvidence(p updater.CRPick) report.Evidence {
 	d := p.Decision
 	words := pickWords(p)
 	if d.Constraint != "" {
@@ -164,8 +165,8 @@ func crPickEvidence(p updater.CRPick) Evidence {
 	return ev("ImageUpdater "+p.CR+" picks", words)
 }
 
-func (r *run) crsAgreeFinding(im updater.ImageConfig, followed updater.CRPick, others []updater.CRPick) Finding {
-	f := find(CodeCandidatesCRsAgree, Info, fmt.Sprintf("image %s: the %d ImageUpdater CRs that select the app pick the same tag (%s)", aliasOr(im), len(others)+1, pickWords(followed))).WithImage(im.Alias).
+func (r *run) crsAgreeFinding(im updater.ImageConfig, followed updater.CRPick, others []updater.CRPick) report.Finding {
+	f := find(report.CodeCandidatesCRsAgree, report.Info, fmt.Sprintf("image %s: the %d ImageUpdater CRs that select the app pick the same tag (%s)", aliasOr(im), len(others)+1, pickWords(followed))).WithImage(im.Alias).
 		With(crPickEvidence(followed))
 	for _, o := range others {
 		f = f.With(crPickEvidence(o))
@@ -173,7 +174,7 @@ func (r *run) crsAgreeFinding(im updater.ImageConfig, followed updater.CRPick, o
 	return f
 }
 
-func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Finding {
+func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) report.Finding {
 	name := aliasOr(im)
 	own := c.Followed
 	ownTag, _ := own.Tag()
@@ -189,7 +190,7 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) Find
 		title = fmt.Sprintf("image %s: ImageUpdater %s moves it to %s, though ImageUpdater %s%s picks %s",
 			name, other.CR, otherTag, own.CR, constraintWords(own), pickWords(own))
 	}
-	f := find(CodeCandidatesCRsDisagree, Fail, title).WithImage(im.Alias).With(crPickEvidence(own))
+	f := find(report.CodeCandidatesCRsDisagree, report.Fail, title).WithImage(im.Alias).With(crPickEvidence(own))
 	for _, o := range c.Others {
 		f = f.With(crPickEvidence(o))
 	}

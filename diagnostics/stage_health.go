@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
@@ -15,17 +16,17 @@ import (
 // checkHealth is the article's five-minute check: is Image Updater
 // installed and ready, which version in which mode, do its logs show update
 // cycles and errors about this app, and does its registries.conf parse.
-func checkHealth(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkHealth(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	inst, err := r.e.Cluster.FindUpdater(ctx, r.req.UpdaterNamespace)
 	switch {
 	case err != nil && !cluster.IsNotFound(err):
-		out = append(out, readFailure(StageHealth, "the Image Updater Deployment", err))
+		out = append(out, readFailure(report.StageHealth, "the Image Updater Deployment", err))
 		r.rep.UpdaterVersionAssumed = true
 		return out
 	case inst == nil:
 		r.rep.UpdaterVersionAssumed = true
-		return append(out, find(CodeUpdaterNotFound, Fail,
+		return append(out, find(report.CodeUpdaterNotFound, report.Fail,
 			fmt.Sprintf("Image Updater is not installed (no Deployment in %s or any namespace imgupd can read)", r.req.UpdaterNamespace)).
 			WithFix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
 				"kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml", "sh"))
@@ -33,12 +34,12 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	r.install = inst
 	where := inst.Namespace + "/" + inst.Name
 	for _, perr := range inst.Partial {
-		f := readFailure(StageHealth, "part of Image Updater's installation", perr)
+		f := readFailure(report.StageHealth, "part of Image Updater's installation", perr)
 		var ae *cluster.AccessError
 		switch {
 		case errors.As(perr, &ae) && ae.Namespace == "":
 			// Only the search for other installations needs cluster-wide reads.
-			f.Severity = Info
+			f.Severity = report.Info
 			f.Title = "could not look for other Image Updater installations cluster-wide (" + f.Title + ")"
 		case errors.As(perr, &ae) && ae.Resource == "configmaps":
 			// registries.conf and env values: endpoints and credentials
@@ -52,7 +53,7 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 	}
 	if inst.Version == (updater.Version{}) {
 		r.rep.UpdaterVersionAssumed = true
-		out = append(out, find(CodeUpdaterVersionUnknown, Warn,
+		out = append(out, find(report.CodeUpdaterVersionUnknown, report.Warn,
 			fmt.Sprintf("Image Updater's image %s has no version tag; assuming %s", inst.Image, r.version.Short())).
 			With(ev("deployment", where), ev("image", inst.Image)))
 	} else {
@@ -62,31 +63,31 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 
 	switch {
 	case inst.Replicas == 0:
-		out = append(out, find(CodeUpdaterScaledToZero, Fail, "Image Updater "+where+" is scaled to zero").
+		out = append(out, find(report.CodeUpdaterScaledToZero, report.Fail, "Image Updater "+where+" is scaled to zero").
 			WithFix("Scale it back to one replica.", where, fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name), "sh"))
 	case inst.ReadyReplicas == 0:
-		f := find(CodeUpdaterNotReady, Fail, "Image Updater "+where+" has no ready replica").With(ev("deployment", where))
+		f := find(report.CodeUpdaterNotReady, report.Fail, "Image Updater "+where+" has no ready replica").With(ev("deployment", where))
 		for _, p := range inst.Pods {
 			f = f.With(ev("pod "+p.Name, podState(p)))
 		}
 		out = append(out, f.WithFix("Find out why the pod does not start.", where,
 			fmt.Sprintf("kubectl -n %s describe deploy/%s\nkubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name, inst.Namespace, inst.Name), "sh"))
 	default:
-		out = append(out, find(CodeUpdaterRunning, Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
+		out = append(out, find(report.CodeUpdaterRunning, report.Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
 			With(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
 				ev("watched namespaces", watchDisplay(inst))))
 	}
 	if inst.Replicas > 1 {
-		out = append(out, find(CodeUpdaterReplicas, Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
+		out = append(out, find(report.CodeUpdaterReplicas, report.Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
 	}
 	for _, o := range inst.Others {
-		out = append(out, find(CodeUpdaterInstalls, Warn, "another Image Updater runs in "+o.Namespace+"/"+o.Name).With(ev("image", o.Image)))
+		out = append(out, find(report.CodeUpdaterInstalls, report.Warn, "another Image Updater runs in "+o.Namespace+"/"+o.Name).With(ev("image", o.Image)))
 	}
 
 	if len(inst.RegistriesConf) > 0 {
 		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
 		if err != nil {
-			f := find(CodeRegistriesConfInvalid, Fail, "registries.conf does not parse: "+oneLine(err.Error())).
+			f := find(report.CodeRegistriesConfInvalid, report.Fail, "registries.conf does not parse: "+oneLine(err.Error())).
 				With(ev("source", inst.RegistriesConfSource))
 			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
@@ -95,14 +96,14 @@ func checkHealth(ctx context.Context, r *run) []Finding {
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {
-				out = append(out, find(CodeRegistriesConfWarning, Warn, "registries.conf: "+w).With(ev("source", inst.RegistriesConfSource)))
+				out = append(out, find(report.CodeRegistriesConfWarning, report.Warn, "registries.conf: "+w).With(ev("source", inst.RegistriesConfSource)))
 			}
 		}
 	}
 	return append(out, r.checkLogs(ctx)...)
 }
 
-func (r *run) checkLogs(ctx context.Context) []Finding {
+func (r *run) checkLogs(ctx context.Context) []report.Finding {
 	inst := r.install
 	pod := updaterPod(inst)
 	if r.req.UpdaterLog != nil {
@@ -110,7 +111,7 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 	}
 	if sl := r.req.SharedLog; sl != nil {
 		if sl.Err != nil {
-			return []Finding{r.logReadFailure(sl.Pod, sl.Err)}
+			return []report.Finding{r.logReadFailure(sl.Pod, sl.Err)}
 		}
 		return r.analyzeIndex(sl.Index, sl.Window)
 	}
@@ -119,17 +120,17 @@ func (r *run) checkLogs(ctx context.Context) []Finding {
 	}
 	text, err := r.e.Cluster.PodLogs(ctx, inst.Namespace, pod.Name, inst.Container, r.opts.LogWindow, r.opts.LogLimit)
 	if err != nil {
-		return []Finding{r.logReadFailure(pod.Name, err)}
+		return []report.Finding{r.logReadFailure(pod.Name, err)}
 	}
 	return r.analyzeLogs(text, logWindow(r.opts, pod.Name))
 }
 
 // logReadFailure: the pod's log could not be read.
-func (r *run) logReadFailure(pod string, err error) Finding {
-	f := find(CodeUpdaterLogsUnavailable, Unknown, "cannot read Image Updater's logs from "+pod).
+func (r *run) logReadFailure(pod string, err error) report.Finding {
+	f := find(report.CodeUpdaterLogsUnavailable, report.Unknown, "cannot read Image Updater's logs from "+pod).
 		With(ev("error", oneLine(updaterlog.Redact(err.Error()))))
 	f.Verify = "grant imgupd get on pods/log in " + r.install.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
-	if fr := readFailure(StageHealth, "pods/log", err); fr.Code == CodeReadForbidden {
+	if fr := readFailure(report.StageHealth, "pods/log", err); fr.Code == report.CodeReadForbidden {
 		f.Evidence = fr.Evidence
 		f.Fix = fr.Fix
 	}
@@ -138,34 +139,34 @@ func (r *run) logReadFailure(pod string, err error) Finding {
 
 // analyzeLogs reads Image Updater's log text (from its pod, or given with
 // --updater-log); window says which.
-func (r *run) analyzeLogs(text, window string) []Finding {
+func (r *run) analyzeLogs(text, window string) []report.Finding {
 	if strings.TrimSpace(text) == "" {
 		// A running controller logs every cycle; nothing at all means the
 		// logs are elsewhere (rotated, shipped, a level above info) or the
 		// pod has no node to serve them.
-		f := find(CodeUpdaterLogsUnavailable, Unknown, "no Image Updater log lines in the "+window)
+		f := find(report.CodeUpdaterLogsUnavailable, report.Unknown, "no Image Updater log lines in the "+window)
 		f.Verify = "pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	return r.analyzeIndex(updaterlog.NewIndex(updaterlog.ParseString(text), r.version), window)
 }
 
 // analyzeIndex reads the app's part of an indexed log.
-func (r *run) analyzeIndex(x *updaterlog.Index, window string) []Finding {
+func (r *run) analyzeIndex(x *updaterlog.Index, window string) []report.Finding {
 	if x.Lines() == 0 {
-		f := find(CodeUpdaterLogsUnavailable, Unknown, "no Image Updater log lines in the "+window)
+		f := find(report.CodeUpdaterLogsUnavailable, report.Unknown, "no Image Updater log lines in the "+window)
 		f.Verify = "pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	a := x.Analyze(updaterlog.AppRef{Namespace: r.req.Namespace, Name: r.req.App})
 	r.logs = &a
-	var out []Finding
+	var out []report.Finding
 	if a.LastCycle == nil {
-		out = append(out, find(CodeUpdaterNoCycles, Warn, "no update cycle in the "+window).
+		out = append(out, find(report.CodeUpdaterNoCycles, report.Warn, "no update cycle in the "+window).
 			With(ev("lines read", fmt.Sprint(a.Lines))))
 	} else {
 		c := a.LastCycle
-		f := find(CodeUpdaterCycling, Pass, fmt.Sprintf("%d update cycle(s) in the %s", len(a.Cycles), window)).
+		f := find(report.CodeUpdaterCycling, report.Pass, fmt.Sprintf("%d update cycle(s) in the %s", len(a.Cycles), window)).
 			With(ev("last cycle", fmt.Sprintf("%s: applications=%d images_considered=%d images_skipped=%d images_updated=%d errors=%d",
 				c.Time.UTC().Format("2006-01-02 15:04:05Z"), c.Applications, c.ImagesConsidered, c.ImagesSkipped, c.ImagesUpdated, c.Errors)))
 		if a.CycleInterval > 0 {
@@ -183,7 +184,7 @@ func (r *run) analyzeIndex(x *updaterlog.Index, window string) []Finding {
 // same message repeated every cycle is one piece of evidence with its count,
 // labelled by the time and level of its latest occurrence; the five most
 // recent distinct messages are kept.
-func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
+func logErrorsFinding(events []updaterlog.Event, app string) (report.Finding, bool) {
 	type msg struct {
 		text, label string
 		count, last int
@@ -211,10 +212,10 @@ func logErrorsFinding(events []updaterlog.Event, app string) (Finding, bool) {
 		}
 	}
 	if total == 0 {
-		return Finding{}, false
+		return report.Finding{}, false
 	}
 	slices.SortStableFunc(msgs, func(a, b *msg) int { return a.last - b.last })
-	f := find(CodeUpdaterLogErrors, Info, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
+	f := find(report.CodeUpdaterLogErrors, report.Info, fmt.Sprintf("Image Updater logged %d warning/error line(s) about %s", total, app))
 	for _, m := range lastN(msgs, 5) {
 		v := m.text
 		if m.count > 1 {

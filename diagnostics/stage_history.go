@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
@@ -16,11 +17,11 @@ import (
 // checkHistory builds the timeline Image Updater and Argo CD leave behind:
 // ImagesUpdated events on the Application, the CR's status.recentUpdates and
 // conditions, and the Application's deploy history.
-func checkHistory(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkHistory(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	events, err := r.e.Cluster.Events(ctx, r.req.Namespace, "Application", r.req.App)
 	if err != nil && !cluster.IsNotFound(err) {
-		out = append(out, readFailure(StageHistory, "events of the Application", err))
+		out = append(out, readFailure(report.StageHistory, "events of the Application", err))
 	}
 	var lines []string
 	for _, e := range events {
@@ -40,15 +41,15 @@ func checkHistory(ctx context.Context, r *run) []Finding {
 		}
 		for _, c := range cr.Status.Conditions {
 			if c.Type == "Error" && c.Status == "True" || c.Type == "Ready" && c.Status == "False" {
-				out = append(out, find(CodeHistoryCRStatus, Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, clip(oneLine(c.Message), 200))))
+				out = append(out, find(report.CodeHistoryCRStatus, report.Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, clip(oneLine(c.Message), 200))))
 			}
 		}
 	}
 	sort.Strings(lines)
 	if len(lines) == 0 {
-		out = append(out, find(CodeHistoryNone, Info, "no recorded image update for this Application"))
+		out = append(out, find(report.CodeHistoryNone, report.Info, "no recorded image update for this Application"))
 	} else {
-		f := find(CodeHistoryUpdates, Info, fmt.Sprintf("%d recorded update(s); last: %s", len(lines), lines[len(lines)-1]))
+		f := find(report.CodeHistoryUpdates, report.Info, fmt.Sprintf("%d recorded update(s); last: %s", len(lines), lines[len(lines)-1]))
 		for i, l := range lastN(lines, 5) {
 			f = f.With(ev(fmt.Sprintf("update %d", i+1), l))
 		}
@@ -57,7 +58,7 @@ func checkHistory(ctx context.Context, r *run) []Finding {
 	out = append(out, r.writtenFindings(events)...)
 	if h := r.app.Status.History; len(h) > 0 {
 		last := h[len(h)-1]
-		out = append(out, find(CodeHistoryImageDate, Info, fmt.Sprintf("last deploy by Argo CD: %s (revision %s)", last.DeployedAt.UTC().Format("2006-01-02 15:04Z"), shortHash(last.Revision))))
+		out = append(out, find(report.CodeHistoryImageDate, report.Info, fmt.Sprintf("last deploy by Argo CD: %s (revision %s)", last.DeployedAt.UTC().Format("2006-01-02 15:04Z"), shortHash(last.Revision))))
 	}
 	return out
 }
@@ -83,8 +84,8 @@ func imagesUpdated(ann map[string]string, msg string) string {
 // an ImagesUpdated event, the CR's status.recentUpdates, its log, its
 // commit). The pick is judged in the candidates stage either way; this
 // says the write happened, so the answer reads "written", not "next cycle".
-func (r *run) writtenFindings(events []corev1.Event) []Finding {
-	var out []Finding
+func (r *run) writtenFindings(events []corev1.Event) []report.Finding {
+	var out []report.Finding
 	for _, im := range r.images {
 		d, ok := r.decision[im.Alias]
 		if !ok || !pending(d) {
@@ -101,15 +102,15 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 			}
 			evs = append(evs, ev("Image Updater's last commit", c))
 		}
-		f := find(CodeHistoryWritten, Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).WithImage(im.Alias)
+		f := find(report.CodeHistoryWritten, report.Info, fmt.Sprintf("image %s: Image Updater has written %s; %s still runs", aliasOr(im), d.Selected, displayRunning(d))).WithImage(im.Alias)
 		if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) && r.overrideLost(im.Alias) {
 			// The write-back stage already showed why the spec does not hold
 			// it: another image's override took its entry.
-			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but another image's override replaced it in spec.source.kustomize.images (%s)", aliasOr(im), d.Selected, CodeWriteBackKustomizeCollide)
+			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but another image's override replaced it in spec.source.kustomize.images (%s)", aliasOr(im), d.Selected, report.CodeWriteBackKustomizeCollide)
 		} else if d.Outcome != updater.OutcomeAlreadyInSpec && (r.target.WriteBack == nil || r.target.WriteBack.Method != "git") && r.specReadable(im) {
 			// argocd write-back: the spec is where the write lives, and it
 			// holds another tag. Something reverts it.
-			f.Severity = Warn
+			f.Severity = report.Warn
 			f.Title = fmt.Sprintf("image %s: Image Updater wrote %s, but the Application spec no longer asks for it: something reverts the spec, and Image Updater writes it again each cycle", aliasOr(im), d.Selected)
 		}
 		out = append(out, f.With(evs...))
@@ -121,7 +122,7 @@ func (r *run) writtenFindings(events []corev1.Event) []Finding {
 // MergeImage drops the image's Kustomize override (WRITEBACK_KUSTOMIZE_OVERRIDES_COLLIDE).
 func (r *run) overrideLost(alias string) bool {
 	for _, f := range r.rep.Findings() {
-		if f.Code == CodeWriteBackKustomizeCollide && f.Image == alias && f.Severity == Fail {
+		if f.Code == report.CodeWriteBackKustomizeCollide && f.Image == alias && f.Severity == report.Fail {
 			return true
 		}
 	}
@@ -129,8 +130,8 @@ func (r *run) overrideLost(alias string) bool {
 }
 
 // writtenEvidence lists what records the write of d's pick for im.
-func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events []corev1.Event) []Evidence {
-	var out []Evidence
+func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events []corev1.Event) []report.Evidence {
+	var out []report.Evidence
 	pick := d.Selected
 	// Image Updater records NewTag.String(): the digest when there is one.
 	isPick := func(v string) bool { return v != "" && (v == pick.Tag || v == pick.Digest || v == pick.String()) }

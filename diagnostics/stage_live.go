@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -21,8 +22,8 @@ import (
 // one not live is a warning that Image Updater skips it (a multi-image CR
 // whose chart runs some of its images is a supported setup, upstream issue
 // #1584 and its test 1-008-helmvalues-non-live-images).
-func checkLive(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkLive(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	live := r.model.LiveImages
 	if len(live) == 0 {
 		forced := true
@@ -30,7 +31,7 @@ func checkLive(ctx context.Context, r *run) []Finding {
 			forced = forced && im.Settings.ForceUpdate
 		}
 		if !forced {
-			out = append(out, find(CodeLiveSummaryEmpty, Fail, fmt.Sprintf("Application %s reports no running images (status.summary.images is empty)", r.req.App)).
+			out = append(out, find(report.CodeLiveSummaryEmpty, report.Fail, fmt.Sprintf("Application %s reports no running images (status.summary.images is empty)", r.req.App)).
 				With(ev("sync status", r.app.Status.Sync.Status), ev("health", r.app.Status.Health.Status), ev("source type", orNone(r.app.Status.SourceType))).
 				WithFix("Sync the Application once (or fix the render error in its conditions); to update anyway, set forceUpdate on the image.",
 					"Application "+r.req.App, fmt.Sprintf("argocd app sync %s", r.req.App), "sh"))
@@ -48,9 +49,9 @@ func checkLive(ctx context.Context, r *run) []Finding {
 		m := r.live[im.Alias]
 		switch {
 		case m.ForceAdded:
-			out = append(out, find(CodeLiveForced, Info, fmt.Sprintf("image %s is not live; forceUpdate adds it without a running tag", aliasOr(im))).WithImage(im.Alias))
+			out = append(out, find(report.CodeLiveForced, report.Info, fmt.Sprintf("image %s is not live; forceUpdate adds it without a running tag", aliasOr(im))).WithImage(im.Alias))
 		case m.Found:
-			out = append(out, find(CodeLiveOK, Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).WithImage(im.Alias))
+			out = append(out, find(report.CodeLiveOK, report.Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).WithImage(im.Alias))
 		case len(live) > 0:
 			out = append(out, notLive(im, m, live, processed))
 		}
@@ -61,13 +62,13 @@ func checkLive(ctx context.Context, r *run) []Finding {
 // notLive is the finding for a configured image the Application does not
 // run: the root cause when no configured image is live (others == 0), a
 // warning that Image Updater skips it when others are.
-func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others int) Finding {
-	sev, title := Fail, fmt.Sprintf("image %s (%s) is not live in the Application", aliasOr(im), im.Image.FullName())
+func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others int) report.Finding {
+	sev, title := report.Fail, fmt.Sprintf("image %s (%s) is not live in the Application", aliasOr(im), im.Image.FullName())
 	if others > 0 {
-		sev = Warn
+		sev = report.Warn
 		title = fmt.Sprintf("image %s (%s) is not live in the Application: Image Updater skips it; the answer comes from the live image(s)", aliasOr(im), im.Image.FullName())
 	}
-	f := find(CodeLiveNotLive, sev, title).WithImage(im.Alias).
+	f := find(report.CodeLiveNotLive, sev, title).WithImage(im.Alias).
 		With(ev("configured", im.Image.FullName()+" (registry "+orNone(im.Image.Registry)+", name "+im.Image.Name+")"),
 			ev("running", strings.Join(live, ", ")))
 	if len(m.NearMisses) > 0 {

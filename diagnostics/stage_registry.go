@@ -14,6 +14,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -23,8 +24,8 @@ import (
 // updater's pod, the v1.3 namespace rule), then lists the tags for real and
 // classifies any failure. It also compares the updater pod's proxy settings
 // with what reaching the registry needs.
-func checkRegistry(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkRegistry(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	for _, im := range r.images {
 		m, ok := r.live[im.Alias]
 		if !ok || !m.Found {
@@ -35,16 +36,16 @@ func checkRegistry(ctx context.Context, r *run) []Finding {
 	return out
 }
 
-func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []Finding {
+func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []report.Finding {
 	name := aliasOr(im)
 	ep, how := updater.ResolveEndpoint(im.Image, r.conf)
 	repo := ep.RepositoryPath(im.Image)
 	ir := &imageRegistry{endpoint: ep}
 	r.reg[im.Alias] = ir
-	out := []Finding{find(CodeRegistryEndpoint, Info, fmt.Sprintf("image %s uses registry %s (%s)", name, ep.APIURL, how.Rule)).WithImage(im.Alias).
+	out := []report.Finding{find(report.CodeRegistryEndpoint, report.Info, fmt.Sprintf("image %s uses registry %s (%s)", name, ep.APIURL, how.Rule)).WithImage(im.Alias).
 		With(ev("endpoint", ep.Name), ev("API", ep.APIURL), ev("repository", repo), ev("why", how.Summary))}
 	for _, w := range how.Warnings {
-		out = append(out, find(CodeRegistriesConfWarning, Warn, w).WithImage(im.Alias))
+		out = append(out, find(report.CodeRegistriesConfWarning, report.Warn, w).WithImage(im.Alias))
 	}
 	target := registry.Target{APIURL: ep.APIURL, Repository: repo, Insecure: ep.Insecure, Limit: ep.Limit}
 	if ep.CAData != "" {
@@ -65,12 +66,12 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		ref, err := updater.ParseCredentialRef(refStr)
 		if err != nil {
 			ir.err = err
-			return append(out, find(CodeRegistryCredsRef, Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).WithImage(im.Alias).
+			return append(out, find(report.CodeRegistryCredsRef, report.Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).WithImage(im.Alias).
 				With(ev("value", refStr)))
 		}
 		if err := updater.CheckSecretNamespace(refStr, r.req.Namespace, level, r.version); err != nil {
 			ir.err = err
-			f := find(CodeRegistrySecretNamespace, Fail, fmt.Sprintf("the pull secret of image %s is not in the app's namespace %s", name, r.req.Namespace)).WithImage(im.Alias).
+			f := find(report.CodeRegistrySecretNamespace, report.Fail, fmt.Sprintf("the pull secret of image %s is not in the app's namespace %s", name, r.req.Namespace)).WithImage(im.Alias).
 				With(ev("reference", refStr))
 			var sn *updater.SecretNamespaceError
 			if errors.As(err, &sn) {
@@ -90,11 +91,11 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		switch {
 		case errors.Is(err, errExtUnchecked):
 			credsChecked = false
-			out = append(out, find(CodeRegistryCredsUnchecked, Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
+			out = append(out, find(report.CodeRegistryCredsUnchecked, report.Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
 		case err != nil:
 			ir.err = err
 			stay := level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace()
-			if f, ok := r.secretGateFinding(CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), stay, err); ok {
+			if f, ok := r.secretGateFinding(report.CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), stay, err); ok {
 				return append(out, f.WithImage(im.Alias).With(ev("reference", refStr)))
 			}
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
@@ -122,7 +123,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	if err != nil && ctx.Err() != nil {
 		// imgupd's own deadline, not the registry's answer.
 		ir.err = err
-		f := timeoutFinding(StageRegistry, fmt.Sprintf("the tags of image %s were not listed before imgupd's deadline (%s did not answer in time)", name, ep.Host()))
+		f := timeoutFinding(report.StageRegistry, fmt.Sprintf("the tags of image %s were not listed before imgupd's deadline (%s did not answer in time)", name, ep.Host()))
 		return append(out, f.WithImage(im.Alias))
 	}
 	if err != nil {
@@ -142,7 +143,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			f = f.With(ev("path", "direct from imgupd's network (Image Updater's pod has no proxy for "+ep.Host()+"); from inside the cluster the answer can differ"))
 		}
 		if !credsChecked && (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) {
-			f.Severity = Unknown
+			f.Severity = report.Unknown
 			f.Decides = true
 			f.Verify = "check the ext: script inside Image Updater's pod: it must print user:pass"
 			f.Title += " (without the ext: credentials imgupd cannot run)"
@@ -152,7 +153,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 	}
 	ir.tags = tags
 	out = append(out, r.proxyFindings(im, ep, true)...)
-	ok := find(CodeRegistryOK, Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).WithImage(im.Alias)
+	ok := find(report.CodeRegistryOK, report.Pass, fmt.Sprintf("registry %s lists %d tag(s) of %s", ep.Host(), len(tags), repo)).WithImage(im.Alias)
 	if theirs != nil {
 		ok = ok.With(ev("path", "through Image Updater's proxy "+redactURL(theirs)))
 	}
@@ -181,13 +182,13 @@ func (r *run) updaterProxy(ep updater.Endpoint) *url.URL {
 
 // updaterProxyFailure: Image Updater's own proxy refuses or fails the
 // connection to the registry, as its log shows (proxyconnect tcp: ...).
-func (r *run) updaterProxyFailure(f Finding, im updater.ImageConfig, ep updater.Endpoint, proxy *url.URL) Finding {
+func (r *run) updaterProxyFailure(f report.Finding, im updater.ImageConfig, ep updater.Endpoint, proxy *url.URL) report.Finding {
 	where := r.install.Namespace + "/" + r.install.Name
 	env := "HTTPS_PROXY"
 	if strings.HasPrefix(ep.APIURL, "http://") {
 		env = "HTTP_PROXY"
 	}
-	g := find(CodeRegistryProxy, Fail, fmt.Sprintf("Image Updater's proxy %s fails the connection to %s: %s", redactURL(proxy), ep.Host(), strings.TrimPrefix(f.Title, fmt.Sprintf("cannot list the tags of image %s at %s: ", aliasOr(im), ep.Host())))).WithImage(im.Alias).
+	g := find(report.CodeRegistryProxy, report.Fail, fmt.Sprintf("Image Updater's proxy %s fails the connection to %s: %s", redactURL(proxy), ep.Host(), strings.TrimPrefix(f.Title, fmt.Sprintf("cannot list the tags of image %s at %s: ", aliasOr(im), ep.Host())))).WithImage(im.Alias).
 		With(ev("proxy", redactURL(proxy)+" (from "+env+" of Deployment "+where+")"),
 			ev("NO_PROXY", orNone(r.install.Proxy.NoProxy)),
 			ev("Image Updater logs", "Could not get tags from registry: ... proxyconnect tcp: ..."))
@@ -239,20 +240,20 @@ func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {
 	return "", errExtUnchecked
 }
 
-func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef, ep updater.Endpoint, err error) Finding {
+func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef, ep updater.Endpoint, err error) report.Finding {
 	var ce *updater.CredentialError
 	if !errors.As(err, &ce) {
-		return find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).WithImage(alias)
+		return find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).WithImage(alias)
 	}
 	var ae *cluster.AccessError
 	switch {
 	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.NotFound:
-		return find(CodeRegistryPullSecretMissing, Fail, fmt.Sprintf("the secret %s/%s named by %s does not exist", ae.Namespace, ae.Name, from)).WithImage(alias).
+		return find(report.CodeRegistryPullSecretMissing, report.Fail, fmt.Sprintf("the secret %s/%s named by %s does not exist", ae.Namespace, ae.Name, from)).WithImage(alias).
 			With(ev("reference", ref))
 	case ce.Code == updater.CredErrSecretUnreadable && errors.As(err, &ae) && ae.Forbidden:
-		return readFailure(StageRegistry, "the pull secret "+ae.Namespace+"/"+ae.Name, err)
+		return readFailure(report.StageRegistry, "the pull secret "+ae.Namespace+"/"+ae.Name, err)
 	case ce.Code == updater.CredErrNoAuthEntry:
-		f := find(CodeRegistryPullSecretKey, Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).WithImage(alias).
+		f := find(report.CodeRegistryPullSecretKey, report.Fail, fmt.Sprintf("no auths key of the pull secret matches %s", ep.APIURL)).WithImage(alias).
 			With(ev("reference", ref), ev("Image Updater logs", ce.Error()))
 		if ce.Fix != "" {
 			f = f.WithFix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
@@ -261,7 +262,7 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 		}
 		return f
 	}
-	f := find(CodeRegistryCredsFetch, Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).WithImage(alias).
+	f := find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).WithImage(alias).
 		With(ev("reference", ref))
 	if ce.Fix != "" {
 		f = f.WithFix(ce.Fix, from, "", "")
@@ -269,26 +270,26 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 	return f
 }
 
-var registryCodes = map[registry.Kind]Code{
-	registry.Unauthorized: CodeRegistryUnauthorized, registry.Forbidden: CodeRegistryForbidden,
-	registry.NotFound: CodeRegistryNotFound, registry.RateLimited: CodeRegistryRateLimited,
-	registry.DNS: CodeRegistryDNS, registry.Connect: CodeRegistryConnect, registry.TLS: CodeRegistryTLS,
-	registry.Timeout: CodeRegistryTimeout, registry.Proxy: CodeRegistryProxy, registry.NotRegistry: CodeRegistryNotRegistry,
-	registry.Canceled: CodeCheckTimeout, registry.TooLarge: CodeRegistryTagListTooLarge,
+var registryCodes = map[registry.Kind]report.Code{
+	registry.Unauthorized: report.CodeRegistryUnauthorized, registry.Forbidden: report.CodeRegistryForbidden,
+	registry.NotFound: report.CodeRegistryNotFound, registry.RateLimited: report.CodeRegistryRateLimited,
+	registry.DNS: report.CodeRegistryDNS, registry.Connect: report.CodeRegistryConnect, registry.TLS: report.CodeRegistryTLS,
+	registry.Timeout: report.CodeRegistryTimeout, registry.Proxy: report.CodeRegistryProxy, registry.NotRegistry: report.CodeRegistryNotRegistry,
+	registry.Canceled: report.CodeCheckTimeout, registry.TooLarge: report.CodeRegistryTagListTooLarge,
 }
 
-func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) Finding {
+func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) report.Finding {
 	code, ok := registryCodes[re.Kind]
 	if !ok {
-		code = CodeRegistryError
+		code = report.CodeRegistryError
 	}
-	sev := Fail
-	if code == CodeCheckTimeout {
-		sev = Unknown
+	sev := report.Fail
+	if code == report.CodeCheckTimeout {
+		sev = report.Unknown
 	}
 	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).WithImage(im.Alias).
 		With(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
-	if sev == Unknown {
+	if sev == report.Unknown {
 		f.Decides = true
 		f.Verify = "re-run with a longer --timeout"
 	}
@@ -341,7 +342,7 @@ func (r *run) registryFixSnippet(im updater.ImageConfig, ep updater.Endpoint, re
 
 // proxyFindings compares how imgupd reached the registry with the proxy
 // settings of Image Updater's pod.
-func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached bool) []Finding {
+func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached bool) []report.Finding {
 	if r.install == nil {
 		return nil
 	}
@@ -360,11 +361,11 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		if u.Scheme == "http" {
 			env = "HTTP_PROXY"
 		}
-		return []Finding{find(CodeRegistryProxyMissing, Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).WithImage(im.Alias).
+		return []report.Finding{find(report.CodeRegistryProxyMissing, report.Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).WithImage(im.Alias).
 			WithFix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy)), "sh")}
 	case theirs != nil && internalHost(host) && !reached:
-		return []Finding{find(CodeRegistryNoProxyMissing, Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).WithImage(im.Alias).
+		return []report.Finding{find(report.CodeRegistryNoProxyMissing, report.Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).WithImage(im.Alias).
 			WithFix("Add the registry host to NO_PROXY.", "Deployment "+where,
 				fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host))), "sh")}
 	}
@@ -415,8 +416,8 @@ const irsaAnnotation = "eks.amazonaws.com/role-arn"
 
 // ecrWithoutCredentials explains an ECR image with no credentials, with what
 // Image Updater's ServiceAccount says about IRSA.
-func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig, ep updater.Endpoint) Finding {
-	f := find(CodeRegistryECRNoCredentials, Fail, fmt.Sprintf("image %s is in Amazon ECR (%s), which needs credentials, and none are configured", aliasOr(im), ep.Host())).WithImage(im.Alias)
+func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig, ep updater.Endpoint) report.Finding {
+	f := find(report.CodeRegistryECRNoCredentials, report.Fail, fmt.Sprintf("image %s is in Amazon ECR (%s), which needs credentials, and none are configured", aliasOr(im), ep.Host())).WithImage(im.Alias)
 	if r.install == nil {
 		return f
 	}

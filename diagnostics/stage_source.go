@@ -12,6 +12,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -24,18 +25,18 @@ import (
 // repository Secrets, argocd-tls-certs-cm, argocd-ssh-known-hosts-cm). All
 // of these mismatches "succeed" in Image Updater's logs while nothing
 // changes in the cluster; a source imgupd cannot read is not verified.
-func checkSource(ctx context.Context, r *run) []Finding {
-	var out []Finding
+func checkSource(ctx context.Context, r *run) []report.Finding {
+	var out []report.Finding
 	for _, p := range r.target.Problems {
-		if f := r.problemFinding(p); f.Stage == StageSource {
+		if f := r.problemFinding(p); f.Stage == report.StageSource {
 			out = append(out, f)
 		}
 	}
-	if hasSeverity(out, Fail) {
+	if hasSeverity(out, report.Fail) {
 		return out
 	}
 	kind := r.target.SourceKind
-	out = append(out, find(CodeSourceSupported, Pass, "source type "+kind+" is supported").With(ev("why", r.target.SourceWhy)))
+	out = append(out, find(report.CodeSourceSupported, report.Pass, "source type "+kind+" is supported").With(ev("why", r.target.SourceWhy)))
 	src := r.editedSource(strings.ToLower(kind))
 	if src == nil {
 		return out
@@ -46,17 +47,17 @@ func checkSource(ctx context.Context, r *run) []Finding {
 		return append(out, *sc.notReadable)
 	}
 	if len(sc.refused) > 0 {
-		f := find(CodeSourceNotReadable, Unknown, "the source was read without "+strings.Join(sc.refused, ", ")+": imgupd may not read them, so credentials, insecure, proxy and trust settings there were not applied")
+		f := find(report.CodeSourceNotReadable, report.Unknown, "the source was read without "+strings.Join(sc.refused, ", ")+": imgupd may not read them, so credentials, insecure, proxy and trust settings there were not applied")
 		f.Verify = "grant imgupd " + strings.Join(sc.refusedRule, "; ")
 		out = append(out, f)
 	}
 	if sc.chart != nil {
-		out = append(out, find(CodeSourceChartFromHelmRepo, Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
+		out = append(out, find(report.CodeSourceChartFromHelmRepo, report.Info, fmt.Sprintf("chart %s %s read from %s", sc.chart.Name, sc.chart.Version, sc.chart.Ref)))
 	}
 	if sc.helmErr != nil {
 		// Argo CD fails to render with such a file too; imgupd says what it
 		// could not merge rather than guess the render.
-		f := find(CodeSourceNotReadable, Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+clip(oneLine(sc.helmErr.Error()), 200))
+		f := find(report.CodeSourceNotReadable, report.Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+clip(oneLine(sc.helmErr.Error()), 200))
 		f.Verify = "check the file is valid YAML, and that the app renders (argocd app manifests " + r.req.App + ")"
 		out = append(out, f)
 	}
@@ -85,7 +86,7 @@ func checkSource(ctx context.Context, r *run) []Finding {
 	}
 	out = append(out, r.checkMissingValueFiles(sc)...)
 	if len(out) == before {
-		out = append(out, find(CodeSourceMappingChecked, Pass, fmt.Sprintf("the image names Image Updater writes are used by %s", sc.where())))
+		out = append(out, find(report.CodeSourceMappingChecked, report.Pass, fmt.Sprintf("the image names Image Updater writes are used by %s", sc.where())))
 	}
 	return out
 }
@@ -95,15 +96,15 @@ func checkSource(ctx context.Context, r *run) []Finding {
 // (getResolvedValueFiles passes it to helm, which fails); the file Image
 // Updater writes with git write-back to helmvalues: is created by its
 // first commit.
-func (r *run) checkMissingValueFiles(sc sourceContent) []Finding {
-	var out []Finding
+func (r *run) checkMissingValueFiles(sc sourceContent) []report.Finding {
+	var out []report.Finding
 	wb := r.target.WriteBack
 	for _, m := range sc.missingValueFiles {
 		if wb != nil && wb.Method == updater.WriteBackGit && writesHelmValues(wb.Target) &&
 			gitsource.NormalizeURL(wb.Repository) == m.repo && path.Clean(wb.Target.Path) == path.Clean(m.path) {
 			continue // Image Updater creates it (the write-back stage says so)
 		}
-		out = append(out, find(CodeHelmValueFileMissing, Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
+		out = append(out, find(report.CodeHelmValueFileMissing, report.Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
 			With(ev("values files read", strings.Join(sc.files, ", "))).
 			WithFix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
 	}
@@ -113,7 +114,7 @@ func (r *run) checkMissingValueFiles(sc sourceContent) []Finding {
 // multiSourceCheck: in a multi-source Application, Image Updater edits one
 // source; when another source renders the image, what it writes has no
 // effect. moved is true when the finding replaces the mapping check.
-func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSource, sc sourceContent, im updater.ImageConfig) (*Finding, bool) {
+func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSource, sc sourceContent, im updater.ImageConfig) (*report.Finding, bool) {
 	if rendersImage(sc, im.Image, r.version) {
 		return nil, false
 	}
@@ -133,7 +134,7 @@ func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSour
 		if oc.notReadable != nil || !rendersImage(oc, im.Image, r.version) {
 			continue
 		}
-		f := find(CodeSourceImageElsewhere, Fail, fmt.Sprintf("image %s: Image Updater writes it to spec.sources[%d] (%s), but spec.sources[%d] (%s) renders it; the update would change nothing",
+		f := find(report.CodeSourceImageElsewhere, report.Fail, fmt.Sprintf("image %s: Image Updater writes it to spec.sources[%d] (%s), but spec.sources[%d] (%s) renders it; the update would change nothing",
 			aliasOr(im), r.sourceIndex(edited), describeSource(edited), i, describeSource(other))).WithImage(im.Alias).
 			With(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
 				ev("renders the image", fmt.Sprintf("spec.sources[%d]: %s", i, describeSource(other))))
@@ -233,7 +234,7 @@ func helmSnippet(paths []string) string {
 
 // checkKustomizeMapping: the name Image Updater writes into the Kustomize
 // images list must be an image the kustomization or its manifests use.
-func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im updater.ImageConfig, v updater.Version) []Finding {
+func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im updater.ImageConfig, v updater.Version) []report.Finding {
 	want := im.Image.FullName()
 	if k := kustomizeName(im); k != "" {
 		want = k
@@ -248,9 +249,9 @@ func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource
 			return nil
 		}
 	}
-	f := find(CodeKustomizeNameNotUsed, Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).WithImage(im.Alias).
+	f := find(report.CodeKustomizeNameNotUsed, report.Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).WithImage(im.Alias).
 		With(ev("images used", strings.Join(used, ", ")))
-	return []Finding{f.WithFix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
+	return []report.Finding{f.WithFix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
 		"manifestTargets:\n  kustomize:\n    name: "+used[0], "yaml")}
 }
 
@@ -345,7 +346,7 @@ func (r *run) helmLayers(sc sourceContent, src *argo.ApplicationSource) []helmLa
 // and the chart's repository value names the same image (Image Updater's
 // default image.name beside a chart's image.repository); an unread tag,
 // an unread spec, or a repository of another image is a wrong update.
-func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) []Finding {
+func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) []report.Finding {
 	if sc.values == nil {
 		return nil // no values file to compare with
 	}
@@ -359,9 +360,9 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 		skip = w.index // the file Image Updater writes defines its keys itself
 	}
 	keys := imageHelmKeys(im.Target)
-	var out []Finding
-	notRead := func(missing []string, why string) Finding {
-		f := find(CodeHelmParamNotInValues, Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
+	var out []report.Finding
+	notRead := func(missing []string, why string) report.Finding {
+		f := find(report.CodeHelmParamNotInValues, report.Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
 			aliasOr(im), strings.Join(missing, ", "), why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
 			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
@@ -372,7 +373,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	}
 	if keys.spec != "" {
 		if !definedIn(layers, keys.spec, skip) {
-			return []Finding{notRead([]string{keys.spec}, "nothing would change")}
+			return []report.Finding{notRead([]string{keys.spec}, "nothing would change")}
 		}
 		if f, ok := r.helmOverride(layers, w, src, im, keys.spec, func(v string) bool { return false }); ok {
 			out = append(out, f)
@@ -382,12 +383,12 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	tagRead, nameRead := definedIn(layers, keys.tag, skip), definedIn(layers, keys.name, skip)
 	switch {
 	case !tagRead && !nameRead:
-		return []Finding{notRead([]string{keys.name, keys.tag}, "nothing would change")}
+		return []report.Finding{notRead([]string{keys.name, keys.tag}, "nothing would change")}
 	case !tagRead:
-		return []Finding{notRead([]string{keys.tag}, "the running tag would not change")}
+		return []report.Finding{notRead([]string{keys.tag}, "the running tag would not change")}
 	}
 	if f, ok := r.helmOverride(layers, w, src, im, keys.tag, func(string) bool { return false }); ok {
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	sameImage := func(v string) bool { return sameRepository(updater.ParseImageRef(v, r.version), im.Image) }
 	if nameRead {
@@ -399,13 +400,13 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	repo, where, found := siblingRepository(layers, keys.tag)
 	if found && !sameImage(repo) {
 		f := notRead([]string{keys.name}, fmt.Sprintf("the tag it writes to %s would go with %s from %s: the app would run %s with %s's tag", keys.tag, repo, where, repo, im.Image.FullName()))
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	why := "the running image's repository stays as it is"
 	if found {
 		why = fmt.Sprintf("%s already names %s", where, repo)
 	}
-	f := find(CodeHelmParamNotInValues, Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
+	f := find(report.CodeHelmParamNotInValues, report.Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
 		aliasOr(im), keys.name, keys.tag, why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 	f.State = ""
 	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
@@ -417,10 +418,10 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 
 // helmOverride is the wrong update of a write that something Argo CD
 // applies after it sets again (same reports a value that renders the same).
-func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.ApplicationSource, im updater.ImageConfig, key string, same func(string) bool) (Finding, bool) {
+func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.ApplicationSource, im updater.ImageConfig, key string, same func(string) bool) (report.Finding, bool) {
 	l, v, ok := overriddenAbove(layers, w, key, same)
 	if !ok {
-		return Finding{}, false
+		return report.Finding{}, false
 	}
 	why := map[helmLayerKind]string{
 		layerValueFile:     "a later values file wins",
@@ -428,7 +429,7 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 		layerParameter:     "Argo CD passes parameters to helm as --set, which outranks every values file",
 		layerFileParameter: "Argo CD passes fileParameters as --set-file, which helm applies last",
 	}[l.kind]
-	f := find(CodeHelmValueOverridden, Fail, fmt.Sprintf("image %s: Image Updater writes %s to %s, but %s sets %s=%s and outranks it (%s): Argo CD keeps rendering %s",
+	f := find(report.CodeHelmValueOverridden, report.Fail, fmt.Sprintf("image %s: Image Updater writes %s to %s, but %s sets %s=%s and outranks it (%s): Argo CD keeps rendering %s",
 		aliasOr(im), key, w.where, l.where, key, v, why, v)).WithImage(im.Alias).
 		With(ev("written to", w.where), ev("overridden by", l.where+": "+key+"="+v))
 	switch {
@@ -478,10 +479,10 @@ func helmOf(src *argo.ApplicationSource) argo.ApplicationSourceHelm {
 // Application's) before it builds (Argo CD v3.5.1 util/kustomize/
 // kustomize.go Build): an entry for the same image with a tag or digest
 // sets it again, and the commit changes nothing that is rendered.
-func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) (Finding, bool) {
+func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, im updater.ImageConfig) (report.Finding, bool) {
 	wb := r.target.WriteBack
 	if wb == nil || wb.Method != updater.WriteBackGit || wb.Target.Kind != updater.TargetKustomization {
-		return Finding{}, false
+		return report.Finding{}, false
 	}
 	var images []string
 	where := fmt.Sprintf("Application %s/%s, %s.kustomize.images", r.req.Namespace, r.req.App, r.sourceField(src))
@@ -516,7 +517,7 @@ func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, i
 		if ref.Tag == "" && ref.Digest == "" {
 			continue // renames only: the tag still comes from the kustomization
 		}
-		f := find(CodeKustomizeImageOverride, Fail, fmt.Sprintf("image %s: Image Updater writes its tag to the images: of %s, but %s sets %s, which Argo CD applies over the kustomization (kustomize edit set image) before it builds: Argo CD keeps rendering %s",
+		f := find(report.CodeKustomizeImageOverride, report.Fail, fmt.Sprintf("image %s: Image Updater writes its tag to the images: of %s, but %s sets %s, which Argo CD applies over the kustomization (kustomize edit set image) before it builds: Argo CD keeps rendering %s",
 			aliasOr(im), wb.Target.Path, where, e, e)).WithImage(im.Alias).
 			With(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
 		if fromSpec {
@@ -529,5 +530,5 @@ func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, i
 		}
 		return f, true
 	}
-	return Finding{}, false
+	return report.Finding{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -13,16 +14,16 @@ import (
 // automated sync, sync windows of the AppProject (which Image Updater
 // ignores), the last sync operation, conditions, and whether the deployed
 // revision contains Image Updater's last commit.
-func checkSync(ctx context.Context, r *run) []Finding {
+func checkSync(ctx context.Context, r *run) []report.Finding {
 	app := r.app
-	var out []Finding
+	var out []report.Finding
 	pending := r.anyDue()
 	// notDeployed: what keeps Argo CD from deploying stops the tag only when
 	// there is something to deploy; otherwise it is a warning about the
 	// next update.
-	notDeployed := func(f Finding, later string) Finding {
+	notDeployed := func(f report.Finding, later string) report.Finding {
 		if !pending {
-			f.Severity = Warn
+			f.Severity = report.Warn
 			f.Title += "; " + later
 		}
 		return f
@@ -32,7 +33,7 @@ func checkSync(ctx context.Context, r *run) []Finding {
 		if pending {
 			title = "automated sync is off: " + r.pendingWhat() + ", and Argo CD does not deploy it until someone syncs"
 		}
-		out = append(out, notDeployed(find(CodeSyncManual, Fail, title), "the next update Image Updater writes will wait for a manual sync").
+		out = append(out, notDeployed(find(report.CodeSyncManual, report.Fail, title), "the next update Image Updater writes will wait for a manual sync").
 			With(ev("spec.syncPolicy.automated", "not set")).
 			WithFix("Enable automated sync (or sync by hand after each update: argocd app sync "+r.req.App+").", "Application "+r.req.Namespace+"/"+r.req.App+", spec.syncPolicy.automated",
 				fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"syncPolicy\":{\"automated\":{}}}}'", r.req.Namespace, r.req.App), "sh"))
@@ -46,44 +47,44 @@ func checkSync(ctx context.Context, r *run) []Finding {
 		switch {
 		case err == nil:
 			if blocked, why := autoSyncBlocked(p, app, r.opts.Now()); blocked {
-				out = append(out, notDeployed(find(CodeSyncWindow, Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)), "an update written now would wait for the window").
+				out = append(out, notDeployed(find(report.CodeSyncWindow, report.Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)), "an update written now would wait for the window").
 					With(ev("project", ns+"/"+proj)).
 					WithFix("Wait for the window to end, sync by hand where the window allows manual syncs, or change the project's windows.", "AppProject "+ns+"/"+proj+", spec.syncWindows",
 						fmt.Sprintf("argocd proj windows list %s\nargocd app sync %s   # where the window sets manualSync: true", proj, r.req.App), "sh"))
 			}
 		case !cluster.IsNotFound(err):
-			f := readFailure(StageSync, "AppProject "+proj, err)
+			f := readFailure(report.StageSync, "AppProject "+proj, err)
 			f.Title += " (its sync windows were not checked)"
 			out = append(out, f)
 		}
 	}
 	if op := app.Status.OperationState; op != nil && (op.Phase == "Failed" || op.Phase == "Error") {
-		out = append(out, notDeployed(find(CodeSyncFailed, Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
+		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
 			With(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
 			WithFix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app get %s --show-operation\nargocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
-			out = append(out, find(CodeSyncConditions, Warn, c.Type+": "+clip(oneLine(c.Message), 300)).
+			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+clip(oneLine(c.Message), 300)).
 				WithFix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
 					fmt.Sprintf("argocd app manifests %s\nargocd app get %s --refresh", r.req.App, r.req.App), "sh"))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
-		out = append(out, find(CodeSyncUnhealthy, Warn, "the Application is "+h).With(ev("message", clip(app.Status.Health.Message, 300))).
+		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", clip(app.Status.Health.Message, 300))).
 			WithFix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app resources %s", r.req.App), "sh"))
 	}
 	if s := app.Status.Sync.Status; s == "OutOfSync" {
-		out = append(out, find(CodeSyncOutOfSync, Info, "the Application is out of sync"))
+		out = append(out, find(report.CodeSyncOutOfSync, report.Info, "the Application is out of sync"))
 	}
 	if r.iuCommitUndeployed {
-		out = append(out, find(CodeSyncBehind, Info, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
+		out = append(out, find(report.CodeSyncBehind, report.Info, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
 			WithFix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
-	if !hasSeverity(out, Fail) {
-		out = append(out, find(CodeSyncOK, Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))
+	if !hasSeverity(out, report.Fail) {
+		out = append(out, find(report.CodeSyncOK, report.Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))
 	}
 	return out
 }

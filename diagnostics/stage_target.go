@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -14,14 +15,14 @@ import (
 // ImageUpdater CR and applicationRef select it (or, on v0.x and with
 // useAnnotations, its annotations), with which effective settings, and every
 // configuration problem the model finds on the way.
-func checkTarget(ctx context.Context, r *run) []Finding {
+func checkTarget(ctx context.Context, r *run) []report.Finding {
 	if r.app == nil {
 		if !cluster.IsNotFound(r.appErr) {
-			return []Finding{readFailure(StageTarget, fmt.Sprintf("Application %s/%s", r.req.Namespace, r.req.App), r.appErr)}
+			return []report.Finding{readFailure(report.StageTarget, fmt.Sprintf("Application %s/%s", r.req.Namespace, r.req.App), r.appErr)}
 		}
-		return []Finding{r.appNotFound(ctx)}
+		return []report.Finding{r.appNotFound(ctx)}
 	}
-	var out []Finding
+	var out []report.Finding
 	if r.version.UsesCRs() {
 		crs, err := r.e.Cluster.ImageUpdaters(ctx, "")
 		if err != nil {
@@ -29,9 +30,9 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 			// v1.2+ are in the app's namespace.
 			crs, err = r.e.Cluster.ImageUpdaters(ctx, r.req.Namespace)
 			if err != nil {
-				return []Finding{readFailure(StageTarget, "ImageUpdater CRs", err)}
+				return []report.Finding{readFailure(report.StageTarget, "ImageUpdater CRs", err)}
 			}
-			out = append(out, Finding{Code: CodeReadForbidden, Severity: Info,
+			out = append(out, report.Finding{Code: report.CodeReadForbidden, Severity: report.Info,
 				Title: "ImageUpdater CRs were read in " + r.req.Namespace + " only (a cluster-wide list is not allowed)"})
 		}
 		r.crs = crs
@@ -51,7 +52,7 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	}
 	for _, p := range t.Problems {
 		f := r.problemFinding(p)
-		if f.Stage == StageTarget {
+		if f.Stage == report.StageTarget {
 			out = append(out, f)
 		}
 		if p.Code == updater.ProblemAnnotationForUnknownAlias {
@@ -63,7 +64,7 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	// ignored; put it before the generic "no CR".
 	for i, f := range out {
 		if f.Code == "TARGET_ANNOTATIONS_IGNORED" && i > 0 {
-			out = append([]Finding{f}, append(out[:i:i], out[i+1:]...)...)
+			out = append([]report.Finding{f}, append(out[:i:i], out[i+1:]...)...)
 			break
 		}
 	}
@@ -72,12 +73,12 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 		for _, p := range t.Problems {
 			failsElsewhere = failsElsewhere || p.Severity == updater.SeverityError
 		}
-		if !hasSeverity(out, Fail) && !failsElsewhere {
-			out = append(out, find(Code("TARGET_NO_MATCHING_REF"), Fail, "Image Updater does not pick up "+r.req.App))
+		if !hasSeverity(out, report.Fail) && !failsElsewhere {
+			out = append(out, find(report.Code("TARGET_NO_MATCHING_REF"), report.Fail, "Image Updater does not pick up "+r.req.App))
 		}
 		return out
 	}
-	f := find(CodeTargetMatched, Pass, selectedTitle(t))
+	f := find(report.CodeTargetMatched, report.Pass, selectedTitle(t))
 	if t.CR != "" {
 		f = f.With(ev("ImageUpdater", t.CR), ev("applicationRef", fmt.Sprintf("#%d namePattern %q", t.RefIndex, t.NamePattern)))
 	}
@@ -104,8 +105,8 @@ func checkTarget(ctx context.Context, r *run) []Finding {
 	return append(out, f)
 }
 
-func (r *run) appNotFound(ctx context.Context) Finding {
-	f := find(CodeAppNotFound, Fail, fmt.Sprintf("Application %s/%s does not exist", r.req.Namespace, r.req.App))
+func (r *run) appNotFound(ctx context.Context) report.Finding {
+	f := find(report.CodeAppNotFound, report.Fail, fmt.Sprintf("Application %s/%s does not exist", r.req.Namespace, r.req.App))
 	apps, err := r.e.Cluster.Applications(ctx, r.req.Namespace)
 	if err != nil {
 		return f
@@ -136,9 +137,9 @@ func selectedTitle(t updater.Targeting) string {
 	}
 }
 
-func dedupeFindings(fs []Finding) []Finding {
+func dedupeFindings(fs []report.Finding) []report.Finding {
 	seen := map[string]bool{}
-	var out []Finding
+	var out []report.Finding
 	for _, f := range fs {
 		k := string(f.Code) + "\x00" + f.Title
 		if !seen[k] {

@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 	"github.com/imgupd/imgupd/internal/textutil"
@@ -25,11 +26,11 @@ const iuAuthorEmail = "noreply@argoproj.io"
 // an .argocd-source file will undo it; for git write-back, the credentials
 // (really used, with ls-remote), the branch, the target file, push
 // permission (without writing) and Image Updater's last commit.
-func checkWriteBack(ctx context.Context, r *run) []Finding {
+func checkWriteBack(ctx context.Context, r *run) []report.Finding {
 	wb := r.target.WriteBack
-	var out []Finding
+	var out []report.Finding
 	for _, p := range r.target.Problems {
-		if f := r.problemFinding(p); f.Stage == StageWriteBack {
+		if f := r.problemFinding(p); f.Stage == report.StageWriteBack {
 			out = append(out, f)
 		}
 	}
@@ -41,7 +42,7 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 	if wb.Method == "git" {
 		desc = "git (" + wb.Creds + ") to " + wb.Repository
 	}
-	out = append(out, find(CodeWriteBackMethod, Info, "write-back: "+desc).With(ev("method", wb.Method)))
+	out = append(out, find(report.CodeWriteBackMethod, report.Info, "write-back: "+desc).With(ev("method", wb.Method)))
 	if wb.Method != "git" {
 		out = append(out, r.checkArgoCDWriteBack(ctx)...)
 	} else {
@@ -49,25 +50,25 @@ func checkWriteBack(ctx context.Context, r *run) []Finding {
 	}
 	out = append(out, r.checkKustomizeOverrides()...)
 	out = append(out, r.commitFailuresInLogs()...)
-	if !hasSeverity(out, Fail) && !hasSeverity(out, Unknown) && !hasCode(out, CodeWriteBackOK) {
-		out = append(out, find(CodeWriteBackOK, Pass, "write-back can succeed"))
+	if !hasSeverity(out, report.Fail) && !hasSeverity(out, report.Unknown) && !hasCode(out, report.CodeWriteBackOK) {
+		out = append(out, find(report.CodeWriteBackOK, report.Pass, "write-back can succeed"))
 	}
 	return out
 }
 
-func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
-	var out []Finding
+func (r *run) checkArgoCDWriteBack(ctx context.Context) []report.Finding {
+	var out []report.Finding
 	if p, ok := r.app.Parent(); ok {
-		sev := Fail
+		sev := report.Fail
 		title := fmt.Sprintf("%s manages %s and will revert the parameters Image Updater sets", p.String(), r.req.App)
 		switch {
 		case p.Via == argo.ViaInstanceLabel:
-			sev = Warn // Helm charts set the same label; weaker evidence
+			sev = report.Warn // Helm charts set the same label; weaker evidence
 		case !r.anyDue():
-			sev = Warn
+			sev = report.Warn
 			title += " (nothing is due now; the next update will be reverted)"
 		}
-		out = append(out, find(CodeWriteBackParentReverts, sev, title).
+		out = append(out, find(report.CodeWriteBackParentReverts, sev, title).
 			With(ev("managed via", p.Via)).
 			WithFix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
 				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
@@ -84,11 +85,11 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 	for _, name := range []string{".argocd-source-" + r.req.App + ".yaml", ".argocd-source.yaml"} {
 		p := path.Join(src.Path, name)
 		if snap.Exists(p) {
-			sev, title := Fail, fmt.Sprintf("%s in %s overrides the parameters Image Updater writes to the Application", p, src.RepoURL)
+			sev, title := report.Fail, fmt.Sprintf("%s in %s overrides the parameters Image Updater writes to the Application", p, src.RepoURL)
 			if !r.anyDue() {
-				sev, title = Warn, title+" (nothing is due now; the next update will have no effect)"
+				sev, title = report.Warn, title+" (nothing is due now; the next update will have no effect)"
 			}
-			out = append(out, find(CodeWriteBackSourceFile, sev, title).
+			out = append(out, find(report.CodeWriteBackSourceFile, sev, title).
 				With(ev("file", p), ev("branch", branch)).
 				WithFix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
 		}
@@ -96,11 +97,11 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []Finding {
 	return out
 }
 
-func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Finding {
-	var out []Finding
+func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []report.Finding {
+	var out []report.Finding
 	repo := wb.Repository
 	if repo == "" {
-		return append(out, find(CodeWriteBackRepoNotFound, Fail, "no repository to write back to (the source has no repoURL)"))
+		return append(out, find(report.CodeWriteBackRepoNotFound, report.Fail, "no repository to write back to (the source has no repoURL)"))
 	}
 	if r.target.HasProblem(updater.ProblemWriteBackInsecureURL) {
 		return out // the configuration already says why every commit fails
@@ -110,7 +111,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 		return append(out, *f)
 	}
 	if wb.Creds == "secret" {
-		out = append(out, find(CodeWriteBackTLSUnverified, Info, "Image Updater does not verify the git server's TLS certificate or SSH host key with git:secret credentials; imgupd probes the same way"))
+		out = append(out, find(report.CodeWriteBackTLSUnverified, report.Info, "Image Updater does not verify the git server's TLS certificate or SSH host key with git:secret credentials; imgupd probes the same way"))
 	}
 	if r.e.Git == nil {
 		return out
@@ -135,7 +136,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 		tracked = remote.DefaultBranch
 	}
 	if !hasBranch(remote, base) {
-		return append(out, find(CodeWriteBackBranchMissing, Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
+		return append(out, find(report.CodeWriteBackBranchMissing, report.Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
 			With(ev("branches", clip(strings.Join(remote.Branches, ", "), 200))).
 			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
 				fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base), "sh"))
@@ -146,13 +147,13 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	}
 	switch {
 	case wb.PullRequest != nil:
-		out = append(out, find(CodeWriteBackBranchMismatch, Info, "updates are proposed as pull requests; they deploy once merged into "+tracked))
+		out = append(out, find(report.CodeWriteBackBranchMismatch, report.Info, "updates are proposed as pull requests; they deploy once merged into "+tracked))
 	case push != tracked:
-		sev, title := Fail, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q: the update is not deployed until someone merges it", push, tracked)
+		sev, title := report.Fail, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q: the update is not deployed until someone merges it", push, tracked)
 		if !r.anyDue() {
-			sev, title = Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q (nothing is due now)", push, tracked)
+			sev, title = report.Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q (nothing is due now)", push, tracked)
 		}
-		out = append(out, find(CodeWriteBackBranchMismatch, sev, title).
+		out = append(out, find(report.CodeWriteBackBranchMismatch, sev, title).
 			WithFix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), "branch: "+tracked, "yaml"))
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
@@ -167,7 +168,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	pushDenied := false
 	if pc, err := r.e.Git.CanPush(ctx, repo, auth); err == nil && !pc.Allowed {
 		pushDenied = true
-		out = append(out, find(CodeWriteBackPushDenied, Fail, fmt.Sprintf("the write-back credentials may not push to %s: %s", repo, pc.Reason)).
+		out = append(out, find(report.CodeWriteBackPushDenied, report.Fail, fmt.Sprintf("the write-back credentials may not push to %s: %s", repo, pc.Reason)).
 			With(ev("HTTP status", fmt.Sprint(pc.Status))))
 	}
 	if !pushDenied && wb.PullRequest == nil {
@@ -176,18 +177,18 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []Fi
 	if c, err := snap.LastCommitBy(iuAuthorEmail); err == nil && c != nil {
 		r.iuCommit = c.Hash
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
-		out = append(out, find(CodeWriteBackLastCommit, Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
+		out = append(out, find(report.CodeWriteBackLastCommit, report.Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
 			With(ev("message", clip(textutil.FirstLine(c.Message), 200))))
 	}
 	return out
 }
 
 // gitWriteBackAuth reads the credentials Image Updater would use.
-func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gitsource.Auth, *Finding) {
+func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gitsource.Auth, *report.Finding) {
 	repo := wb.Repository
 	if wb.Creds == "secret" {
 		if gitsource.RequiresSecureURL(repo) {
-			f := find(CodeWriteBackInsecureURL, Fail, fmt.Sprintf("git:secret credentials need an https:// or SSH URL, not %s", repo)).
+			f := find(report.CodeWriteBackInsecureURL, report.Fail, fmt.Sprintf("git:secret credentials need an https:// or SSH URL, not %s", repo)).
 				With(ev("Image Updater logs", "could not get creds for repo '"+repo+"': unknown repository type"))
 			return gitsource.Auth{}, &f
 		}
@@ -197,20 +198,20 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		}
 		data, err := r.updaterSecret(ctx, ns, wb.SecretName)
 		if err != nil {
-			if f, ok := r.secretGateFinding(CodeWriteBackSecretDenied, "the credentials of git:secret:"+ns+"/"+wb.SecretName, r.version.SecretsMustShareAppNamespace(), err); ok {
+			if f, ok := r.secretGateFinding(report.CodeWriteBackSecretDenied, "the credentials of git:secret:"+ns+"/"+wb.SecretName, r.version.SecretsMustShareAppNamespace(), err); ok {
 				return gitsource.Auth{}, &f
 			}
 			if cluster.IsNotFound(err) {
-				f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s does not exist", ns, wb.SecretName))
+				f := find(report.CodeWriteBackCredsMissing, report.Fail, fmt.Sprintf("the write-back secret %s/%s does not exist", ns, wb.SecretName))
 				return gitsource.Auth{}, &f
 			}
-			f := readFailure(StageWriteBack, "the write-back secret "+ns+"/"+wb.SecretName, err)
+			f := readFailure(report.StageWriteBack, "the write-back secret "+ns+"/"+wb.SecretName, err)
 			f.Decides = true // without it imgupd cannot tell whether Image Updater can commit
 			return gitsource.Auth{}, &f
 		}
 		auth, missing := authFromData(data, repo)
 		if missing != "" {
-			f := find(CodeWriteBackCredsMissing, Fail, fmt.Sprintf("the write-back secret %s/%s lacks %s", ns, wb.SecretName, missing)).
+			f := find(report.CodeWriteBackCredsMissing, report.Fail, fmt.Sprintf("the write-back secret %s/%s lacks %s", ns, wb.SecretName, missing)).
 				With(ev("keys present", strings.Join(keysOf(data), ", ")))
 			return gitsource.Auth{}, &f
 		}
@@ -222,13 +223,13 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		return gitsource.Auth{}, f
 	}
 	if v.none != "" {
-		nf := find(CodeWriteBackCredsMissing, Fail, "Image Updater has no git credentials for "+repo+": "+v.none).With(ev("credentials", v.repo.Why)).
+		nf := find(report.CodeWriteBackCredsMissing, report.Fail, "Image Updater has no git credentials for "+repo+": "+v.none).With(ev("credentials", v.repo.Why)).
 			WithFix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
 				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'   # or username/password", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)), "sh")
 		return gitsource.Auth{}, &nf
 	}
 	if v.limit != "" {
-		nf := find(CodeWriteBackCredsMissing, Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).With(ev("credentials", v.repo.Why))
+		nf := find(report.CodeWriteBackCredsMissing, report.Unknown, "the write-back credentials could not be used as Image Updater uses them: "+v.limit).With(ev("credentials", v.repo.Why))
 		nf.Verify = "Image Updater's log shows whether its commits succeed (get on pods/log, or --updater-log)"
 		nf.Decides = true
 		return gitsource.Auth{}, &nf
@@ -257,7 +258,7 @@ func authFromData(data map[string][]byte, repo string) (gitsource.Auth, string) 
 	return a, ""
 }
 
-func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *Finding {
+func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *report.Finding {
 	t := wb.Target
 	switch t.Kind {
 	case updater.TargetKustomization:
@@ -266,12 +267,12 @@ func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, b
 				return nil
 			}
 		}
-		f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("no kustomization in %q on %s", t.Path, branch)).
+		f := find(report.CodeWriteBackTargetMissing, report.Fail, fmt.Sprintf("no kustomization in %q on %s", t.Path, branch)).
 			With(ev("Image Updater logs", "could not find kustomization in "+t.Path))
 		return &f
 	case updater.TargetHelmValues:
 		if !snap.Exists(t.Path) && !r.version.CreatesHelmValuesTarget() {
-			f := find(CodeWriteBackTargetMissing, Fail, fmt.Sprintf("the values file %q does not exist on %s", t.Path, branch))
+			f := find(report.CodeWriteBackTargetMissing, report.Fail, fmt.Sprintf("the values file %q does not exist on %s", t.Path, branch))
 			return &f
 		}
 	}
@@ -283,7 +284,7 @@ func (r *run) checkTargetFile(snap *gitsource.Snapshot, wb *updater.WriteBack, b
 // the chart's values.yaml or a helm.valueFiles entry (with the
 // .argocd-source files merged in). Otherwise the commit is pushed, counted
 // as an update, and changes nothing that is rendered.
-func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *Finding {
+func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot, wb *updater.WriteBack, branch string) *report.Finding {
 	if !writesHelmValues(wb.Target) || r.target.SourceKind != updater.AppSourceHelm {
 		return nil
 	}
@@ -299,7 +300,7 @@ func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot,
 	exists := snap.Exists(wb.Target.Path)
 	if w.read {
 		if !exists {
-			f := find(CodeWriteBackMethod, Info, fmt.Sprintf("the values file %s does not exist on %s yet; Image Updater creates it on its first commit, and Argo CD reads it as %s", wb.Target.Path, branch, w.where))
+			f := find(report.CodeWriteBackMethod, report.Info, fmt.Sprintf("the values file %s does not exist on %s yet; Image Updater creates it on its first commit, and Argo CD reads it as %s", wb.Target.Path, branch, w.where))
 			return &f
 		}
 		return nil
@@ -315,7 +316,7 @@ func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot,
 	if !exists {
 		title = fmt.Sprintf("Image Updater creates %s on %s and writes the image to it, but Argo CD does not read that file for %s: it is neither the chart's values.yaml nor in helm.valueFiles, so the commit changes nothing that is rendered", wb.Target.Path, branch, r.req.App)
 	}
-	f := find(CodeWriteBackTargetNotRead, Fail, title).
+	f := find(report.CodeWriteBackTargetNotRead, report.Fail, title).
 		With(ev("write-back target", orDefault(wb.Target.Raw, wb.Target.Kind)+" → "+wb.Target.Path), ev("Argo CD reads", orDefault(strings.Join(reads, "; "), "no values file")))
 	rel := wb.Target.Path
 	if !isChartSource(src) {
@@ -360,7 +361,7 @@ func relPath(base, target string) string {
 }
 
 // commitFailuresInLogs reports Image Updater's own failed commits for the app.
-func (r *run) commitFailuresInLogs() []Finding {
+func (r *run) commitFailuresInLogs() []report.Finding {
 	if r.logs == nil {
 		return nil
 	}
@@ -370,39 +371,39 @@ func (r *run) commitFailuresInLogs() []Finding {
 			return nil // a later write-back succeeded
 		}
 		if e.Match.Code == updaterlog.CodeCommitFailed {
-			f := find(CodeWriteBackCommitFailed, Fail, "Image Updater's last write-back failed: "+clip(oneLine(updaterlog.Redact(e.Msg)), 300))
+			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+clip(oneLine(updaterlog.Redact(e.Msg)), 300))
 			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
 				f = f.WithFix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
 					"gitConfig.branch / gitConfig.pullRequest",
 					"# either commit to a side branch and merge it:\ngitConfig:\n  branch: main:image-updater\n# or (v1.2+) open pull requests:\ngitConfig:\n  branch: main\n  pullRequest:\n    github: {}", "yaml")
 			}
-			return []Finding{f.
+			return []report.Finding{f.
 				With(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
 		}
 	}
 	return nil
 }
 
-func gitFailure(repo string, err error) Finding {
+func gitFailure(repo string, err error) report.Finding {
 	var ge *gitsource.Error
 	if !errors.As(err, &ge) {
-		return find(CodeWriteBackGitUnreachable, Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
+		return find(report.CodeWriteBackGitUnreachable, report.Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
 	}
 	if ge.Kind == gitsource.TooLarge {
 		return writeBackTooLarge(repo, ge)
 	}
-	code := CodeWriteBackGitUnreachable
+	code := report.CodeWriteBackGitUnreachable
 	switch ge.Kind {
 	case gitsource.AuthRequired, gitsource.AuthFailed:
-		code = CodeWriteBackAuthFailed
+		code = report.CodeWriteBackAuthFailed
 	case gitsource.RepoNotFound:
-		code = CodeWriteBackRepoNotFound
+		code = report.CodeWriteBackRepoNotFound
 	case gitsource.BranchNotFound:
-		code = CodeWriteBackBranchMissing
+		code = report.CodeWriteBackBranchMissing
 	case gitsource.UnsupportedURL:
-		code = CodeWriteBackInsecureURL
+		code = report.CodeWriteBackInsecureURL
 	}
-	f := find(code, Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
+	f := find(code, report.Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
 	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.WithFix(h, "", "", "")
 	}
@@ -449,14 +450,14 @@ func commitNewerThan(snap *gitsource.Snapshot, commit, rev string) bool {
 // Where no forge can say (SSH keys, an unknown host, a templated branch),
 // Image Updater's log is the only evidence: a recent successful commit
 // verifies it, otherwise it is not verified.
-func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo, branch string, auth gitsource.Auth) []Finding {
-	notVerified := func(why string) []Finding {
+func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo, branch string, auth gitsource.Auth) []report.Finding {
+	notVerified := func(why string) []report.Finding {
 		if r.logsShowCommit() {
-			return []Finding{find(CodeWriteBackOK, Pass, "Image Updater's log shows its last write-back succeeded").With(ev("branch", branch))}
+			return []report.Finding{find(report.CodeWriteBackOK, report.Pass, "Image Updater's log shows its last write-back succeeded").With(ev("branch", branch))}
 		}
-		f := find(CodeWriteBackPushUnverified, Unknown, fmt.Sprintf("whether %s of %s accepts Image Updater's push was not verified: %s", branch, gitsource.NormalizeURL(repo), why))
+		f := find(report.CodeWriteBackPushUnverified, report.Unknown, fmt.Sprintf("whether %s of %s accepts Image Updater's push was not verified: %s", branch, gitsource.NormalizeURL(repo), why))
 		f.Verify = "a push rejection (a protected branch) shows only in Image Updater's log: grant get on pods/log or pass --updater-log; for a self-hosted forge, add it with --forge KIND:HOST"
-		return []Finding{f}
+		return []report.Finding{f}
 	}
 	switch {
 	case strings.Contains(branch, "{{"):
@@ -473,7 +474,7 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		case errors.As(err, &fe) && fe.Kind == forge.NotRecognised:
 			return notVerified("the host is not a forge imgupd knows (GitHub, GitLab, Gitea/Forgejo, Bitbucket Cloud, or one given with --forge)")
 		case errors.As(err, &fe) && fe.Kind == forge.BranchNotFound && wb.TargetBranchTemplate != "":
-			return []Finding{find(CodeWriteBackMethod, Info, fmt.Sprintf("branch %s does not exist yet; Image Updater creates it from %s on its first commit", branch, wb.BaseBranch))}
+			return []report.Finding{find(report.CodeWriteBackMethod, report.Info, fmt.Sprintf("branch %s does not exist yet; Image Updater creates it from %s on its first commit", branch, wb.BaseBranch))}
 		}
 		msg := oneLine(err.Error())
 		if errors.As(err, &fe) {
@@ -490,16 +491,16 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		calls = append(calls, c.String())
 	}
 	if p.Verdict.Blocked() {
-		f := find(CodeWriteBackProtected, Fail, fmt.Sprintf("%s protects branch %s of %s: Image Updater's push is rejected", p.Forge, branch, p.Repo)).
+		f := find(report.CodeWriteBackProtected, report.Fail, fmt.Sprintf("%s protects branch %s of %s: Image Updater's push is rejected", p.Forge, branch, p.Repo)).
 			With(ev(p.Forge.String()+" says", p.Reason))
 		for _, rule := range p.Rules {
 			f = f.With(ev("rule", rule))
 		}
 		f = f.With(ev("asked", strings.Join(calls, "; ")))
-		return []Finding{f.WithFix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
+		return []report.Finding{f.WithFix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
 			r.protectedBranchSnippet(branch, p.Forge), "yaml")}
 	}
-	return []Finding{find(CodeWriteBackOK, Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).With(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
+	return []report.Finding{find(report.CodeWriteBackOK, report.Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).With(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
 }
 
 // protectedBranchSnippet is the write-back configuration that avoids a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -21,7 +22,7 @@ import (
 // the kustomization's images), so the method does not matter. The answer is
 // the same before the write and after it: the next cycle, from the spec as
 // Image Updater left it, loses the same override again.
-func (r *run) checkKustomizeOverrides() []Finding {
+func (r *run) checkKustomizeOverrides() []report.Finding {
 	if r.target.SourceKind != updater.AppSourceKustomize {
 		return nil
 	}
@@ -70,24 +71,24 @@ func (r *run) checkKustomizeOverrides() []Finding {
 	if !merge.Written {
 		return nil
 	}
-	var out []Finding
+	var out []report.Finding
 	for _, l := range merge.Lost {
 		if l.ByAlias == "" {
 			continue
 		}
 		im := byAlias[l.Alias]
 		d := r.decision[l.Alias]
-		sev := Fail
+		sev := report.Fail
 		title := fmt.Sprintf("image %s never moves: in spec.source.kustomize.images Argo CD's MergeImage puts %s's override %s in place of its %s (both read %q before the first ':')",
 			aliasOr(im), l.ByAlias, l.ReplacedBy, l.Written, l.Compared)
 		if !l.Due {
 			// An image already on its pick loses its override: it falls
 			// back to what the kustomization sets.
-			sev = Warn
+			sev = report.Warn
 			title = fmt.Sprintf("image %s loses its override %s in spec.source.kustomize.images to %s (image %s): Kustomize then renders the tag the kustomization sets",
 				aliasOr(im), l.Written, l.ReplacedBy, l.ByAlias)
 		}
-		f := find(CodeWriteBackKustomizeCollide, sev, title).WithImage(l.Alias).
+		f := find(report.CodeWriteBackKustomizeCollide, sev, title).WithImage(l.Alias).
 			With(ev("kustomize.images now", listOrNone(merge.Before)),
 				ev("kustomize.images after Image Updater's cycle", listOrNone(merge.After)),
 				ev("compared by Argo CD", fmt.Sprintf("KustomizeImage.Match takes the text before the first '=' of the new override if it has one, else before the first ':': %q for both %s and %s", l.Compared, l.Written, l.ReplacedBy)))
@@ -101,7 +102,7 @@ func (r *run) checkKustomizeOverrides() []Finding {
 	}
 	for _, d := range merge.Dropped {
 		im := byAlias[d.ByAlias]
-		out = append(out, find(CodeWriteBackKustomizeCollide, Warn,
+		out = append(out, find(report.CodeWriteBackKustomizeCollide, report.Warn,
 			fmt.Sprintf("image %s's override %s replaces %s in spec.source.kustomize.images, an override no image of the CR sets (both read %q before the first ':'): Kustomize no longer applies it",
 				aliasOr(im), d.ReplacedBy, d.Entry, d.Compared)).WithImage(d.ByAlias).
 			With(ev("kustomize.images now", listOrNone(merge.Before)),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -15,9 +16,9 @@ import (
 // Updater processes the app and which tag it picks. The later stages look
 // for further stoppers of a known pick, and what they cannot check is
 // listed as not verified without changing the answer.
-func decisiveStage(s StageID) bool {
+func decisiveStage(s report.StageID) bool {
 	switch s {
-	case StageHealth, StageTarget, StageLive, StageRegistry, StageCandidates:
+	case report.StageHealth, report.StageTarget, report.StageLive, report.StageRegistry, report.StageCandidates:
 		return true
 	}
 	return false
@@ -30,15 +31,15 @@ func decisiveStage(s StageID) bool {
 // no failing finding, a check that decides the answer and could not be made
 // makes the state unknown; otherwise the app is up to date or its update is
 // on its way.
-func finish(r *Report) {
+func finish(r *report.Report) {
 	fs := r.Findings()
 	for _, f := range fs {
-		if f.Severity == Unknown {
-			r.NotVerified = append(r.NotVerified, NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
+		if f.Severity == report.Unknown {
+			r.NotVerified = append(r.NotVerified, report.NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
 		}
 	}
 	root := -1
-	first := func(ok func(Finding) bool) int {
+	first := func(ok func(report.Finding) bool) int {
 		for i, f := range fs {
 			if ok(f) {
 				return i
@@ -46,9 +47,11 @@ func finish(r *Report) {
 		}
 		return -1
 	}
-	if root = first(func(f Finding) bool { return f.Severity == Fail && stateOrBlocked(f) == StateBlocked }); root < 0 {
-		if root = first(func(f Finding) bool { return f.Severity == Fail }); root < 0 {
-			root = first(func(f Finding) bool { return f.Severity == Unknown && f.Decides })
+	if root = first(func(f report.Finding) bool {
+		return f.Severity == report.Fail && stateOrBlocked(f) == report.StateBlocked
+	}); root < 0 {
+		if root = first(func(f report.Finding) bool { return f.Severity == report.Fail }); root < 0 {
+			root = first(func(f report.Finding) bool { return f.Severity == report.Unknown && f.Decides })
 		}
 	}
 	if root >= 0 {
@@ -56,12 +59,12 @@ func finish(r *Report) {
 		fs[root].RootCause = true
 	}
 	switch {
-	case root >= 0 && fs[root].Severity == Fail:
+	case root >= 0 && fs[root].Severity == report.Fail:
 		f := fs[root]
 		r.RootCause, r.State = &f, stateOrBlocked(f)
 	case root >= 0:
 		f := fs[root]
-		r.RootCause, r.State = &f, StateUnknown
+		r.RootCause, r.State = &f, report.StateUnknown
 	default:
 		r.State = healthyState(r)
 	}
@@ -69,9 +72,9 @@ func finish(r *Report) {
 	r.Headline = headline(r)
 }
 
-func stateOrBlocked(f Finding) State {
+func stateOrBlocked(f report.Finding) report.State {
 	if f.State == "" {
-		return StateBlocked
+		return report.StateBlocked
 	}
 	return f.State
 }
@@ -79,26 +82,26 @@ func stateOrBlocked(f Finding) State {
 // healthyState is up to date or on its way, from the candidate tables:
 // on its way when an image's update is due or already written but not yet
 // running. No table at all (no image's pick was computed) is unknown.
-func healthyState(r *Report) State {
+func healthyState(r *report.Report) report.State {
 	if len(r.Candidates) == 0 {
-		return StateUnknown
+		return report.StateUnknown
 	}
 	for _, c := range r.Candidates {
 		switch c.Decision.Outcome {
 		case updater.OutcomeUpdate, updater.OutcomeAlreadyInSpec:
-			return StateOnItsWay
+			return report.StateOnItsWay
 		}
 	}
-	if r.HasCode(CodeSyncBehind) {
-		return StateOnItsWay
+	if r.HasCode(report.CodeSyncBehind) {
+		return report.StateOnItsWay
 	}
-	return StateUpToDate
+	return report.StateUpToDate
 }
 
 // hasImageCode: an info finding with this code is about this image.
-func hasImageCode(r *Report, c Code, alias string) bool {
+func hasImageCode(r *report.Report, c report.Code, alias string) bool {
 	for _, f := range r.Findings() {
-		if f.Code == c && f.Image == alias && f.Severity == Info {
+		if f.Code == c && f.Image == alias && f.Severity == report.Info {
 			return true
 		}
 	}
@@ -106,16 +109,16 @@ func hasImageCode(r *Report, c Code, alias string) bool {
 }
 
 // headline is the answer in one sentence.
-func headline(r *Report) string {
+func headline(r *report.Report) string {
 	app := r.App.String()
 	switch r.State {
-	case StateUpToDate:
+	case report.StateUpToDate:
 		if len(r.Candidates) == 1 {
 			c := r.Candidates[0]
 			return fmt.Sprintf("%s is up to date: %s runs %s, the tag Image Updater picks", app, c.Alias, displayRunning(c.Decision))
 		}
 		return fmt.Sprintf("%s is up to date: its %d images run the tags Image Updater picks", app, len(r.Candidates))
-	case StateOnItsWay:
+	case report.StateOnItsWay:
 		var parts []string
 		for _, c := range r.Candidates {
 			d := c.Decision
@@ -126,7 +129,7 @@ func headline(r *Report) string {
 			if _, ok := rollbackPin(d); ok {
 				move += " (a rollback to the pinned version)"
 			}
-			if d.Outcome == updater.OutcomeAlreadyInSpec || hasImageCode(r, CodeHistoryWritten, c.Alias) {
+			if d.Outcome == updater.OutcomeAlreadyInSpec || hasImageCode(r, report.CodeHistoryWritten, c.Alias) {
 				parts = append(parts, move+" written, Argo CD deploys it on its next sync")
 			} else {
 				parts = append(parts, move+" on Image Updater's next cycle")
@@ -136,35 +139,35 @@ func headline(r *Report) string {
 			return app + ": update on its way: Image Updater's commit is written, Argo CD deploys it on its next sync"
 		}
 		return app + ": update on its way: " + strings.Join(parts, "; ")
-	case StateUnknown:
+	case report.StateUnknown:
 		if rc := r.RootCause; rc != nil {
-			if rc.Code == CodeAppNotFound {
+			if rc.Code == report.CodeAppNotFound {
 				return rc.Title
 			}
 			return "cannot tell whether " + app + " gets its new tag: " + rc.Title
 		}
 		return "cannot tell whether " + app + " gets its new tag: no image's tag selection could be made"
 	}
-	verb := map[State]string{StateBlocked: " is blocked", StateHeldBack: " is held back by configuration",
-		StateWrongUpdate: " gets a wrong update", StateNotDeployed: "'s update is not deployed"}[r.State]
+	verb := map[report.State]string{report.StateBlocked: " is blocked", report.StateHeldBack: " is held back by configuration",
+		report.StateWrongUpdate: " gets a wrong update", report.StateNotDeployed: "'s update is not deployed"}[r.State]
 	if rc := r.RootCause; rc != nil {
 		return app + verb + ": " + rc.Title
 	}
 	return app + verb
 }
 
-func worst(fs []Finding) Severity {
+func worst(fs []report.Finding) report.Severity {
 	if len(fs) == 0 {
-		return Pass
+		return report.Pass
 	}
-	w := Skipped
+	w := report.Skipped
 	for _, f := range fs {
 		if f.Severity.Rank() > w.Rank() {
 			w = f.Severity
 		}
 	}
-	if w == Info || w == Skipped {
-		return Pass
+	if w == report.Info || w == report.Skipped {
+		return report.Pass
 	}
 	return w
 }
@@ -172,7 +175,7 @@ func worst(fs []Finding) Severity {
 // markRootCause marks the i-th finding in stage order (as Report.Findings
 // lists them) as the root cause, so that renderers know it without matching
 // codes or titles.
-func markRootCause(r *Report, i int) {
+func markRootCause(r *report.Report, i int) {
 	for s := range r.Stages {
 		if fs := r.Stages[s].Findings; i < len(fs) {
 			fs[i].RootCause = true

@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
 // TestRootCauseMarked: finish marks exactly the finding it chose as the root
 // cause, and the text report points at that one alone, also when another
 // finding of the same code and title fails for another image.
 func TestRootCauseMarked(t *testing.T) {
-	twin := func(alias string) Finding {
-		return find(CodeRegistryUnauthorized, Fail, "the registry refuses the credentials").WithImage(alias).
+	twin := func(alias string) report.Finding {
+		return find(report.CodeRegistryUnauthorized, report.Fail, "the registry refuses the credentials").WithImage(alias).
 			WithFix("fix for "+alias, "", "", "")
 	}
-	r := &Report{Stages: []StageResult{
-		{StageInfo: StageInfo{ID: StageHealth, Title: "Image Updater health"}, Findings: []Finding{find(CodeUpdaterRunning, Pass, "running")}},
-		{StageInfo: StageInfo{ID: StageRegistry, Title: "Registry and network"}, Findings: []Finding{twin("web"), twin("worker")}},
+	r := &report.Report{Stages: []report.StageResult{
+		{StageInfo: report.StageInfo{ID: report.StageHealth, Title: "Image Updater health"}, Findings: []report.Finding{find(report.CodeUpdaterRunning, report.Pass, "running")}},
+		{StageInfo: report.StageInfo{ID: report.StageRegistry, Title: "Registry and network"}, Findings: []report.Finding{twin("web"), twin("worker")}},
 	}}
 	finish(r)
 	var marked []string
