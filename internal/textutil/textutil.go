@@ -23,10 +23,13 @@ func FirstLine(s string) string {
 }
 
 // Clip shortens s to n runes, the last of them "…", when it has more; it
-// never cuts a rune in two.
+// never cuts a rune in two. With n < 1 nothing fits: "".
 func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
+	}
+	if n < 1 {
+		return ""
 	}
 	return string([]rune(s)[:n-1]) + "…"
 }

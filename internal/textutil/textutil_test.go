@@ -2,7 +2,9 @@ package textutil
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestOneLine(t *testing.T) {
@@ -91,4 +93,40 @@ func TestNearest(t *testing.T) {
 	if got := NearestFold("DIAGNOSE", cands, 1, within(0)); !slices.Equal(got, []string{"diagnose"}) {
 		t.Errorf("NearestFold = %q", got)
 	}
+}
+
+// FuzzClip: Clip never panics, keeps a string that fits, and otherwise
+// returns n runes, the last "…", the rest a prefix of s, never a rune cut in
+// two.
+func FuzzClip(f *testing.F) {
+	for _, s := range []string{"", "a", "héllo wörld", "日本語のテキスト", "\xff\xfe", "a\u0301b"} {
+		f.Add(s, 3)
+	}
+	f.Add("abc", 0)
+	f.Add("abc", -1)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n %= 300
+		got := Clip(s, n)
+		count := utf8.RuneCountInString(s)
+		switch {
+		case count <= n:
+			if got != s {
+				t.Fatalf("Clip(%q, %d) = %q; it fits, want it whole", s, n, got)
+			}
+		case n < 1:
+			if got != "" {
+				t.Fatalf("Clip(%q, %d) = %q, want \"\"", s, n, got)
+			}
+		default:
+			if c := utf8.RuneCountInString(got); c != n || !strings.HasSuffix(got, "…") {
+				t.Fatalf("Clip(%q, %d) = %q: %d runes, want %d ending in …", s, n, got, c, n)
+			}
+			if prefix := strings.TrimSuffix(got, "…"); !strings.HasPrefix(s, prefix) && utf8.ValidString(s) {
+				t.Fatalf("Clip(%q, %d) = %q is not a prefix of s", s, n, got)
+			}
+			if utf8.ValidString(s) && !utf8.ValidString(got) {
+				t.Fatalf("Clip(%q, %d) = %q cut a rune in two", s, n, got)
+			}
+		}
+	})
 }
