@@ -16,6 +16,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // An Application source as Argo CD reads it (its repository Secrets, trust
@@ -67,7 +68,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 			return fail(f)
 		}
 		if err != nil {
-			nf := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, oneLine(err.Error())))
+			nf := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read chart %s from %s as Argo CD does: %s", src.Chart, src.RepoURL, textutil.OneLine(err.Error())))
 			var he *helmchart.Error
 			if errors.As(err, &he) {
 				nf = nf.With(ev("hint", advice.ForChart(he.Facts())))

@@ -10,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // What the diagnosis says when a server answered past imgupd's read
@@ -126,8 +127,8 @@ func sourceTooLarge(what string, err error) (report.Finding, bool) {
 	default:
 		return report.Finding{}, false
 	}
-	f := find(report.CodeSourceTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, oneLine(bound))).
-		With(ev("error", oneLine(err.Error())), ev("Argo CD", argo))
+	f := find(report.CodeSourceTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, textutil.OneLine(bound))).
+		With(ev("error", textutil.OneLine(err.Error())), ev("Argo CD", argo))
 	if hint != "" {
 		f = f.WithFix(hint, what, "", "")
 	}
@@ -143,8 +144,8 @@ func writeBackTooLarge(repo string, ge *gitsource.Error) report.Finding {
 	if ge.Limit != nil {
 		bound = ge.Limit.Error()
 	}
-	f := find(report.CodeWriteBackGitTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), oneLine(bound))).
-		With(ev("error", oneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
+	f := find(report.CodeWriteBackGitTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), textutil.OneLine(bound))).
+		With(ev("error", textutil.OneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
 	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.WithFix(h, "gitConfig.repository (or the source repoURL)", "", "")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Diagnose: the run's set-up, the stage table it walks (each stage with
@@ -205,7 +206,7 @@ func appLogLines(a *updaterlog.Analysis) []report.LogLine {
 		for _, k := range keys {
 			msg += " " + k + "=" + l.Fields[k]
 		}
-		out = append(out, report.LogLine{Time: l.Time, Level: l.Level, Message: oneLine(msg), Code: e.Code})
+		out = append(out, report.LogLine{Time: l.Time, Level: l.Level, Message: textutil.OneLine(msg), Code: e.Code})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // The finding builders every stage uses: a finding from the catalogue
@@ -42,7 +43,7 @@ func readFailure(stage report.StageID, what string, err error) report.Finding {
 		f.Title = "reading " + what + " timed out"
 		f.Verify = "re-run with a longer --timeout"
 	} else {
-		f.Detail = oneLine(err.Error())
+		f.Detail = textutil.OneLine(err.Error())
 	}
 	return f
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Argo CD's ConfigMaps of trust, in its namespace.
@@ -311,7 +312,7 @@ func (r *run) gitHubAppAuth(ctx context.Context, repo cluster.Repository, a gits
 	}
 	tok, err := r.e.Forge.GitHubAppToken(ctx, base, appID, inst, updater.Secret(repo.Get("githubAppPrivateKey")))
 	if err != nil {
-		return a, credLimit{limit: "a GitHub App installation token could not be made: " + oneLine(err.Error())}
+		return a, credLimit{limit: "a GitHub App installation token could not be made: " + textutil.OneLine(err.Error())}
 	}
 	a.Username, a.Password = "x-access-token", tok
 	return a, credLimit{}
@@ -338,7 +339,7 @@ func countLines(s string) int {
 // does. It is not verified, never a failure: Argo CD may well read it (the
 // app renders), and what depends on it (the mapping) is corroborating.
 func sourceReadFailure(what string, err error, v repoView) report.Finding {
-	f := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, oneLine(err.Error())))
+	f := find(report.CodeSourceNotReadable, report.Unknown, fmt.Sprintf("cannot read %s as Argo CD does: %s", what, textutil.OneLine(err.Error())))
 	f.Evidence = append(f.Evidence, v.trust...)
 	if v.repo.Why != "" {
 		f = f.With(ev("credentials", v.repo.Why))

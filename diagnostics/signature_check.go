@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // signatureFindings checks imagesVerification (v1.3.0+) as Image Updater
@@ -56,7 +57,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	pick := im.Image.FullName() + ":" + d.Selected.Tag
 	found, err := r.e.Registry.Signatures(ctx, ir.target, d.Selected.Tag)
 	if err != nil {
-		f := find(report.CodeSignatureNotVerified, report.Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, oneLine(err.Error()))).WithImage(im.Alias).
+		f := find(report.CodeSignatureNotVerified, report.Unknown, fmt.Sprintf("not verified: the cosign signature of %s could not be read: %s", pick, textutil.OneLine(err.Error()))).WithImage(im.Alias).
 			With(ev("key", keyRef))
 		f.Verify = "re-run when " + ir.endpoint.Host() + " answers, or read Image Updater's log for \"Unable to verify image " + pick + "\""
 		f.Decides = true
@@ -131,7 +132,7 @@ func (r *run) withVerifyLog(f report.Finding, pick string) report.Finding {
 		if !e.Time.IsZero() {
 			at += " at " + e.Time.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		return f.With(ev(at, clip(oneLine(updaterlog.Redact(e.Msg)), 300)))
+		return f.With(ev(at, textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300)))
 	}
 	return f
 }

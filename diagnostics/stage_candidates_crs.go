@@ -8,6 +8,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // otherCRPicks runs the pick of every other ImageUpdater CR that selects
@@ -239,7 +240,7 @@ func (r *run) lastCRWrite(cr string) string {
 		if l.Field("imageUpdater_name") != crName(cr) || l.Field("imageUpdater_namespace") != crNamespace(cr) || !strings.HasPrefix(l.Msg, "Setting new image to ") {
 			continue
 		}
-		return clip(oneLine(l.Time.UTC().Format(time.RFC3339)+" "+l.Msg), 300)
+		return textutil.Clip(textutil.OneLine(l.Time.UTC().Format(time.RFC3339)+" "+l.Msg), 300)
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // checkHealth is the article's five-minute check: is Image Updater
@@ -87,12 +88,12 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 	if len(inst.RegistriesConf) > 0 {
 		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
 		if err != nil {
-			f := find(report.CodeRegistriesConfInvalid, report.Fail, "registries.conf does not parse: "+oneLine(err.Error())).
+			f := find(report.CodeRegistriesConfInvalid, report.Fail, "registries.conf does not parse: "+textutil.OneLine(err.Error())).
 				With(ev("source", inst.RegistriesConfSource))
 			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
 				fmt.Sprintf("kubectl -n %s edit configmap %s   # key registries.conf: %s\nkubectl -n %s rollout restart deploy/%s",
-					inst.Namespace, cluster.DefaultConfigMap, oneLine(err.Error()), inst.Namespace, inst.Name), "sh"))
+					inst.Namespace, cluster.DefaultConfigMap, textutil.OneLine(err.Error()), inst.Namespace, inst.Name), "sh"))
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {
@@ -128,7 +129,7 @@ func (r *run) checkLogs(ctx context.Context) []report.Finding {
 // logReadFailure: the pod's log could not be read.
 func (r *run) logReadFailure(pod string, err error) report.Finding {
 	f := find(report.CodeUpdaterLogsUnavailable, report.Unknown, "cannot read Image Updater's logs from "+pod).
-		With(ev("error", oneLine(updaterlog.Redact(err.Error()))))
+		With(ev("error", textutil.OneLine(updaterlog.Redact(err.Error()))))
 	f.Verify = "grant imgupd get on pods/log in " + r.install.Namespace + ", or pass the log: imgupd diagnose " + r.req.App + " --updater-log FILE"
 	if fr := readFailure(report.StageHealth, "pods/log", err); fr.Code == report.CodeReadForbidden {
 		f.Evidence = fr.Evidence
@@ -197,7 +198,7 @@ func logErrorsFinding(events []updaterlog.Event, app string) (report.Finding, bo
 			continue
 		}
 		total++
-		text := clip(updaterlog.Redact(e.Msg), 300)
+		text := textutil.Clip(updaterlog.Redact(e.Msg), 300)
 		m := byText[text]
 		if m == nil {
 			m = &msg{text: text}

@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // checkHistory builds the timeline Image Updater and Argo CD leave behind:
@@ -41,7 +42,7 @@ func checkHistory(ctx context.Context, r *run) []report.Finding {
 		}
 		for _, c := range cr.Status.Conditions {
 			if c.Type == "Error" && c.Status == "True" || c.Type == "Ready" && c.Status == "False" {
-				out = append(out, find(report.CodeHistoryCRStatus, report.Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, clip(oneLine(c.Message), 200))))
+				out = append(out, find(report.CodeHistoryCRStatus, report.Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, textutil.Clip(textutil.OneLine(c.Message), 200))))
 			}
 		}
 	}
@@ -154,7 +155,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 				if t.IsZero() {
 					t = e.EventTime.Time
 				}
-				out = append(out, ev("event ImagesUpdated", clip(fmt.Sprintf("%s %s → %s", t.UTC().Format("2006-01-02 15:04Z"), e.Annotations[p+"old-tag"], e.Annotations[p+"new-tag"]), 200)))
+				out = append(out, ev("event ImagesUpdated", textutil.Clip(fmt.Sprintf("%s %s → %s", t.UTC().Format("2006-01-02 15:04Z"), e.Annotations[p+"old-tag"], e.Annotations[p+"new-tag"]), 200)))
 			}
 		}
 	}
@@ -165,7 +166,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 		}
 		for _, u := range cr.Status.RecentUpdates {
 			if (u.Alias == alias || u.Image == name) && isPick(u.NewVersion) {
-				out = append(out, ev("ImageUpdater "+r.target.CR+" status.recentUpdates", clip(fmt.Sprintf("%s %s %s", u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Alias, oneLine(u.Message)), 200)))
+				out = append(out, ev("ImageUpdater "+r.target.CR+" status.recentUpdates", textutil.Clip(fmt.Sprintf("%s %s %s", u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Alias, textutil.OneLine(u.Message)), 200)))
 			}
 		}
 	}
@@ -186,7 +187,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 			}
 		}
 		if last != nil {
-			out = append(out, ev("Image Updater's log", clip(last.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+oneLine(last.Redacted().Line.Msg), 200)))
+			out = append(out, ev("Image Updater's log", textutil.Clip(last.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+textutil.OneLine(last.Redacted().Line.Msg), 200)))
 		}
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // checkRegistry resolves, for each image Image Updater would process, the
@@ -66,7 +67,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		ref, err := updater.ParseCredentialRef(refStr)
 		if err != nil {
 			ir.err = err
-			return append(out, find(report.CodeRegistryCredsRef, report.Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, oneLine(err.Error()))).WithImage(im.Alias).
+			return append(out, find(report.CodeRegistryCredsRef, report.Fail, fmt.Sprintf("the credentials of image %s (%s) are invalid: %s", name, from, textutil.OneLine(err.Error()))).WithImage(im.Alias).
 				With(ev("value", refStr)))
 		}
 		if err := updater.CheckSecretNamespace(refStr, r.req.Namespace, level, r.version); err != nil {
@@ -243,7 +244,7 @@ func (c *clusterCreds) Exec(ctx context.Context, path string) (string, error) {
 func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef, ep updater.Endpoint, err error) report.Finding {
 	var ce *updater.CredentialError
 	if !errors.As(err, &ce) {
-		return find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, oneLine(err.Error()))).WithImage(alias)
+		return find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s cannot be fetched: %s", name, textutil.OneLine(err.Error()))).WithImage(alias)
 	}
 	var ae *cluster.AccessError
 	switch {
@@ -262,7 +263,7 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 		}
 		return f
 	}
-	f := find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, oneLine(ce.Error()))).WithImage(alias).
+	f := find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, textutil.OneLine(ce.Error()))).WithImage(alias).
 		With(ev("reference", ref))
 	if ce.Fix != "" {
 		f = f.WithFix(ce.Fix, from, "", "")
@@ -287,7 +288,7 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 	if code == report.CodeCheckTimeout {
 		sev = report.Unknown
 	}
-	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), oneLine(re.Error()))).WithImage(im.Alias).
+	f := find(code, sev, fmt.Sprintf("cannot list the tags of image %s at %s: %s", name, ep.Host(), textutil.OneLine(re.Error()))).WithImage(im.Alias).
 		With(ev("API", ep.APIURL), ev("credentials", map[bool]string{true: "configured", false: "none (anonymous)"}[hasCreds]))
 	if sev == report.Unknown {
 		f.Decides = true
@@ -428,7 +429,7 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	ann, err := r.e.Cluster.ServiceAccountAnnotations(ctx, r.install.Namespace, sa)
 	switch {
 	case err != nil:
-		return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+oneLine(err.Error())+")"))
+		return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+textutil.OneLine(err.Error())+")"))
 	case ann[irsaAnnotation] != "":
 		return f.With(ev("IRSA role", ann[irsaAnnotation])).
 			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",

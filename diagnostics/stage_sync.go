@@ -8,6 +8,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // checkSync says whether Argo CD will deploy what Image Updater writes:
@@ -59,20 +60,20 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 		}
 	}
 	if op := app.Status.OperationState; op != nil && (op.Phase == "Failed" || op.Phase == "Error") {
-		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+clip(oneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
+		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+textutil.Clip(textutil.OneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
 			With(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
 			WithFix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app get %s --show-operation\nargocd app sync %s", r.req.App, r.req.App), "sh"))
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
-			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+clip(oneLine(c.Message), 300)).
+			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+textutil.Clip(textutil.OneLine(c.Message), 300)).
 				WithFix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
 					fmt.Sprintf("argocd app manifests %s\nargocd app get %s --refresh", r.req.App, r.req.App), "sh"))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
-		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", clip(app.Status.Health.Message, 300))).
+		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", textutil.Clip(app.Status.Health.Message, 300))).
 			WithFix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
 				fmt.Sprintf("argocd app resources %s", r.req.App), "sh"))
 	}

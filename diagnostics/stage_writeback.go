@@ -137,7 +137,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	if !hasBranch(remote, base) {
 		return append(out, find(report.CodeWriteBackBranchMissing, report.Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
-			With(ev("branches", clip(strings.Join(remote.Branches, ", "), 200))).
+			With(ev("branches", textutil.Clip(strings.Join(remote.Branches, ", "), 200))).
 			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
 				fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base), "sh"))
 	}
@@ -178,7 +178,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 		r.iuCommit = c.Hash
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(report.CodeWriteBackLastCommit, report.Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
-			With(ev("message", clip(textutil.FirstLine(c.Message), 200))))
+			With(ev("message", textutil.Clip(textutil.FirstLine(c.Message), 200))))
 	}
 	return out
 }
@@ -371,7 +371,7 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 			return nil // a later write-back succeeded
 		}
 		if e.Match.Code == updaterlog.CodeCommitFailed {
-			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+clip(oneLine(updaterlog.Redact(e.Msg)), 300))
+			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
 			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
 				f = f.WithFix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
 					"gitConfig.branch / gitConfig.pullRequest",
@@ -387,7 +387,7 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 func gitFailure(repo string, err error) report.Finding {
 	var ge *gitsource.Error
 	if !errors.As(err, &ge) {
-		return find(report.CodeWriteBackGitUnreachable, report.Fail, fmt.Sprintf("cannot read %s: %s", repo, oneLine(err.Error())))
+		return find(report.CodeWriteBackGitUnreachable, report.Fail, fmt.Sprintf("cannot read %s: %s", repo, textutil.OneLine(err.Error())))
 	}
 	if ge.Kind == gitsource.TooLarge {
 		return writeBackTooLarge(repo, ge)
@@ -403,7 +403,7 @@ func gitFailure(repo string, err error) report.Finding {
 	case gitsource.UnsupportedURL:
 		code = report.CodeWriteBackInsecureURL
 	}
-	f := find(code, report.Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), oneLine(ge.Error())))
+	f := find(code, report.Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), textutil.OneLine(ge.Error())))
 	if h := advice.ForGit(ge.Facts()); h != "" {
 		f = f.WithFix(h, "", "", "")
 	}
@@ -476,7 +476,7 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		case errors.As(err, &fe) && fe.Kind == forge.BranchNotFound && wb.TargetBranchTemplate != "":
 			return []report.Finding{find(report.CodeWriteBackMethod, report.Info, fmt.Sprintf("branch %s does not exist yet; Image Updater creates it from %s on its first commit", branch, wb.BaseBranch))}
 		}
-		msg := oneLine(err.Error())
+		msg := textutil.OneLine(err.Error())
 		if errors.As(err, &fe) {
 			msg += " (" + advice.ForForge(fe.Facts()) + ")"
 		}

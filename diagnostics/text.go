@@ -7,12 +7,6 @@ import (
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
-// oneLine collapses whitespace, for error messages in titles and evidence.
-func oneLine(s string) string { return textutil.OneLine(s) }
-
-// clip shortens s to n runes with an ellipsis.
-func clip(s string, n int) string { return textutil.Clip(s, n) }
-
 // closest returns up to n candidates nearest to s by edit distance, without
 // case, alphabetically on a tie; a candidate that contains s, or is
 // contained in it, is near at any distance.
