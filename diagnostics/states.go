@@ -3,9 +3,11 @@ package diagnostics
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // The state rules over a finished Report: which stages decide the answer,
@@ -34,6 +36,9 @@ func decisiveStage(s report.StageID) bool {
 func finish(r *report.Report) {
 	fs := r.Findings()
 	for _, f := range fs {
+		if f.Fix != nil && len(f.Fix.Steps) > 0 && f.Fix.Snippet == "" {
+			f.Fix.Snippet = f.Fix.Script()
+		}
 		if f.Severity == report.Unknown {
 			r.NotVerified = append(r.NotVerified, report.NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
 		}
@@ -70,6 +75,64 @@ func finish(r *report.Report) {
 	}
 	r.Verdict = r.State.Verdict()
 	r.Headline = headline(r)
+	r.Title = title(r)
+}
+
+// title is the answer in one line of at most report.MaxTitle runes: the
+// app, its state and the cause, the cause in the catalogue's words (the
+// root cause's own title, with its particulars, is the report's to show).
+func title(r *report.Report) string {
+	app := r.App.String()
+	var t string
+	switch r.State {
+	case report.StateUpToDate, report.StateOnItsWay:
+		t = r.Headline
+		if utf8.RuneCountInString(t) > report.MaxTitle && r.State == report.StateOnItsWay {
+			n := 0
+			for _, c := range r.Candidates {
+				if pending(c.Decision) {
+					n++
+				}
+			}
+			if n > 1 {
+				t = fmt.Sprintf("%s: update on its way for %d images", app, n)
+			}
+		}
+	default:
+		rc := r.RootCause
+		if rc == nil {
+			t = r.Headline
+			break
+		}
+		cause := rc.Title
+		if e, ok := report.Lookup(string(rc.Code)); ok && e.Title != "" {
+			cause = e.Title
+		}
+		switch {
+		case rc.Code == report.CodeAppNotFound:
+			t = rc.Title
+		case r.State == report.StateUnknown:
+			t = "cannot tell whether " + app + " gets its new tag: " + cause
+		default:
+			t = app + stateVerb(r.State) + ": " + cause
+		}
+	}
+	return textutil.ClipWords(textutil.OneLine(t), report.MaxTitle)
+}
+
+// stateVerb joins an app to its state in a sentence.
+func stateVerb(s report.State) string {
+	switch s {
+	case report.StateBlocked:
+		return " is blocked"
+	case report.StateHeldBack:
+		return " is held back by configuration"
+	case report.StateWrongUpdate:
+		return " gets a wrong update"
+	case report.StateNotDeployed:
+		return "'s update is not deployed"
+	}
+	return ""
 }
 
 func stateOrBlocked(f report.Finding) report.State {
@@ -148,8 +211,7 @@ func headline(r *report.Report) string {
 		}
 		return "cannot tell whether " + app + " gets its new tag: no image's tag selection could be made"
 	}
-	verb := map[report.State]string{report.StateBlocked: " is blocked", report.StateHeldBack: " is held back by configuration",
-		report.StateWrongUpdate: " gets a wrong update", report.StateNotDeployed: "'s update is not deployed"}[r.State]
+	verb := stateVerb(r.State)
 	if rc := r.RootCause; rc != nil {
 		return app + verb + ": " + rc.Title
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -96,16 +97,137 @@ func (e Evidence) Display() string {
 	return e.Value
 }
 
-// Fix is what to change, where, with a snippet to paste.
+// Fix is what to change, where, and the steps that do it.
 type Fix struct {
 	// Summary is one sentence: what to do.
 	Summary string `json:"summary"`
 	// Where names the object or file to change.
 	Where string `json:"where,omitempty"`
-	// Snippet is copy-pasteable: a YAML patch, an annotation, a command.
+	// Steps do it, in order: each one command to run or one piece of YAML
+	// to paste into one object (a step marked Or is another way to do the
+	// step before it).
+	Steps []Step `json:"steps,omitempty"`
+	// Snippet is the steps as one copy-pasteable text (a step's Say and
+	// Object as # comments), for scripts that read the JSON; Script
+	// builds it from Steps.
 	Snippet string `json:"snippet,omitempty"`
 	// Lang is the snippet's language for highlighting: yaml, sh, text.
 	Lang string `json:"lang,omitempty"`
+}
+
+// StepLang is the language of a fix step's text.
+type StepLang string
+
+// A step's text is a shell command to run as it is (placeholders aside),
+// YAML to paste into the step's object, or a value to write where the fix
+// says.
+const (
+	LangShell StepLang = "sh"
+	LangYAML  StepLang = "yaml"
+	LangText  StepLang = "text"
+)
+
+// Step is one thing to do: run one command, or paste one piece of YAML
+// into one object. Placeholders the reader must replace are written <like
+// this> (Placeholders lists them).
+type Step struct {
+	// Say is what the step does, a few words ("create the pull secret").
+	Say  string   `json:"say"`
+	Lang StepLang `json:"lang"`
+	// Text is the command(s) or the YAML, without comments that are not
+	// part of it.
+	Text string `json:"text"`
+	// Object is what YAML belongs to ("ImageUpdater argocd/web"), and Edit
+	// the command that opens it for editing, when there is one.
+	Object string `json:"object,omitempty"`
+	Edit   string `json:"edit,omitempty"`
+	// Or: this step is another way to do the step before it.
+	Or bool `json:"or,omitempty"`
+}
+
+// Run is a step that runs a shell command.
+func Run(say, cmd string) Step { return Step{Say: say, Lang: LangShell, Text: cmd} }
+
+// Paste is a step that pastes YAML into an object (edit opens it; "" when
+// the object is a file or has no command that opens it).
+func Paste(say, object, edit, yaml string) Step {
+	return Step{Say: say, Lang: LangYAML, Text: yaml, Object: object, Edit: edit}
+}
+
+// Value is a step that writes a value where the object says.
+func Value(say, object, value string) Step {
+	return Step{Say: say, Lang: LangText, Text: value, Object: object}
+}
+
+// Otherwise marks s as another way to do the step before it.
+func Otherwise(s Step) Step { s.Or = true; return s }
+
+// Placeholders are the <…> values in the step's text that the reader must
+// replace, in order, each once.
+func (s Step) Placeholders() []string {
+	var out []string
+	seen := map[string]bool{}
+	t := s.Text
+	for {
+		i := strings.IndexByte(t, '<')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i:], '>')
+		if j < 0 {
+			return out
+		}
+		p := t[i : i+j+1]
+		t = t[i+j+1:]
+		if isPlaceholder(p) && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+}
+
+// isPlaceholder: <words> of letters, digits, spaces and -_.:/, not a shell
+// redirection or a here-document (<<'EOF').
+func isPlaceholder(p string) bool {
+	in := p[1 : len(p)-1]
+	if in == "" || strings.HasPrefix(in, "<") || strings.TrimSpace(in) != in {
+		return false
+	}
+	for _, r := range in {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune(" -_.:/,", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Script is the steps as one text to copy: each step's Say (and Object,
+// Edit) as # comments, then its text.
+func (f Fix) Script() string {
+	var b strings.Builder
+	for i, s := range f.Steps {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		say := s.Say
+		if s.Or {
+			say = "or: " + say
+		}
+		if say != "" {
+			b.WriteString("# " + say + "\n")
+		}
+		if s.Object != "" && s.Lang != LangShell {
+			b.WriteString("# in " + s.Object + "\n")
+		}
+		if s.Edit != "" {
+			b.WriteString("# " + s.Edit + "\n")
+		}
+		b.WriteString(strings.TrimRight(s.Text, "\n") + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // Finding is one result of one check.
@@ -285,16 +407,66 @@ func (s State) Title() string {
 	return "unknown"
 }
 
-// Mark is the state's mark for headlines: ✔ nothing stops the tag, ✗
-// something does, ? imgupd cannot tell.
+// Mark is the state's mark in a terminal, one per state: ✔ up to date,
+// ➜ update on its way, ⊘ held back, ↯ wrong update, ◌ not deployed,
+// ✗ blocked, ? unknown.
 func (s State) Mark() string {
 	switch s {
-	case StateUpToDate, StateOnItsWay:
+	case StateUpToDate:
 		return "✔"
-	case StateUnknown:
-		return "?"
+	case StateOnItsWay:
+		return "➜"
+	case StateHeldBack:
+		return "⊘"
+	case StateWrongUpdate:
+		return "↯"
+	case StateNotDeployed:
+		return "◌"
+	case StateBlocked:
+		return "✗"
 	}
-	return "✗"
+	return "?"
+}
+
+// Colour is the state's colour word, one per state, as its Emoji shows it:
+// green up to date, blue on its way, yellow held back, orange wrong update,
+// purple not deployed, red blocked, grey unknown.
+func (s State) Colour() string {
+	switch s {
+	case StateUpToDate:
+		return "green"
+	case StateOnItsWay:
+		return "blue"
+	case StateHeldBack:
+		return "yellow"
+	case StateWrongUpdate:
+		return "orange"
+	case StateNotDeployed:
+		return "purple"
+	case StateBlocked:
+		return "red"
+	}
+	return "grey"
+}
+
+// Emoji is the state's mark in chat: a circle of its Colour (Unicode, so
+// it shows in plain-text headers and notifications alike).
+func (s State) Emoji() string {
+	switch s.Colour() {
+	case "green":
+		return "🟢"
+	case "blue":
+		return "🔵"
+	case "yellow":
+		return "🟡"
+	case "orange":
+		return "🟠"
+	case "purple":
+		return "🟣"
+	case "red":
+		return "🔴"
+	}
+	return "⚪"
 }
 
 // Verdict is the coarse verdict of a state.
@@ -343,8 +515,12 @@ type Report struct {
 	// State answers "will the tag Image Updater should pick reach the
 	// cluster, and if not, what stops it?".
 	State State `json:"state"`
-	// Headline is that answer in one sentence, as the text and Slack
-	// reports open with it.
+	// Title is the answer in one line of at most MaxTitle runes: the app,
+	// its state and the cause ("argocd/web is blocked: the registry wants
+	// credentials (401)"); reports open with it and notifications show it.
+	Title string `json:"title"`
+	// Headline is that answer in one sentence with its particulars (the
+	// root cause's own title, every image's move).
 	Headline string `json:"headline"`
 	// Verdict is the coarse form of State (healthy, broken, unknown).
 	Verdict Verdict `json:"verdict"`
@@ -366,6 +542,9 @@ type Report struct {
 	// last MaxLogLines of the window read), secrets masked.
 	UpdaterLog []LogLine `json:"updaterLog,omitempty"`
 }
+
+// MaxTitle bounds Report.Title: Slack's header block holds 150 characters.
+const MaxTitle = 150
 
 // MaxLogLines bounds Report.UpdaterLog.
 const MaxLogLines = 40

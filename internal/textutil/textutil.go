@@ -34,6 +34,29 @@ func Clip(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
+// ClipWords shortens s to n runes, the last of them "…", when it has
+// more, cutting after the last whole word that fits (at a space), unless
+// that would keep less than half: then as Clip.
+func ClipWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	all := []rune(s)
+	r := all[:n-1]
+	if all[n-1] == ' ' {
+		return strings.TrimRight(string(r), " ,;:·—-") + "…"
+	}
+	for i := len(r) - 1; i >= len(r)/2 && i > 0; i-- {
+		if r[i] == ' ' {
+			return strings.TrimRight(string(r[:i]), " ,;:·—-") + "…"
+		}
+	}
+	return string(r) + "…"
+}
+
 // ClipBytes is s's first n bytes followed by "…" when s is longer: a bound
 // on bytes, not runes (a multi-byte rune at the cut is cut), as the audit
 // line and the chat grammar's echo of an argument have always done.

@@ -130,3 +130,51 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+func TestClipWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"one given with --forge", 14, "one given…"},
+		{"one given, with", 12, "one given…"},
+		{"abcdefghijklmnop qr", 10, "abcdefghi…"},
+		{"a b", 0, ""},
+		{"héllo wörld again", 12, "héllo wörld…"},
+	} {
+		if got := ClipWords(c.in, c.n); got != c.want {
+			t.Errorf("ClipWords(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+func FuzzClipWords(f *testing.F) {
+	f.Add("one given with --forge", 14)
+	f.Add("abc", 1)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n > 1000 || n < -5 {
+			return
+		}
+		got := ClipWords(s, n)
+		if utf8.RuneCountInString(s) <= n {
+			if got != s {
+				t.Fatalf("fits but changed: %q -> %q", s, got)
+			}
+			return
+		}
+		if n < 1 {
+			if got != "" {
+				t.Fatalf("n=%d: %q", n, got)
+			}
+			return
+		}
+		if utf8.RuneCountInString(got) > n || !strings.HasSuffix(got, "…") {
+			t.Fatalf("ClipWords(%q, %d) = %q: longer than n or no …", s, n, got)
+		}
+		if utf8.ValidString(s) && !strings.HasPrefix(s, strings.TrimSuffix(got, "…")) {
+			t.Fatalf("ClipWords(%q, %d) = %q: not a prefix", s, n, got)
+		}
+	})
+}
