@@ -75,19 +75,19 @@ func finish(r *report.Report) {
 	}
 	r.Verdict = r.State.Verdict()
 	r.Headline = headline(r)
-	r.Title = title(r)
+	r.Answer = answer(r)
 }
 
-// title is the answer in one line of at most report.MaxTitle runes: the
+// answer is the answer in one line of at most report.MaxAnswer runes: the
 // app, its state and the cause, the cause in the catalogue's words (the
 // root cause's own title, with its particulars, is the report's to show).
-func title(r *report.Report) string {
+func answer(r *report.Report) string {
 	app := r.App.String()
 	var t string
 	switch r.State {
 	case report.StateUpToDate, report.StateOnItsWay:
 		t = r.Headline
-		if utf8.RuneCountInString(t) > report.MaxTitle && r.State == report.StateOnItsWay {
+		if utf8.RuneCountInString(t) > report.MaxAnswer && r.State == report.StateOnItsWay {
 			n := 0
 			for _, c := range r.Candidates {
 				if pending(c.Decision) {
@@ -117,7 +117,7 @@ func title(r *report.Report) string {
 			t = app + stateVerb(r.State) + ": " + cause
 		}
 	}
-	return textutil.ClipWords(textutil.OneLine(t), report.MaxTitle)
+	return textutil.ClipWords(textutil.OneLine(t), report.MaxAnswer)
 }
 
 // stateVerb joins an app to its state in a sentence.

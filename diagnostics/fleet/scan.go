@@ -226,7 +226,7 @@ feed:
 // project): what a summary shows. It keeps nothing of the report but
 // strings and a time.
 func ResultOf(rep *report.Report, proj string) report.AppResult {
-	r := report.AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline}
+	r := report.AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline, Answer: rep.Answer}
 	if rc := rep.RootCause; rc != nil {
 		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
 	}

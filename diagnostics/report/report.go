@@ -515,10 +515,11 @@ type Report struct {
 	// State answers "will the tag Image Updater should pick reach the
 	// cluster, and if not, what stops it?".
 	State State `json:"state"`
-	// Title is the answer in one line of at most MaxTitle runes: the app,
-	// its state and the cause ("argocd/web is blocked: the registry wants
-	// credentials (401)"); reports open with it and notifications show it.
-	Title string `json:"title"`
+	// Answer is the answer in one line of at most MaxAnswer runes: the
+	// app, its state and the cause ("argocd/web is blocked: the registry
+	// wants credentials (401)"); reports open with it and notifications
+	// show it.
+	Answer string `json:"answer"`
 	// Headline is that answer in one sentence with its particulars (the
 	// root cause's own title, every image's move).
 	Headline string `json:"headline"`
@@ -543,8 +544,9 @@ type Report struct {
 	UpdaterLog []LogLine `json:"updaterLog,omitempty"`
 }
 
-// MaxTitle bounds Report.Title: Slack's header block holds 150 characters.
-const MaxTitle = 150
+// MaxAnswer bounds Report.Answer: Slack's header block holds 150
+// characters.
+const MaxAnswer = 150
 
 // MaxLogLines bounds Report.UpdaterLog.
 const MaxLogLines = 40

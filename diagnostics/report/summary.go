@@ -95,6 +95,8 @@ type AppResult struct {
 	Stage    StageID `json:"stage,omitempty"`
 	Title    string  `json:"title,omitempty"`
 	Headline string  `json:"headline"`
+	// Answer is the report's answer in one line (Report.Answer).
+	Answer string `json:"answer,omitempty"`
 	// Waiting is since when the newest tag Image Updater should pick (or,
 	// held back, the newest tag kept out) has been in the registry, when
 	// its build time is known.
