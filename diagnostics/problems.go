@@ -107,8 +107,8 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 			r.writeBackStep("write back to the https:// URL", kv{"gitConfig.repository", https}))
 	case updater.ProblemWriteBackSecretNamespace, updater.ProblemWriteBackSecretRef:
 		name, from := p.Value, ""
-		if f, n, ok := strings.Cut(p.Value, "/"); ok {
-			name, from = n, f
+		if secretNS, n, ok := strings.Cut(p.Value, "/"); ok {
+			name, from = n, secretNS
 		}
 		var steps []report.Step
 		say := "reference the Secret in namespace " + ns
