@@ -37,12 +37,13 @@ func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo 
 			ev("read", fmt.Sprintf("%d tags, %d bytes in %d pages, then stopped at the %s bound", lim.Tags, lim.Bytes, lim.Pages, lim.Bound)),
 			ev("Image Updater", "reads every page into memory each cycle, with no bound of its own"))
 	where := "the registry's retention settings for " + ep.Host() + "/" + repo
-	snippet := "# delete old tags with the registry's retention policy (Harbor tag retention, GitLab cleanup policies, ECR lifecycle rules, GHCR package versions)"
+	var steps []report.Step
 	if r.install != nil {
-		snippet += fmt.Sprintf("\n# has the list cost Image Updater its pod? (OOMKilled)\nkubectl -n %s get pods -o custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason | grep -i image-updater",
-			r.install.Namespace)
+		steps = append(steps, report.Run("see whether the list cost Image Updater its pod (OOMKilled)",
+			fmt.Sprintf("kubectl -n %s get pods -o custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason | grep -i image-updater",
+				r.install.Namespace)))
 	}
-	return f.WithFix(advice.ForRegistry(re.Facts()), where, snippet, "sh")
+	return f.WithFix(advice.ForRegistry(re.Facts()), where, steps...)
 }
 
 // partialPick adjusts the candidate findings of an image whose tag list
@@ -130,7 +131,7 @@ func sourceTooLarge(what string, err error) (report.Finding, bool) {
 	f := find(report.CodeSourceTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading %s: %s", what, textutil.OneLine(bound))).
 		With(ev("error", textutil.OneLine(err.Error())), ev("Argo CD", argo))
 	if hint != "" {
-		f = f.WithFix(hint, what, "", "")
+		f = f.WithFix(hint, what)
 	}
 	f.Verify = "check the app renders from it: argocd app manifests APP (the mapping checks need the source)"
 	return f, true
@@ -147,7 +148,7 @@ func writeBackTooLarge(repo string, ge *gitsource.Error) report.Finding {
 	f := find(report.CodeWriteBackGitTooLarge, report.Unknown, fmt.Sprintf("imgupd stopped reading the write-back repository %s: %s", gitsource.NormalizeURL(repo), textutil.OneLine(bound))).
 		With(ev("error", textutil.OneLine(ge.Error())), ev("Image Updater", "clones it with git to disk for each commit, without this bound"))
 	if h := advice.ForGit(ge.Facts()); h != "" {
-		f = f.WithFix(h, "gitConfig.repository (or the source repoURL)", "", "")
+		f = f.WithFix(h, "gitConfig.repository (or the source repoURL)")
 	}
 	f.Verify = "Image Updater's log: a write-back that fails logs Could not update application spec"
 	return f

@@ -65,8 +65,9 @@ func TestCRsDisagreeFixKeepsTheTeamSelector(t *testing.T) {
 		t.Fatalf("root cause %v\n%s", r.RootCause, dump(r))
 	}
 	want := `"path":"/spec/applicationRefs/0/labelSelectors/matchExpressions","value":[{"key":"image-updater-cr","operator":"DoesNotExist"}]`
-	if s := r.RootCause.Fix.Snippet; !strings.Contains(s, want) || !strings.Contains(s, "kubectl -n argocd label application web image-updater-cr=web") {
-		t.Fatalf("fix snippet:\n%s", s)
+	fix := r.RootCause.Fix
+	if len(fix.Steps) != 2 || fix.Steps[0].Text != "kubectl -n argocd label application web image-updater-cr=web" || stepWith(fix, report.LangShell, "kubectl -n argocd patch imageupdater team-all ", want) != &fix.Steps[1] {
+		t.Fatalf("fix steps:\n%s", fix.Script())
 	}
 }
 

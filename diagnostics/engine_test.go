@@ -47,6 +47,27 @@ func start(tb testing.TB, name string, edit func(*lab.Scenario)) *lab.Env {
 	return env
 }
 
+// stepWith is the fix's step of language lang whose text contains all of
+// want, or nil.
+func stepWith(fix *report.Fix, lang report.StepLang, want ...string) *report.Step {
+	if fix == nil {
+		return nil
+	}
+	for i, s := range fix.Steps {
+		if s.Lang != lang {
+			continue
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s.Text, w)
+		}
+		if ok {
+			return &fix.Steps[i]
+		}
+	}
+	return nil
+}
+
 func dump(r *report.Report) string {
 	var b strings.Builder
 	render.Text(&b, r, render.TextOptions{Verbose: true})

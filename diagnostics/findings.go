@@ -33,7 +33,7 @@ func readFailure(stage report.StageID, what string, err error) report.Finding {
 			Title:    "cannot read " + what + ": forbidden",
 			Detail:   "The check was not made. imgupd needs read access to this object.",
 			Evidence: []report.Evidence{{Label: "missing rule", Value: ae.Rule()}},
-			Fix:      &report.Fix{Summary: "Grant imgupd this read (deploy/rbac.yaml ships the rules).", Where: ae.RuleScope(), Snippet: ae.RuleYAML(), Lang: "yaml"},
+			Fix:      &report.Fix{Summary: "Grant imgupd this read (deploy/rbac.yaml ships the rules).", Where: ae.RuleScope(), Steps: []report.Step{ruleStep(ae)}},
 			Verify:   "grant imgupd " + ae.Rule(),
 			Decides:  decisiveStage(stage)}
 	}
@@ -60,6 +60,11 @@ func find(code report.Code, sev report.Severity, title string) report.Finding {
 		}
 	}
 	return f
+}
+
+// ruleStep adds the rule imgupd was refused to its Role (or ClusterRole).
+func ruleStep(ae *cluster.AccessError) report.Step {
+	return report.Paste("add the rule to the Role's rules", ae.RuleScope(), "", "rules:\n"+ae.RuleYAML())
 }
 
 func ev(label, value string) report.Evidence { return report.Evidence{Label: label, Value: value} }

@@ -20,21 +20,24 @@ import (
 type place struct {
 	// Where names the object and field, for Fix.Where.
 	Where string
-	// set returns the snippet that writes value there.
-	set func(value string) string
-	// lang is the snippet's language.
-	lang string
+	// step is the step that writes value there.
+	step func(say, value string) report.Step
 }
 
 // imagePlace is where to write field (updater.Field*, or "imageName") for
 // an image: the image's own block of the selected applicationRef in CR
 // mode, its per-alias annotation otherwise.
 func (r *run) imagePlace(im updater.ImageConfig, field string) place {
-	ns, app := r.req.Namespace, r.req.App
+	key := field
+	if field != "imageName" {
+		key = "commonUpdateSettings." + field
+	}
+	step := func(say, v string) report.Step {
+		return r.imagesStep(say, imageSetting{alias: im.Alias, kvs: []kv{{key, v}}})
+	}
 	if r.target.Mode == updater.ModeCR {
 		cr := r.selectedCR()
 		crKey, ref, imgIdx := r.target.CR, r.target.RefIndex, 0
-		pattern := r.target.NamePattern
 		if cr != nil && ref >= 0 && ref < len(cr.Spec.ApplicationRefs) {
 			for i, x := range cr.Spec.ApplicationRefs[ref].Images {
 				if x.Alias == im.Alias {
@@ -42,39 +45,17 @@ func (r *run) imagePlace(im updater.ImageConfig, field string) place {
 				}
 			}
 		}
-		path := fmt.Sprintf("spec.applicationRefs[%d].images[%d]", ref, imgIdx)
-		yamlField := "commonUpdateSettings:\n        " + field
-		if field == "imageName" {
-			yamlField = "imageName"
-		} else {
-			path += ".commonUpdateSettings"
-		}
-		return place{
-			Where: fmt.Sprintf("ImageUpdater %s, %s.%s", crKey, path, field),
-			lang:  "yaml",
-			set: func(v string) string {
-				return fmt.Sprintf("# kubectl -n %s edit imageupdater %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n    images:\n    - alias: %s\n      %s: %s",
-					crNamespace(crKey), crName(crKey), yamlQuote(pattern), yamlQuote(im.Alias), yamlField, v)
-			},
-		}
+		return place{Where: fmt.Sprintf("ImageUpdater %s, spec.applicationRefs[%d].images[%d].%s", crKey, ref, imgIdx, key), step: step}
 	}
-	key := updater.AnnotationImageList
+	ann := updater.AnnotationImageList
 	if field != "imageName" {
-		name := map[string]string{updater.FieldAllowTags: "allow-tags", updater.FieldIgnoreTags: "ignore-tags",
-			updater.FieldPlatforms: "platforms", updater.FieldUpdateStrategy: "update-strategy",
-			updater.FieldForceUpdate: "force-update", updater.FieldPullSecret: "pull-secret"}[field]
-		key = updater.AnnotationPrefix + im.Alias + "." + name
+		name := imageAnnotations[field]
+		ann = updater.AnnotationPrefix + im.Alias + "." + name
 		if im.Alias == "" {
-			key = updater.AnnotationPrefix + name
+			ann = updater.AnnotationPrefix + name
 		}
 	}
-	return place{
-		Where: fmt.Sprintf("Application %s/%s, annotation %s", ns, app, key),
-		lang:  "sh",
-		set: func(v string) string {
-			return fmt.Sprintf("kubectl -n %s annotate application %s --overwrite %s=%s", ns, app, key, shQuote(unYAML(v)))
-		},
-	}
+	return place{Where: fmt.Sprintf("Application %s/%s, annotation %s", r.req.Namespace, r.req.App, ann), step: step}
 }
 
 // imageNameWith is the image's configured name with another constraint,
@@ -84,6 +65,12 @@ func (r *run) imageNameWith(im updater.ImageConfig, constraint string) string {
 	if constraint != "" {
 		name += ":" + constraint
 	}
+	return r.imageNameAs(im, name)
+}
+
+// imageNameAs is name (with its constraint) as the CR's imageName or the
+// image-list entry of the image spells it.
+func (r *run) imageNameAs(im updater.ImageConfig, name string) string {
 	if r.target.Mode == updater.ModeCR {
 		return yamlQuote(name)
 	}
@@ -124,17 +111,17 @@ func (r *run) heldBackFix(f report.Finding, im updater.ImageConfig, d updater.De
 			what = "pre-releases such as " + newest.Tag + " (a constraint without a pre-release part never matches one)"
 		}
 		return f.WithFix(fmt.Sprintf("Widen the constraint %q so it admits %s: %q makes Image Updater pick %s (checked against the same tags).",
-			d.Constraint, what, c, newest.Tag), p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+			d.Constraint, what, c, newest.Tag), p.Where, p.step("widen the constraint", r.imageNameWith(im, c)))
 	case updater.FateIgnoreTags:
 		pat := updater.IgnoredBy(im.Settings.IgnoreTags, newest.Tag)
 		rest := slices.DeleteFunc(slices.Clone(im.Settings.IgnoreTags), func(s string) bool { return s == pat })
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
-		return f.WithFix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.set(listValue(rest, r.target.Mode)), p.lang)
+		return f.WithFix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.step("drop "+pat+" from ignoreTags", listValue(rest, r.target.Mode)))
 	case updater.FateAllowTags:
 		p := r.imagePlace(im, updater.FieldAllowTags)
 		re := suggestAllowRegexp(newest.Tag)
 		return f.WithFix(fmt.Sprintf("allowTags %q does not match %s; write a pattern that does (or any), e.g. %q.", im.Settings.AllowTags.Raw, newest.Tag, "regexp:"+re),
-			p.Where, p.set(yamlQuote("regexp:"+re)), p.lang)
+			p.Where, p.step("let "+newest.Tag+" through allowTags", yamlQuote("regexp:"+re)))
 	case updater.FatePlatform:
 		return r.platformFix(f, im, d, newest)
 	}
@@ -155,7 +142,7 @@ func (r *run) platformFix(f report.Finding, im updater.ImageConfig, d updater.De
 	}
 	p := r.imagePlace(im, updater.FieldPlatforms)
 	return f.WithFix(fmt.Sprintf("Either set platforms to what %s is built for (%s), or build it for %s too (docker buildx build --platform %s,%s).",
-		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.set(listValue(has[:1], r.target.Mode)), p.lang)
+		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.step("set platforms to what "+t.Tag+" is built for", listValue(has[:1], r.target.Mode)))
 }
 
 // admittingConstraint proposes a constraint that admits tag and checks it
@@ -213,16 +200,13 @@ func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) repor
 	if c := r.admittingConstraint(im, d, highestVersion(d)); c != "" {
 		p := r.imagePlace(im, "imageName")
 		f = f.WithFix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
-			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+			p.Where, p.step("widen the constraint so it contains "+d.RunningTag, r.imageNameWith(im, c)))
 	}
 	if restore := r.specRestore(im, d); restore != "" && f.Fix != nil {
 		// Image Updater does not write a tag that needs no update: with the
 		// constraint fixed, the spec would keep the written downgrade.
 		f.Fix.Summary += " Then put the running tag back into the Application spec: with nothing to update, Image Updater leaves the written " + d.Selected.String() + " there, and Argo CD would still deploy it."
-		f.Fix.Snippet += "\n\n# then, before Argo CD syncs:\n" + restore
-		if f.Fix.Lang != "sh" {
-			f.Fix.Lang = "text"
-		}
+		f.Fix.Steps = append(f.Fix.Steps, report.Run("then, before Argo CD syncs, put "+d.RunningTag+" back into the Application spec", restore))
 	}
 	return f
 }
@@ -269,13 +253,14 @@ func (r *run) errorFix(f report.Finding, im updater.ImageConfig, d updater.Decis
 	switch d.Err.Kind {
 	case updater.ErrImproperConstraint:
 		return f.WithFix(fmt.Sprintf("%q is a tag, not a semver constraint: drop it from the image name (or write a range like ~1.2), or follow that tag with updateStrategy: digest.", d.Constraint),
-			p.Where, p.set(r.imageNameWith(im, "")), p.lang)
+			p.Where, p.step("drop the tag from the image name", r.imageNameWith(im, "")))
 	case updater.ErrDigestWithoutConstraint:
-		return f.WithFix("Name the tag the digest strategy follows in the image name.", p.Where, p.set(r.imageNameWith(im, "latest")), p.lang)
+		return f.WithFix("Name the tag the digest strategy follows in the image name.", p.Where, p.step("name the tag to follow", r.imageNameWith(im, "latest")))
 	case updater.ErrRunningTagNotSemver:
 		if r.install != nil {
 			return f.WithFix(d.Reason, "Deployment "+r.install.Namespace+"/"+r.install.Name,
-				fmt.Sprintf("kubectl -n %s set image deploy/%s %s=quay.io/argoprojlabs/argocd-image-updater:v1.3.0", r.install.Namespace, r.install.Name, r.install.Container), "sh")
+				report.Run("upgrade Image Updater to v1.3.0",
+					fmt.Sprintf("kubectl -n %s set image deploy/%s %s=quay.io/argoprojlabs/argocd-image-updater:v1.3.0", r.install.Namespace, r.install.Name, r.install.Container)))
 		}
 	}
 	if d.Reason != "" {

@@ -78,7 +78,7 @@ func TestKustomizeNamesKeepPortOverridesApart(t *testing.T) {
 			r := start(t, sc, nil).Diagnose(context.Background())
 			rc := r.RootCause
 			if r.State != report.StateWrongUpdate || rc == nil || rc.Code != report.CodeWriteBackKustomizeCollide || rc.Image != "web" ||
-				rc.Fix == nil || !strings.Contains(rc.Fix.Snippet, "kustomize:") {
+				stepWith(rc.Fix, report.LangYAML, "    - alias: web\n      manifestTargets:\n        kustomize:\n          name: ") == nil {
 				t.Fatalf("state %s, root cause %+v\n%s", r.State, rc, dump(r))
 			}
 			// After the write the spec lacks web's pick because of the

@@ -45,9 +45,7 @@ func (r *run) problemFinding(p updater.Problem) report.Finding {
 // problemFix writes the exact command for the annotation problems.
 func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 	ns, app := r.req.Namespace, r.req.App
-	annotate := func(args ...string) string {
-		return fmt.Sprintf("kubectl -n %s annotate application %s --overwrite %s", ns, app, strings.Join(args, " "))
-	}
+	annotate := r.annotateApp
 	where := fmt.Sprintf("Application %s/%s, metadata.annotations", ns, app)
 	switch p.Code {
 	case updater.ProblemImageListMissing, updater.ProblemUnknownAnnotationKey, updater.ProblemAnnotationForUnknownAlias, updater.ProblemTagMatchIgnoredInV1:
@@ -55,13 +53,13 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("Rename %s to %s (same value).", p.Key, p.Suggest), where,
-			annotate(p.Suggest+"="+shQuote(p.Value), p.Key+"-"), "sh")
+			report.Run("rename the annotation", annotate(p.Suggest+"="+shQuote(p.Value), p.Key+"-")))
 	case updater.ProblemForceUpdateUnparsable:
 		if p.Key == "" {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("%s is read with strconv.ParseBool: write true or false (%q is neither).", p.Key, p.Value), where,
-			annotate(p.Key+"=true"), "sh")
+			report.Run("write true", annotate(p.Key+"=true")))
 	case updater.ProblemHelmAndKustomize:
 		alias := strings.TrimSuffix(strings.TrimPrefix(p.Key, updater.AnnotationPrefix), "."+updater.AnnKeyKustomizeImageName)
 		drop := []string{updater.AnnotationPrefix + alias + "." + updater.AnnKeyKustomizeImageName + "-"}
@@ -79,17 +77,17 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("The app's source is %s: remove the alias's %s key(s), Image Updater refuses both on one alias.", orNone(r.model.SourceType), keep), where,
-			fmt.Sprintf("kubectl -n %s annotate application %s %s", ns, app, strings.Join(drop, " ")), "sh")
+			report.Run("remove the alias's "+keep+" annotations", fmt.Sprintf("kubectl -n %s annotate application %s %s", ns, app, strings.Join(drop, " "))))
 	case updater.ProblemAnnotationsIgnoredWithoutCR, updater.ProblemNoCR:
 		if f.Severity != report.Fail {
 			break
 		}
-		ref := "    useAnnotations: true   # keep reading the Application's annotations (v1.1+)"
+		say, ref := "create ImageUpdater "+ns+"/"+app+" that keeps reading the Application's annotations (v1.1+)", "    useAnnotations: true"
 		if _, ok := r.model.Annotations[updater.AnnotationImageList]; !ok {
-			ref = "    images:\n    - alias: <alias>\n      imageName: <registry>/<repository>:<constraint>"
+			say, ref = "create ImageUpdater "+ns+"/"+app+" with the images to update", "    images:\n    - alias: <alias>\n      imageName: <registry>/<repository>:<constraint>"
 		}
 		return f.WithFix("Create an ImageUpdater CR in the Application's namespace that selects it.", "namespace "+ns,
-			fmt.Sprintf("kubectl apply -f - <<'EOF'\napiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n%s\nEOF", app, ns, app, ref), "sh")
+			report.Run(say, heredoc(fmt.Sprintf("apiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n%s", app, ns, app, ref))))
 	case updater.ProblemCRNamespaceNotWatched:
 		if r.install == nil {
 			break
@@ -102,25 +100,35 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 		}
 		list := strings.Join(append(watchedList(r.install.WatchNamespaces, r.install.Namespace), add...), ",")
 		return f.WithFix("Let the controller watch the CR's namespace (or move the CR into a watched one).", fmt.Sprintf("Deployment %s/%s, env IMAGE_UPDATER_WATCH_NAMESPACES", r.install.Namespace, r.install.Name),
-			fmt.Sprintf("kubectl -n %s set env deploy/%s IMAGE_UPDATER_WATCH_NAMESPACES=%s", r.install.Namespace, r.install.Name, list), "sh")
+			report.Run("watch namespaces "+list, fmt.Sprintf("kubectl -n %s set env deploy/%s IMAGE_UPDATER_WATCH_NAMESPACES=%s", r.install.Namespace, r.install.Name, list)))
 	case updater.ProblemWriteBackInsecureURL:
 		https := strings.Replace(p.Value, "http://", "https://", 1)
 		return f.WithFix("Write back to the repository's https:// (or SSH) URL.", r.writeBackPlace("repository"),
-			fmt.Sprintf("writeBackConfig:\n  gitConfig:\n    repository: %s", https), "yaml")
+			r.writeBackStep("write back to the https:// URL", kv{"gitConfig.repository", https}))
 	case updater.ProblemWriteBackSecretNamespace, updater.ProblemWriteBackSecretRef:
-		name := p.Value
-		if _, n, ok := strings.Cut(p.Value, "/"); ok {
-			name = n
+		name, from := p.Value, ""
+		if secretNS, n, ok := strings.Cut(p.Value, "/"); ok {
+			name, from = n, secretNS
 		}
-		return f.WithFix("Reference a Secret in the Application's namespace, as namespace/name.", r.writeBackPlace("method"),
-			fmt.Sprintf("writeBackConfig:\n  method: \"git:secret:%s/%s\"   # copy the Secret to %s first", ns, name, ns), "yaml")
+		var steps []report.Step
+		say := "reference the Secret in namespace " + ns
+		if from != "" && from != ns {
+			steps = append(steps, report.Run("copy the Secret into namespace "+ns,
+				fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", from, name, from, ns)))
+			say = "reference the copy"
+		}
+		steps = append(steps, r.writeBackStep(say, kv{"method", strconv.Quote("git:secret:" + ns + "/" + name)}))
+		return f.WithFix("Reference a Secret in the Application's namespace, as namespace/name.", r.writeBackPlace("method"), steps...)
 	case updater.ProblemUnsupportedSourceType:
 		if r.model.SourceType == "" {
 			return f.WithFix("Argo CD could not render the manifests: fix the error it reports, then Image Updater sees the type.", "Application "+ns+"/"+app,
-				fmt.Sprintf("argocd app get %s --refresh\nargocd app manifests %s   # shows the render error", app, app), "sh")
+				report.Run("refresh the Application", fmt.Sprintf("argocd app get %s --refresh", app)),
+				report.Run("show the render error", fmt.Sprintf("argocd app manifests %s", app)))
 		}
 		return f.WithFix("Make the source a Kustomize (or Helm) source: Argo CD then renders it as such and Image Updater updates it.", "Application "+ns+"/"+app+", spec.source",
-			fmt.Sprintf("# with a kustomization.yaml in the source path:\nkubectl -n %s patch application %s --type merge -p '{\"spec\":{\"source\":{\"kustomize\":{}}}}'\n# or keep the directory and let git write-back force the type:\n#   writeBackConfig: {method: git, gitConfig: {writeBackTarget: kustomization}}", ns, app), "sh")
+			report.Run("with a kustomization.yaml in the source path, make the source a Kustomize one",
+				fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"source\":{\"kustomize\":{}}}}'", ns, app)),
+			report.Otherwise(r.writeBackStep("keep the directory and let git write-back force the type", kv{"method", "git"}, kv{"gitConfig.writeBackTarget", "kustomization"})))
 	}
 	return f
 }

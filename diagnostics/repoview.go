@@ -115,7 +115,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.F
 	}
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
 	if repo.TemplateOtherHost != "" {
-		v.notes = append(v.notes, templateOtherHost(repo, "Argo CD").With(ev("imgupd", "read "+repoURL+" without them")))
+		v.notes = append(v.notes, r.templateOtherHost(repo, "Argo CD").With(ev("imgupd", "read "+repoURL+" without them")))
 		repo = repo.WithoutCredentials()
 	}
 	v.repo = repo
@@ -200,7 +200,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 	repo := cluster.ResolveRepository(creds, repoURL, r.appProject())
 	v := repoView{repo: repo}
 	if repo.TemplateOtherHost != "" {
-		f := templateOtherHost(repo, "Image Updater")
+		f := r.templateOtherHost(repo, "Image Updater")
 		f.Severity, f.Decides = report.Unknown, true
 		f.Title += "; whether that push succeeds was not verified"
 		f.Verify = "imgupd does not send credentials to a host they are not for; fix the template, then re-run"
@@ -211,8 +211,10 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 			With(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
 				ev("looked in", "Secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
 		f = f.WithFix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
-			fmt.Sprintf("kubectl -n %s create secret generic repo-%s --from-literal=url=%s --from-literal=username=<user> --from-literal=password=<token>\nkubectl -n %s label secret repo-%s argocd.argoproj.io/secret-type=repository",
-				ns, r.req.App, repoURL, ns, r.req.App), "sh")
+			report.Run("create the Secret with a token that may push",
+				fmt.Sprintf("kubectl -n %s create secret generic repo-%s --from-literal=url=%s --from-literal=username=<user> --from-literal=password=<token>", ns, r.req.App, repoURL)),
+			report.Run("label it so Argo CD reads it as a repository",
+				fmt.Sprintf("kubectl -n %s label secret repo-%s argocd.argoproj.io/secret-type=repository", ns, r.req.App)))
 		return v, &f
 	}
 	var cl credLimit
@@ -249,12 +251,15 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 
 // templateOtherHost: repo's credentials come from a repo-creds template for
 // another host, and party (Argo CD, Image Updater) sends them there.
-func templateOtherHost(repo cluster.Repository, party string) report.Finding {
+func (r *run) templateOtherHost(repo cluster.Repository, party string) report.Finding {
 	return find(report.CodeRepoCredsOtherHost, report.Warn, fmt.Sprintf("%s sends the credentials of repo-creds %s (for host %s) to %s: the template's url prefix crosses the host boundary",
 		party, repo.Template, repo.TemplateOtherHost, cluster.OriginOf(repo.RepoURL))).
 		With(ev("credentials", repo.Why)).
 		WithFix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
-			"Secret "+repo.Template+", key url", "stringData:\n  url: "+strings.TrimSuffix(repo.TemplateURL, "/")+"/   # the trailing slash keeps the prefix on "+repo.TemplateOtherHost, "yaml")
+			"Secret "+repo.Template+", key url",
+			report.Run("end the url with a slash: the prefix then stays on "+repo.TemplateOtherHost,
+				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p %s", r.argoNamespace(), repo.Template,
+					shQuote(`{"stringData":{"url":`+strconv.Quote(strings.TrimSuffix(repo.TemplateURL, "/")+"/")+`}}`))))
 }
 
 // credsAuth turns the resolved repository into credentials: password (or

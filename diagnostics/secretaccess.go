@@ -245,14 +245,14 @@ func (r *run) secretGateFinding(code report.Code, what string, stay bool, err er
 		if !stay {
 			home = secretHome(sf)
 		}
-		return f.WithFix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSnippet(sf, home), "yaml"), true
+		return f.WithFix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSteps(sf, home)...), true
 	case errors.As(err, &su):
 		f := find(report.CodeSecretAccessNotVerified, report.Unknown, "not verified: "+what+": "+su.Error())
 		f.Verify = su.verify()
 		f.Decides = true
 		var ae *cluster.AccessError
 		if errors.As(su.err, &ae) && ae.Forbidden {
-			f = f.With(ev("missing rule", ae.Rule())).WithFix("Let imgupd ask the API server who may read what (creating a SubjectAccessReview writes nothing).", ae.RuleScope(), ae.RuleYAML(), "yaml")
+			f = f.With(ev("missing rule", ae.Rule())).WithFix("Let imgupd ask the API server who may read what (creating a SubjectAccessReview writes nothing).", ae.RuleScope(), ruleStep(ae))
 		}
 		return f, true
 	}
@@ -272,13 +272,18 @@ func forbiddenFixSummary(sf *secretForbidden, home string) string {
 	return s + "."
 }
 
-func forbiddenFixSnippet(sf *secretForbidden, home string) string {
-	y := sf.rbacYAML()
+// forbiddenFixSteps: the Role and RoleBinding that let the component read
+// the Secret, or (home set) first the copy of the Secret into home.
+func forbiddenFixSteps(sf *secretForbidden, home string) []report.Step {
+	grant := report.Run(fmt.Sprintf("let %s read it: a Role and RoleBinding in namespace %s", sf.user.subject, sf.namespace), heredoc(sf.rbacYAML()))
 	if home == "" {
-		return y
+		return []report.Step{grant}
 	}
-	return fmt.Sprintf("# either move the Secret (then point the reference at %s/%s):\n# kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -\n# or let %s read it:\n%s",
-		home, sf.name, sf.namespace, sf.name, sf.namespace, home, sf.user.subject, y)
+	return []report.Step{
+		report.Run(fmt.Sprintf("copy the Secret to namespace %s, then point the reference at %s/%s", home, home, sf.name),
+			fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", sf.namespace, sf.name, sf.namespace, home)),
+		report.Otherwise(grant),
+	}
 }
 
 // secretHome is where a named Secret could move: the component's own

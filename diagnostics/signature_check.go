@@ -77,13 +77,15 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it (imagesVerification); an unsigned pick is an error every cycle, and nothing is written."
 		f = f.WithFix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
 			im.Image.FullName()+"@"+found.Digest,
-			"cosign sign --key cosign.key "+im.Image.FullName()+"@"+found.Digest, "sh")
+			report.Run("sign the pick", "cosign sign --key cosign.key "+im.Image.FullName()+"@"+found.Digest))
 	case signature.WrongKey:
 		f = find(report.CodeSignatureWrongKey, report.Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
 			With(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it; no signature of it verifies with the configured key, so nothing is written."
 		f = f.WithFix("Put the public key of the key that signs "+im.Image.FullName()+" into "+secret+" field "+ck.Key+", or sign the image with the key the Secret holds.", secret+" / "+ck.Key,
-			fmt.Sprintf("cosign public-key --key cosign.key > cosign.pub\nkubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -\n# or sign the image with the key the Secret holds:\ncosign sign --key cosign.key %s@%s", ns, ck.SecretName, ck.Key, im.Image.FullName(), found.Digest), "sh")
+			report.Run("write the public half of the key that signs the image", "cosign public-key --key cosign.key > cosign.pub"),
+			report.Run("store it in "+secret, fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)),
+			report.Otherwise(report.Run("sign the image with the key the Secret holds", fmt.Sprintf("cosign sign --key cosign.key %s@%s", im.Image.FullName(), found.Digest))))
 	case signature.BadKey:
 		var ke *signature.KeyError
 		why := "it cannot be read"
@@ -93,7 +95,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		f = find(report.CodeSignatureKeyInvalid, report.Fail, fmt.Sprintf("image %s: the cosign key in %s field %s is not an ECDSA public key in PEM (%s), so no signature verifies", name, secret, ck.Key, why)).
 			With(digest)
 		f = f.WithFix("Store the cosign public key (cosign.pub, -----BEGIN PUBLIC KEY-----, ECDSA) in "+secret+" field "+ck.Key+".", secret+" / "+ck.Key,
-			fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key), "sh")
+			report.Run("store cosign.pub in "+secret, fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)))
 	}
 	f = f.WithImage(im.Alias).With(ev("key", keyRef))
 	for i, rj := range found.Rejected {
@@ -114,7 +116,7 @@ func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKe
 	}
 	return f.WithFix(fmt.Sprintf("Create Secret %s/%s with the cosign public key under %s (Image Updater v1.3 reads it in the Application's namespace).", ns, ck.SecretName, ck.Key),
 		"Secret "+ns+"/"+ck.SecretName,
-		fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key), "sh")
+		report.Run("create the Secret from cosign.pub", fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)))
 }
 
 // withVerifyLog adds Image Updater's own last "Unable to verify image"

@@ -90,8 +90,9 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 				ev("asked for", "updateStrategy: "+d.Inherited+" at "+string(d.InheritedFrom)+" level"),
 				ev("Image Updater writes", gotTag), ev("the "+d.Inherited+" pick", wantTag))
 		return f.WithFix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
-			fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
-				crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited), "sh"), true
+			report.Run("write updateStrategy "+d.Inherited+" into the defaulted block",
+				fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
+					crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited))), true
 	}
 	return report.Finding{}, false
 }
@@ -166,7 +167,7 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []re
 		f.State = report.StateWrongUpdate
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
 		out = append(out, f.WithFix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
-			p.set(listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode)), p.lang))
+			p.step("ignore "+d.Selected.Tag, listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode))))
 	}
 	if n := countFate(d, updater.FatePlatform); n > 0 && d.Platforms != nil && d.Outcome != updater.OutcomeNoCandidate {
 		out = append(out, r.platformFinding(im, d, n))
@@ -209,7 +210,7 @@ func (r *run) rollbackFinding(im updater.ImageConfig, d updater.Decision, pin st
 		c := fmt.Sprintf("~%d.%d", v.Major(), v.Minor())
 		p := r.imagePlace(im, "imageName")
 		return f.WithFix(fmt.Sprintf("Nothing to do for the rollback. When it is over, write a range in imageName again, e.g. %q, so Image Updater follows new releases (it would move back to the newest %d.%d.x).", c, v.Major(), v.Minor()),
-			p.Where, p.set(r.imageNameWith(im, c)), p.lang)
+			p.Where, p.step("after the rollback, follow "+c+" again", r.imageNameWith(im, c)))
 	}
 	return f
 }

@@ -213,20 +213,20 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) repo
 	where := fmt.Sprintf("ImageUpdater %s spec.applicationRefs[%d] (namePattern %q); Application %s/%s", broad.CR, broad.RefIndex, broad.NamePattern, ns, r.req.App)
 	summary := fmt.Sprintf("Let one CR own %s: narrow ImageUpdater %s's applicationRefs[%d] so it no longer selects %s (labelSelectors the app does not match, or a namePattern that leaves it out), or, if the team-wide settings are what you want, drop %s from ImageUpdater %s.",
 		r.req.App, broad.CR, broad.RefIndex, r.req.App, r.req.App, own.CR)
-	snippet := fmt.Sprintf("kubectl -n %s label application %s %s=%s\n"+
-		"kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors\",\"value\":{\"matchExpressions\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}}]'",
-		ns, r.req.App, label, ownName, crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+	labelApp := report.Run(fmt.Sprintf("label the Application as owned by ImageUpdater %s", ownName),
+		fmt.Sprintf("kubectl -n %s label application %s %s=%s", ns, r.req.App, label, ownName))
+	patch := fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors\",\"value\":{\"matchExpressions\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}}]'",
+		crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
 	switch sel, exprs := r.crRefSelector(broad); {
 	case exprs:
-		snippet = fmt.Sprintf("kubectl -n %s label application %s %s=%s\n"+
-			"kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions/-\",\"value\":{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}}]'",
-			ns, r.req.App, label, ownName, crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+		patch = fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions/-\",\"value\":{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}}]'",
+			crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
 	case sel:
-		snippet = fmt.Sprintf("kubectl -n %s label application %s %s=%s\n"+
-			"kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions\",\"value\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}]'",
-			ns, r.req.App, label, ownName, crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+		patch = fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions\",\"value\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}]'",
+			crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
 	}
-	return f.WithFix(summary, where, snippet, "sh")
+	return f.WithFix(summary, where, labelApp,
+		report.Run(fmt.Sprintf("let ImageUpdater %s leave out Applications with that label", broad.CR), patch))
 }
 
 // lastCRWrite is the last "Setting new image" line of the CR's reconcile

@@ -30,7 +30,7 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 		return append(out, find(report.CodeUpdaterNotFound, report.Fail,
 			fmt.Sprintf("Image Updater is not installed (no Deployment in %s or any namespace imgupd can read)", r.req.UpdaterNamespace)).
 			WithFix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
-				"kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml", "sh"))
+				report.Run("install Image Updater", "kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml")))
 	}
 	r.install = inst
 	where := inst.Namespace + "/" + inst.Name
@@ -65,14 +65,15 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 	switch {
 	case inst.Replicas == 0:
 		out = append(out, find(report.CodeUpdaterScaledToZero, report.Fail, "Image Updater "+where+" is scaled to zero").
-			WithFix("Scale it back to one replica.", where, fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name), "sh"))
+			WithFix("Scale it back to one replica.", where, report.Run("scale it to one replica", fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name))))
 	case inst.ReadyReplicas == 0:
 		f := find(report.CodeUpdaterNotReady, report.Fail, "Image Updater "+where+" has no ready replica").With(ev("deployment", where))
 		for _, p := range inst.Pods {
 			f = f.With(ev("pod "+p.Name, podState(p)))
 		}
 		out = append(out, f.WithFix("Find out why the pod does not start.", where,
-			fmt.Sprintf("kubectl -n %s describe deploy/%s\nkubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name, inst.Namespace, inst.Name), "sh"))
+			report.Run("see the Deployment's events and pod states", fmt.Sprintf("kubectl -n %s describe deploy/%s", inst.Namespace, inst.Name)),
+			report.Run("read the log of the last crashed container", fmt.Sprintf("kubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name))))
 	default:
 		out = append(out, find(report.CodeUpdaterRunning, report.Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
 			With(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
@@ -92,8 +93,8 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 				With(ev("source", inst.RegistriesConfSource))
 			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
-				fmt.Sprintf("kubectl -n %s edit configmap %s   # key registries.conf: %s\nkubectl -n %s rollout restart deploy/%s",
-					inst.Namespace, cluster.DefaultConfigMap, textutil.OneLine(err.Error()), inst.Namespace, inst.Name), "sh"))
+				report.Run("correct the entry the error names, in key registries.conf", fmt.Sprintf("kubectl -n %s edit configmap %s", inst.Namespace, cluster.DefaultConfigMap)),
+				report.Run("restart Image Updater: it reads registries.conf only at start", fmt.Sprintf("kubectl -n %s rollout restart deploy/%s", inst.Namespace, inst.Name))))
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {

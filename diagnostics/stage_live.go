@@ -34,7 +34,7 @@ func checkLive(ctx context.Context, r *run) []report.Finding {
 			out = append(out, find(report.CodeLiveSummaryEmpty, report.Fail, fmt.Sprintf("Application %s reports no running images (status.summary.images is empty)", r.req.App)).
 				With(ev("sync status", r.app.Status.Sync.Status), ev("health", r.app.Status.Health.Status), ev("source type", orNone(r.app.Status.SourceType))).
 				WithFix("Sync the Application once (or fix the render error in its conditions); to update anyway, set forceUpdate on the image.",
-					"Application "+r.req.App, fmt.Sprintf("argocd app sync %s", r.req.App), "sh"))
+					"Application "+r.req.App, report.Run("sync the Application once", fmt.Sprintf("argocd app sync %s", r.req.App))))
 		}
 	}
 	processed := 0
@@ -53,7 +53,7 @@ func checkLive(ctx context.Context, r *run) []report.Finding {
 		case m.Found:
 			out = append(out, find(report.CodeLiveOK, report.Pass, fmt.Sprintf("image %s is live: %s", aliasOr(im), m.Live.String())).WithImage(im.Alias))
 		case len(live) > 0:
-			out = append(out, notLive(im, m, live, processed))
+			out = append(out, r.notLive(im, m, live, processed))
 		}
 	}
 	return out
@@ -62,7 +62,7 @@ func checkLive(ctx context.Context, r *run) []report.Finding {
 // notLive is the finding for a configured image the Application does not
 // run: the root cause when no configured image is live (others == 0), a
 // warning that Image Updater skips it when others are.
-func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others int) report.Finding {
+func (r *run) notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others int) report.Finding {
 	sev, title := report.Fail, fmt.Sprintf("image %s (%s) is not live in the Application", aliasOr(im), im.Image.FullName())
 	if others > 0 {
 		sev = report.Warn
@@ -75,7 +75,11 @@ func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others 
 		nm := m.NearMisses[0]
 		f = f.With(ev("closest running image", nm.Live+": "+nm.Reason))
 		if nm.Write != "" {
-			f = f.WithFix(nm.Fix, "the image's imageName (or image-list entry)", nm.Write, "text")
+			step := r.imagePlace(im, "imageName").step("write the image name as the app runs it", r.imageNameAs(im, nm.Write))
+			if nm.Against == "kustomize-name" {
+				step = r.imagesStep("write the Kustomize name as the app runs it", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", yamlQuote(nm.Write)}}})
+			}
+			f = f.WithFix(nm.Fix, "the image's imageName (or image-list entry)", step)
 		}
 	}
 	for _, n := range m.Notes {
@@ -83,9 +87,9 @@ func notLive(im updater.ImageConfig, m updater.LiveMatch, live []string, others 
 	}
 	if others > 0 {
 		f = f.With(ev("live configured images", fmt.Sprint(others)))
-		if f.Fix == nil || f.Fix.Snippet == "" {
+		if f.Fix == nil || len(f.Fix.Steps) == 0 {
 			f = f.WithFix("Nothing to change if the app does not run this image now (an optional component): Image Updater skips it each cycle and updates it once it runs. If it should run, write imageName exactly as the running image; to stop the warning, remove the image from the CR.",
-				"the image's entry in the ImageUpdater CR (or image-list annotation)", "", "")
+				"the image's entry in the ImageUpdater CR (or image-list annotation)")
 		}
 	}
 	return f

@@ -83,8 +83,9 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 					newRef += "#" + ref.Field
 				}
 				f = f.WithFix(sn.Fix(), p.Where,
-					fmt.Sprintf("# copy the Secret into the Application's namespace:\n# kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -\n%s",
-						ref.Namespace, ref.Name, ref.Namespace, r.req.Namespace, p.set(yamlQuote(newRef))), p.lang)
+					report.Run("copy the Secret into the Application's namespace "+r.req.Namespace,
+						fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", ref.Namespace, ref.Name, ref.Namespace, r.req.Namespace)),
+					p.step("reference the copy", yamlQuote(newRef)))
 			}
 			return append(out, f)
 		}
@@ -195,8 +196,9 @@ func (r *run) updaterProxyFailure(f report.Finding, im updater.ImageConfig, ep u
 			ev("Image Updater logs", "Could not get tags from registry: ... proxyconnect tcp: ..."))
 	g.Evidence = append(g.Evidence, f.Evidence...)
 	return g.WithFix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
-		fmt.Sprintf("# a working proxy:\nkubectl -n %s set env deploy/%s %s=http://<proxy>:<port>\n# or reach the registry directly:\nkubectl -n %s set env deploy/%s NO_PROXY=%s",
-			r.install.Namespace, r.install.Name, env, r.install.Namespace, r.install.Name, joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))), "sh")
+		report.Run("point "+env+" at a proxy that works", fmt.Sprintf("kubectl -n %s set env deploy/%s %s=http://<proxy>:<port>", r.install.Namespace, r.install.Name, env)),
+		report.Otherwise(report.Run("reach the registry directly", fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s",
+			r.install.Namespace, r.install.Name, joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))))))
 }
 
 // errExtUnchecked marks an ext: credentials script imgupd cannot run.
@@ -258,15 +260,16 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 			With(ev("reference", ref), ev("Image Updater logs", ce.Error()))
 		if ce.Fix != "" {
 			f = f.WithFix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
-				fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token> --dry-run=client -o yaml | kubectl apply -f -",
-					cref.Namespace, cref.Name, ep.APIURL), "sh")
+				report.Run("write the pull secret for "+ep.APIURL,
+					fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token> --dry-run=client -o yaml | kubectl apply -f -",
+						cref.Namespace, cref.Name, ep.APIURL)))
 		}
 		return f
 	}
 	f := find(report.CodeRegistryCredsFetch, report.Fail, fmt.Sprintf("the credentials of image %s (%s) cannot be fetched: %s", name, from, textutil.OneLine(ce.Error()))).WithImage(alias).
 		With(ev("reference", ref))
 	if ce.Fix != "" {
-		f = f.WithFix(ce.Fix, from, "", "")
+		f = f.WithFix(ce.Fix, from)
 	}
 	return f
 }
@@ -298,47 +301,62 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 	if hint == "" {
 		return f
 	}
-	where, snippet, lang := r.registryFixSnippet(im, ep, re, hasCreds, ref)
-	return f.WithFix(hint, where, snippet, lang)
+	where, steps := r.registryFixSteps(im, ep, re, hasCreds, ref)
+	return f.WithFix(hint, where, steps...)
 }
 
-// registryFixSnippet is the change for a registry failure: the pull secret
+// registryFixSteps is the change for a registry failure: the pull secret
 // to create and reference, the registries.conf entry to write, the proxy to
 // set, the name to check.
-func (r *run) registryFixSnippet(im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) (string, string, string) {
+func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) (string, []report.Step) {
 	ns := r.req.Namespace
-	confEntry := func(extra string) (string, string, string) {
-		name := ep.Name
-		if name == "" || ep.Source == updater.EndpointInferred {
-			name = hostOnly(ep.Host())
+	confEntry := func(say, extra string, or ...report.Step) (string, []report.Step) {
+		steps := append([]report.Step{r.registriesConfStep(say,
+			fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s%s", confName(ep), ep.APIURL, orDefault(ep.Prefix, ep.Host()), extra))}, or...)
+		if restart, ok := r.restartStep(); ok {
+			steps = append(steps, restart)
 		}
-		return "ConfigMap argocd-image-updater-config, key registries.conf (Image Updater reads it at start: restart it after the change)",
-			fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s\n%s", name, ep.APIURL, orDefault(ep.Prefix, ep.Host()), extra), "yaml"
+		return "ConfigMap argocd-image-updater-config, key registries.conf (Image Updater reads it at start: restart it after the change)", steps
 	}
 	switch re.Kind {
 	case registry.Unauthorized:
 		secret := "registry-" + strings.NewReplacer(".", "-", ":", "-").Replace(hostOnly(ep.Host()))
 		create := fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token>", ns, secret, ep.APIURL)
 		if hasCreds {
-			return "the credentials " + ref + " names", create + " --dry-run=client -o yaml | kubectl apply -f -   # renew them", "sh"
+			return "the credentials " + ref + " names", []report.Step{report.Run("renew the credentials", create+" --dry-run=client -o yaml | kubectl apply -f -")}
 		}
 		p := r.imagePlace(im, updater.FieldPullSecret)
-		return p.Where, "# 1. the pull secret, in the Application's namespace:\n# " + create + "\n# 2. the image uses it:\n" + p.set(yamlQuote("pullsecret:"+ns+"/"+secret)), p.lang
+		return p.Where, []report.Step{
+			report.Run("create the pull secret in the Application's namespace "+ns, create),
+			p.step("let the image use it", yamlQuote("pullsecret:"+ns+"/"+secret)),
+		}
 	case registry.RateLimited:
-		return confEntry("  limit: 5\n  credentials: pullsecret:" + r.argoNamespace() + "/<secret with an account for this registry>\n")
+		return confEntry("give the registry a rate limit and an account", "\n  limit: 5\n  credentials: pullsecret:"+r.argoNamespace()+"/<secret with an account for this registry>")
 	case registry.TLS:
-		return confEntry("  ca_data: |\n    -----BEGIN CERTIFICATE-----\n    <the CA that signs the registry's certificate>\n    -----END CERTIFICATE-----\n  # or, to skip verification: insecure: true\n")
+		return confEntry("trust the CA that signs the registry's certificate", "\n  ca_data: |\n    -----BEGIN CERTIFICATE-----\n    <the CA that signs the registry certificate>\n    -----END CERTIFICATE-----",
+			report.Otherwise(r.registriesConfStep("skip verification", fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s\n  insecure: true",
+				confName(ep), ep.APIURL, orDefault(ep.Prefix, ep.Host())))))
 	case registry.NotRegistry:
-		return confEntry("")
+		return confEntry("name the registry's API URL", "")
 	case registry.DNS, registry.Connect, registry.Timeout:
 		if r.install == nil {
 			break
 		}
-		return "Deployment " + r.install.Namespace + "/" + r.install.Name + " (its network path), or the registry host in imageName",
-			fmt.Sprintf("# does the name resolve and answer from the cluster?\nkubectl run regcheck --rm -it --restart=Never --image=curlimages/curl -- curl -sv %s/v2/\n# if the registry is reached through a proxy:\nkubectl -n %s set env deploy/%s HTTPS_PROXY=http://<proxy>:<port> NO_PROXY=%s",
-				ep.APIURL, r.install.Namespace, r.install.Name, suggestNoProxy(r.install.Proxy.NoProxy)), "sh"
+		return "Deployment " + r.install.Namespace + "/" + r.install.Name + " (its network path), or the registry host in imageName", []report.Step{
+			report.Run("check that the name resolves and answers from the cluster", fmt.Sprintf("kubectl run regcheck --rm -it --restart=Never --image=curlimages/curl -- curl -sv %s/v2/", ep.APIURL)),
+			report.Run("if the registry is reached through a proxy, give Image Updater the proxy", fmt.Sprintf("kubectl -n %s set env deploy/%s HTTPS_PROXY=http://<proxy>:<port> NO_PROXY=%s",
+				r.install.Namespace, r.install.Name, suggestNoProxy(r.install.Proxy.NoProxy))),
+		}
 	}
-	return "", "", ""
+	return "", nil
+}
+
+// confName is the registries.conf name of the endpoint's entry.
+func confName(ep updater.Endpoint) string {
+	if ep.Name == "" || ep.Source == updater.EndpointInferred {
+		return hostOnly(ep.Host())
+	}
+	return ep.Name
 }
 
 // proxyFindings compares how imgupd reached the registry with the proxy
@@ -364,11 +382,11 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		}
 		return []report.Finding{find(report.CodeRegistryProxyMissing, report.Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).WithImage(im.Alias).
 			WithFix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
-				fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy)), "sh")}
+				report.Run("give Image Updater the proxy", fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy))))}
 	case theirs != nil && internalHost(host) && !reached:
 		return []report.Finding{find(report.CodeRegistryNoProxyMissing, report.Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).WithImage(im.Alias).
 			WithFix("Add the registry host to NO_PROXY.", "Deployment "+where,
-				fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host))), "sh")}
+				report.Run("add the registry host to NO_PROXY", fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host)))))}
 	}
 	return nil
 }
@@ -433,9 +451,9 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	case ann[irsaAnnotation] != "":
 		return f.With(ev("IRSA role", ann[irsaAnnotation])).
 			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
-				"- name: ecr\n  api_url: https://"+ep.Host()+"\n  prefix: "+ep.Host()+"\n  credentials: ext:/scripts/ecr-login.sh\n  credsexpire: 10h", "yaml")
+				r.registriesConfSteps("get ECR tokens with an ext: script", "registries:\n- name: ecr\n  api_url: https://"+ep.Host()+"\n  prefix: "+ep.Host()+"\n  credentials: ext:/scripts/ecr-login.sh\n  credsexpire: 10h")...)
 	}
 	return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
 		WithFix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,
-			fmt.Sprintf("kubectl -n %s annotate serviceaccount %s %s=arn:aws:iam::<account>:role/<image-updater-ecr-read>", r.install.Namespace, sa, irsaAnnotation), "sh")
+			report.Run("give the ServiceAccount an IAM role that may read ECR", fmt.Sprintf("kubectl -n %s annotate serviceaccount %s %s=arn:aws:iam::<account>:role/<image-updater-ecr-read>", r.install.Namespace, sa, irsaAnnotation)))
 }

@@ -76,7 +76,7 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 		case kind == updater.AppSourceHelm && im.Target.Kind != updater.TargetKindKustomize:
 			out = append(out, r.checkHelmRender(sc, src, im)...)
 		case kind == updater.AppSourceKustomize && sc.snap != nil:
-			mapping := checkKustomizeMapping(sc.snap, src, im, r.version)
+			mapping := r.checkKustomizeMapping(sc.snap, src, im)
 			out = append(out, mapping...)
 			if len(mapping) == 0 {
 				if f, ok := r.kustomizeOverride(sc, src, im); ok {
@@ -107,7 +107,8 @@ func (r *run) checkMissingValueFiles(sc sourceContent) []report.Finding {
 		}
 		out = append(out, find(report.CodeHelmValueFileMissing, report.Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
 			With(ev("values files read", strings.Join(sc.files, ", "))).
-			WithFix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App), "helm:\n  ignoreMissingValueFiles: true", "yaml"))
+			WithFix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App),
+				r.sourcePaste("let Argo CD skip missing values files", sc.src, "helm:\n  ignoreMissingValueFiles: true")))
 	}
 	return out
 }
@@ -140,11 +141,11 @@ func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSour
 			With(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
 				ev("renders the image", fmt.Sprintf("spec.sources[%d]: %s", i, describeSource(other))))
 		fix := "Give the source that renders the image the explicit block of the app's type, so Image Updater edits it, and drop it from the other."
-		snippet := fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    helm: {}   # Image Updater edits the first source with a helm: block", r.req.Namespace, r.req.App, i, describeSource(other))
+		step := r.sourcePaste("add a helm: block", other, "helm: {}")
 		if other.Chart == "" && other.Kustomize != nil {
-			snippet = fmt.Sprintf("# kubectl -n %s edit application %s\nspec:\n  sources:\n  - # [%d] %s\n    kustomize: {}", r.req.Namespace, r.req.App, i, describeSource(other))
+			step = r.sourcePaste("add a kustomize: block", other, "kustomize: {}")
 		}
-		f = f.WithFix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), snippet, "yaml")
+		f = f.WithFix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), step)
 		return &f, true
 	}
 	return nil, false
@@ -220,7 +221,9 @@ func imageValuePaths(v any, prefix string) []string {
 	return sortedStrings(out)
 }
 
-func helmSnippet(paths []string) string {
+// helmTargetsStep points the image's helm parameters at the chart's value
+// paths among paths (placeholders where none fits).
+func (r *run) helmTargetsStep(im updater.ImageConfig, paths []string) report.Step {
 	var name, tag string
 	for _, p := range paths {
 		switch {
@@ -230,12 +233,14 @@ func helmSnippet(paths []string) string {
 			name = p
 		}
 	}
-	return fmt.Sprintf("manifestTargets:\n  helm:\n    name: %s\n    tag: %s", orDefault(name, "<image name path>"), orDefault(tag, "<image tag path>"))
+	return r.imagesStep("point the helm parameters at the chart's value paths", imageSetting{alias: im.Alias, kvs: []kv{
+		{"manifestTargets.helm.name", orDefault(name, "<image name path>")}, {"manifestTargets.helm.tag", orDefault(tag, "<image tag path>")}}})
 }
 
 // checkKustomizeMapping: the name Image Updater writes into the Kustomize
 // images list must be an image the kustomization or its manifests use.
-func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im updater.ImageConfig, v updater.Version) []report.Finding {
+func (r *run) checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource, im updater.ImageConfig) []report.Finding {
+	v := r.version
 	want := im.Image.FullName()
 	if k := kustomizeName(im); k != "" {
 		want = k
@@ -253,7 +258,7 @@ func checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.ApplicationSource
 	f := find(report.CodeKustomizeNameNotUsed, report.Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).WithImage(im.Alias).
 		With(ev("images used", strings.Join(used, ", ")))
 	return []report.Finding{f.WithFix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
-		"manifestTargets:\n  kustomize:\n    name: "+used[0], "yaml")}
+		r.imagesStep("set the Kustomize name", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", yamlQuote(used[0])}}}))}
 }
 
 var imageLineRE = lazyre.New(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
@@ -368,7 +373,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
 			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
 			f = f.WithFix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
-				helmSnippet(cands), "yaml")
+				r.helmTargetsStep(im, cands))
 		}
 		return f
 	}
@@ -412,7 +417,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	f.State = ""
 	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
 		f = f.WithFix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
-			helmSnippet(cands), "yaml")
+			r.helmTargetsStep(im, cands))
 	}
 	return append(out, f)
 }
@@ -444,16 +449,16 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 		ptr := strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/")
 		ptr = "/" + strings.ReplaceAll(ptr, "]", "")
 		f = f.WithFix(fmt.Sprintf("Remove the %s parameter from the Application, so that the values file Image Updater writes decides (or let Image Updater write the parameter itself: the argocd write-back method, or git write-back to the default .argocd-source target).", key),
-			l.where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/helm/parameters/%d/name\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/helm/parameters/%d\"}]'",
-				r.req.Namespace, r.req.App, ptr, idx, key, ptr, idx), "sh")
+			l.where, report.Run("remove the parameter "+key, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/helm/parameters/%d/name\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/helm/parameters/%d\"}]'",
+				r.req.Namespace, r.req.App, ptr, idx, key, ptr, idx)))
 	case l.kind == layerInline && !strings.Contains(l.where, ".argocd-source"):
 		f = f.WithFix(fmt.Sprintf("Remove %s from the Application's inline values, so that the values file Image Updater writes decides.", key), l.where,
-			fmt.Sprintf("# kubectl -n %s edit application %s\n# delete %s from %s", r.req.Namespace, r.req.App, key, l.where), "yaml")
+			report.Run(fmt.Sprintf("delete %s from %s", key, l.where), fmt.Sprintf("kubectl -n %s edit application %s", r.req.Namespace, r.req.App)))
 	case l.kind == layerValueFile:
 		f = f.WithFix(fmt.Sprintf("Write to the last values file that sets %s, or remove it from %s.", key, l.file), r.writeBackPlace("writeBackTarget"),
-			"writeBackTarget: helmvalues:/"+l.file, "yaml")
+			r.writeBackStep("write to "+l.file, kv{"gitConfig.writeBackTarget", "helmvalues:/" + l.file}))
 	default:
-		f = f.WithFix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where, "", "")
+		f = f.WithFix(fmt.Sprintf("Remove %s from %s.", key, l.where), l.where)
 	}
 	return f, true
 }
@@ -524,10 +529,10 @@ func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, i
 		if fromSpec {
 			ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/"), "]", "")
 			f = f.WithFix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
-				where, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
-					r.req.Namespace, r.req.App, ptr, i, e, ptr, i), "sh")
+				where, report.Run("remove the entry "+e, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
+					r.req.Namespace, r.req.App, ptr, i, e, ptr, i)))
 		} else {
-			f = f.WithFix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where, "", "")
+			f = f.WithFix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where)
 		}
 		return f, true
 	}

@@ -71,7 +71,7 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []report.Finding {
 		out = append(out, find(report.CodeWriteBackParentReverts, sev, title).
 			With(ev("managed via", p.Via)).
 			WithFix("Switch to git write-back so the change lives in git.", "the image's writeBackConfig (or write-back-method annotation)",
-				"writeBackConfig:\n  method: git\n  gitConfig:\n    branch: main", "yaml"))
+				r.writeBackStep("write back with git", kv{"method", "git"}, kv{"gitConfig.branch", "main"})))
 	}
 	src := r.editedSource("")
 	if src == nil || src.RepoURL == "" || isChartSource(src) || r.e.Git == nil {
@@ -91,7 +91,7 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []report.Finding {
 			}
 			out = append(out, find(report.CodeWriteBackSourceFile, sev, title).
 				With(ev("file", p), ev("branch", branch)).
-				WithFix("Remove the file, or switch to git write-back (which maintains it).", p, "git rm "+p, "sh"))
+				WithFix("Remove the file, or switch to git write-back (which maintains it).", p, report.Run("remove the file in a clone of the source repository, then commit and push", "git rm "+p)))
 		}
 	}
 	return out
@@ -139,7 +139,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 		return append(out, find(report.CodeWriteBackBranchMissing, report.Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
 			With(ev("branches", textutil.Clip(strings.Join(remote.Branches, ", "), 200))).
 			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
-				fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base), "sh"))
+				report.Run(fmt.Sprintf("create branch %s from %s in a clone of %s", base, remote.DefaultBranch, repo), fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base))))
 	}
 	push := base
 	if wb.TargetBranchTemplate != "" {
@@ -154,7 +154,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 			sev, title = report.Warn, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q (nothing is due now)", push, tracked)
 		}
 		out = append(out, find(report.CodeWriteBackBranchMismatch, sev, title).
-			WithFix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), "branch: "+tracked, "yaml"))
+			WithFix("Write to the branch the Application tracks, or merge the write-back branch.", r.writeBackPlace("branch"), r.writeBackStep("write to "+tracked, kv{"gitConfig.branch", tracked})))
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
 	if err != nil {
@@ -225,7 +225,8 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 	if v.none != "" {
 		nf := find(report.CodeWriteBackCredsMissing, report.Fail, "Image Updater has no git credentials for "+repo+": "+v.none).With(ev("credentials", v.repo.Why)).
 			WithFix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
-				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'   # or username/password", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)), "sh")
+				report.Run("add the GitHub App's installation id", fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template))),
+				report.Otherwise(report.Run("add a username and a token that may push", fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"username\":\"<user>\",\"password\":\"<token>\"}}'", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)))))
 		return gitsource.Auth{}, &nf
 	}
 	if v.limit != "" {
@@ -324,26 +325,19 @@ func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot,
 	}
 	f = f.WithFix(fmt.Sprintf("Add %s to the Application's helm.valueFiles (after the files it should override), or point the write-back target at a values file the Application reads.", rel),
 		fmt.Sprintf("Application %s/%s, %s.helm.valueFiles", r.req.Namespace, r.req.App, r.sourceField(src)),
-		r.valueFilesSnippet(src, append(append([]string(nil), sc.helm.helm.ValueFiles...), rel)), "yaml")
+		r.valueFilesStep(src, append(append([]string(nil), sc.helm.helm.ValueFiles...), rel)))
 	return &f
 }
 
-// valueFilesSnippet is the Application edit that sets the source's
+// valueFilesStep is the Application edit that sets the source's
 // helm.valueFiles to vfs.
-func (r *run) valueFilesSnippet(src *argo.ApplicationSource, vfs []string) string {
+func (r *run) valueFilesStep(src *argo.ApplicationSource, vfs []string) report.Step {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# kubectl -n %s edit application %s\nspec:\n", r.req.Namespace, r.req.App)
-	ind := "      "
-	if i := r.sourceIndex(src); r.app.Spec.Source != src && i >= 0 {
-		fmt.Fprintf(&b, "  sources:\n  - # [%d] %s\n    helm:\n", i, describeSource(src))
-	} else {
-		b.WriteString("  source:\n    helm:\n")
-	}
-	b.WriteString(ind + "valueFiles:\n")
+	b.WriteString("helm:\n  valueFiles:")
 	for _, v := range vfs {
-		b.WriteString(ind + "- " + v + "\n")
+		b.WriteString("\n  - " + v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return r.sourcePaste("add the file to helm.valueFiles", src, b.String())
 }
 
 // relPath is target relative to the source path, as valueFiles name it.
@@ -373,9 +367,12 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 		if e.Match.Code == updaterlog.CodeCommitFailed {
 			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
 			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
+				base := "main"
+				if wb := r.target.WriteBack; wb != nil && wb.BaseBranch != "" {
+					base = wb.BaseBranch
+				}
 				f = f.WithFix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
-					"gitConfig.branch / gitConfig.pullRequest",
-					"# either commit to a side branch and merge it:\ngitConfig:\n  branch: main:image-updater\n# or (v1.2+) open pull requests:\ngitConfig:\n  branch: main\n  pullRequest:\n    github: {}", "yaml")
+					"gitConfig.branch / gitConfig.pullRequest", r.protectedBranchSteps(base, forge.GitHub)...)
 			}
 			return []report.Finding{f.
 				With(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
@@ -405,7 +402,7 @@ func gitFailure(repo string, err error) report.Finding {
 	}
 	f := find(code, report.Fail, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), textutil.OneLine(ge.Error())))
 	if h := advice.ForGit(ge.Facts()); h != "" {
-		f = f.WithFix(h, "", "", "")
+		f = f.WithFix(h, "")
 	}
 	return f
 }
@@ -498,22 +495,24 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 		}
 		f = f.With(ev("asked", strings.Join(calls, "; ")))
 		return []report.Finding{f.WithFix("Let Image Updater commit to a branch it may push to, and merge that (or open pull requests, v1.2+).", r.writeBackPlace("branch"),
-			r.protectedBranchSnippet(branch, p.Forge), "yaml")}
+			r.protectedBranchSteps(branch, p.Forge)...)}
 	}
 	return []report.Finding{find(report.CodeWriteBackOK, report.Pass, fmt.Sprintf("%s says branch %s of %s accepts the push", p.Forge, branch, p.Repo)).With(ev(p.Forge.String()+" says", p.Reason), ev("asked", strings.Join(calls, "; ")))}
 }
 
-// protectedBranchSnippet is the write-back configuration that avoids a
-// protected branch: a side branch to merge, or pull requests.
-func (r *run) protectedBranchSnippet(branch string, f forge.Forge) string {
-	pr := "github: {}"
-	if f == forge.GitLab {
-		pr = "gitlab: {}"
-	}
+// protectedBranchSteps are the write-back settings that avoid a protected
+// branch: a side branch to merge, or (in a CR, v1.2+) pull requests.
+func (r *run) protectedBranchSteps(branch string, f forge.Forge) []report.Step {
+	side := r.writeBackStep("commit to a side branch and merge it", kv{"gitConfig.branch", branch + ":image-updater"})
 	if r.target.Mode != updater.ModeCR {
-		return fmt.Sprintf("# kubectl -n %s annotate application %s --overwrite \\\n#   argocd-image-updater.argoproj.io/git-branch=%s:image-updater\nargocd-image-updater.argoproj.io/git-branch: %s:image-updater", r.req.Namespace, r.req.App, branch, branch)
+		return []report.Step{side}
 	}
-	return fmt.Sprintf("writeBackConfig:\n  method: git\n  gitConfig:\n    # either commit to a side branch and merge it:\n    branch: %s:image-updater\n    # or (v1.2+) open pull requests against %s:\n    # branch: %s\n    # pullRequest: {%s}", branch, branch, branch, pr)
+	pr := "github"
+	if f == forge.GitLab {
+		pr = "gitlab"
+	}
+	return []report.Step{side, report.Otherwise(r.writeBackStep("(v1.2+) open pull requests against "+branch,
+		kv{"gitConfig.branch", branch}, kv{"gitConfig.pullRequest." + pr, "{}"}))}
 }
 
 // logsShowCommit: Image Updater's log shows a successful write for the app

@@ -97,7 +97,7 @@ func (r *run) checkKustomizeOverrides() []report.Finding {
 				ev("what Image Updater reports", fmt.Sprintf("image %s updated to %s (its log and the CR's status.recentUpdates), while the override is gone", aliasOr(im), d.Selected)))
 		}
 		f = f.WithFix("Give each Kustomize image of this app on that registry a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag> and Argo CD matches the overrides by the name before '=', so each keeps its own entry. (Git write-back does not help: it writes the same merged list, to the .argocd-source file or the kustomization's images.)",
-			"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml")
+			"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameStep(writes))
 		out = append(out, f)
 	}
 	for _, d := range merge.Dropped {
@@ -108,24 +108,23 @@ func (r *run) checkKustomizeOverrides() []report.Finding {
 			With(ev("kustomize.images now", listOrNone(merge.Before)),
 				ev("kustomize.images after Image Updater's cycle", listOrNone(merge.After))).
 			WithFix("Give the image a Kustomize name, the image name its manifests use: Image Updater then writes <name>=<image>:<tag>, which Argo CD matches by the name before '=' and appends instead of replacing the other override.",
-				"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameSnippet(writes), "yaml"))
+				"spec.applicationRefs[].images[] of the ImageUpdater CR (annotation <alias>.kustomize.image-name)", r.kustomizeNameStep(writes)))
 	}
 	return out
 }
 
-// kustomizeNameSnippet is the manifestTargets to set on the images written
-// without a Kustomize name.
-func (r *run) kustomizeNameSnippet(writes []updater.KustomizeWrite) string {
-	var b strings.Builder
-	b.WriteString("images:\n")
+// kustomizeNameStep sets a Kustomize name on the images written without
+// one: the image name, as the manifests use it.
+func (r *run) kustomizeNameStep(writes []updater.KustomizeWrite) report.Step {
+	var sets []imageSetting
 	for _, w := range writes {
 		name := w.Name
 		if name == "" {
 			name = w.Image.FullName()
 		}
-		fmt.Fprintf(&b, "- alias: %s\n  manifestTargets:\n    kustomize:\n      name: %q\n", w.Alias, name)
+		sets = append(sets, imageSetting{alias: w.Alias, kvs: []kv{{"manifestTargets.kustomize.name", fmt.Sprintf("%q", name)}}})
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return r.imagesStep("give each image its Kustomize name", sets...)
 }
 
 func listOrNone(s []string) string {

@@ -37,7 +37,7 @@ func finish(r *report.Report) {
 	fs := r.Findings()
 	for _, f := range fs {
 		if f.Fix != nil && len(f.Fix.Steps) > 0 && f.Fix.Snippet == "" {
-			f.Fix.Snippet = f.Fix.Script()
+			f.Fix.Snippet, f.Fix.Lang = f.Fix.Script(), f.Fix.ScriptLang()
 		}
 		if f.Severity == report.Unknown {
 			r.NotVerified = append(r.NotVerified, report.NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})

@@ -15,7 +15,7 @@ import (
 func TestRootCauseMarked(t *testing.T) {
 	twin := func(alias string) report.Finding {
 		return find(report.CodeRegistryUnauthorized, report.Fail, "the registry refuses the credentials").WithImage(alias).
-			WithFix("fix for "+alias, "", "", "")
+			WithFix("fix for "+alias, "")
 	}
 	r := &report.Report{Stages: []report.StageResult{
 		{StageInfo: report.StageInfo{ID: report.StageHealth, Title: "Image Updater health"}, Findings: []report.Finding{find(report.CodeUpdaterRunning, report.Pass, "running")}},

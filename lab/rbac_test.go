@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,9 @@ func TestSecretImageUpdaterMayNotReadIsNotRead(t *testing.T) {
 				t.Error("the kube-system credential reached the registry or the git server")
 			}
 			f := rep.RootCause
-			if f == nil || f.Fix == nil || !strings.Contains(f.Fix.Snippet, "resourceNames: [") || !strings.Contains(f.Fix.Snippet, "namespace: kube-system") {
+			if f == nil || f.Fix == nil || !slices.ContainsFunc(f.Fix.Steps, func(s report.Step) bool {
+				return s.Lang == report.LangShell && strings.HasPrefix(s.Text, "kubectl apply -f - <<'EOF'\n") && strings.Contains(s.Text, "resourceNames: [") && strings.Contains(s.Text, "namespace: kube-system")
+			}) {
 				t.Errorf("the fix should give a Role by name in kube-system: %+v", f)
 			}
 		})

@@ -14,8 +14,9 @@ import (
 )
 
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
-// it expects, leaks none of its secrets, and shows Image Updater's lines
-// about the app (checkAppLogLines).
+// it expects, leaks none of its secrets, shows Image Updater's lines about
+// the app (checkAppLogLines), and writes its fixes as steps
+// (checkFixSteps).
 func TestBuiltinScenarios(t *testing.T) {
 	all, err := Builtins()
 	if err != nil {
@@ -49,6 +50,7 @@ func TestBuiltinScenarios(t *testing.T) {
 				}
 			}
 			checkAppLogLines(t, sc, r)
+			checkFixSteps(t, r)
 		})
 	}
 }
@@ -207,8 +209,8 @@ func checkAppLogLines(t *testing.T, sc *Scenario, r *report.Report) {
 
 // TestBuiltinRootCauseFixes: every built-in scenario names its state, and
 // the root cause of every one that has one says where to change what, with
-// a snippet to paste: the object and field (Fix.Where) and the value
-// (Fix.Snippet).
+// steps to run or paste: the object and field (Fix.Where) and the steps
+// (Fix.Steps).
 func TestBuiltinRootCauseFixes(t *testing.T) {
 	all, err := Builtins()
 	if err != nil {
@@ -231,9 +233,9 @@ func TestBuiltinRootCauseFixes(t *testing.T) {
 			switch {
 			case rc.Fix == nil || rc.Fix.Summary == "":
 				t.Errorf("root cause %s has no fix", rc.Code)
-			case rc.Fix.Snippet == "":
-				t.Errorf("root cause %s: the fix %q has no snippet to paste", rc.Code, rc.Fix.Summary)
-			case rc.Fix.Where == "" && !strings.Contains(rc.Fix.Snippet, "kubectl "):
+			case len(rc.Fix.Steps) == 0:
+				t.Errorf("root cause %s: the fix %q has no steps", rc.Code, rc.Fix.Summary)
+			case rc.Fix.Where == "" && !strings.Contains(rc.Fix.Script(), "kubectl "):
 				t.Errorf("root cause %s: the fix %q names no object (Where) and no kubectl command", rc.Code, rc.Fix.Summary)
 			}
 		})

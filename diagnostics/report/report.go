@@ -230,6 +230,21 @@ func (f Fix) Script() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// ScriptLang is the language of Script: the steps' language when they all
+// have one, else text.
+func (f Fix) ScriptLang() string {
+	if len(f.Steps) == 0 {
+		return ""
+	}
+	l := f.Steps[0].Lang
+	for _, s := range f.Steps[1:] {
+		if s.Lang != l {
+			return string(LangText)
+		}
+	}
+	return string(l)
+}
+
 // Finding is one result of one check.
 type Finding struct {
 	Code     Code     `json:"code"`
@@ -269,9 +284,11 @@ func (f Finding) With(ev ...Evidence) Finding {
 	return f
 }
 
-// WithFix is the finding with this fix.
-func (f Finding) WithFix(summary, where, snippet, lang string) Finding {
-	f.Fix = &Fix{Summary: summary, Where: where, Snippet: snippet, Lang: lang}
+// WithFix is the finding with this fix: what to do, where, and the steps
+// that do it (none when the fix is advice with nothing to run or paste).
+// The engine writes the Snippet from the steps.
+func (f Finding) WithFix(summary, where string, steps ...Step) Finding {
+	f.Fix = &Fix{Summary: summary, Where: where, Steps: steps}
 	return f
 }
 
