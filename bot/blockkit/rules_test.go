@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"unicode"
@@ -31,7 +32,7 @@ var (
 	sentenceRE   = regexp.MustCompile(`\. |\n|•| — `)
 	// leadRE is what opens a line before its sentence: a mark, a bold
 	// name, a code.
-	leadRE = regexp.MustCompile("^(:[a-z_]+: )?(\\*[^*]*\\* )?(`[^`]*` )?")
+	leadRE = regexp.MustCompile("^(:[a-z_]+: )?((\\*[^*]*\\* )?`[^`]*` )?")
 )
 
 // checkReadingRules: the report reads in ten seconds (issue 17). The
@@ -74,6 +75,7 @@ func checkReadingRules(t *testing.T, r *report.Report, p Payload) {
 	if want := md(header); p.Message.Text != want {
 		t.Errorf("notification text %q, want the header's %q", p.Message.Text, want)
 	}
+	source := reportStrings(t, r)
 	for i, m := range append([]Message{p.Message}, p.Thread...) {
 		where := "message"
 		if i > 0 {
@@ -117,7 +119,7 @@ func checkReadingRules(t *testing.T, r *report.Report, p Payload) {
 					}
 					seen[s] = true
 				}
-				checkClippedAtWords(t, where, inlineCodeRE.ReplaceAllString(prose, "`…`"))
+				checkClippedAtWords(t, where, inlineCodeRE.ReplaceAllString(prose, "`…`"), source)
 			}
 		}
 		if notVerified > 1 {
@@ -126,19 +128,72 @@ func checkReadingRules(t *testing.T, r *report.Report, p Payload) {
 	}
 }
 
-// checkClippedAtWords: a "…" right after a letter, where a space came
-// within the 20 runes before it, is a word cut in two (clipping backs up to
-// the last space).
-func checkClippedAtWords(t *testing.T, where, text string) {
+// checkClippedAtWords: no "…" right after a letter ends a word that
+// continues in the text it was clipped from (source: every string of the
+// report): clipping backs up to the last space.
+func checkClippedAtWords(t *testing.T, where, text string, source []string) {
 	t.Helper()
+	unescape := strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "\u200b", "")
 	r := []rune(text)
 	for i, c := range r {
 		if c != '…' || i == 0 || !unicode.IsLetter(r[i-1]) {
 			continue
 		}
-		from := max(0, i-20)
-		if strings.ContainsRune(string(r[from:i]), ' ') {
-			t.Errorf("%s clips mid-word: %q", where, string(r[max(0, i-40):i+1]))
+		// The last two words before the "…".
+		j, spaces := i, 0
+		for j > 0 && i-j < 40 && r[j-1] != '\n' {
+			if r[j-1] == ' ' {
+				if spaces++; spaces == 2 {
+					break
+				}
+			}
+			j--
+		}
+		tail := unescape.Replace(string(r[j:i]))
+		for _, s := range source {
+			for k := strings.Index(s, tail); k >= 0; {
+				next, _ := utf8.DecodeRuneInString(s[k+len(tail):])
+				if unicode.IsLetter(next) || unicode.IsDigit(next) {
+					t.Errorf("%s clips mid-word: %q (the text goes on %q)", where, string(r[max(0, i-40):i+1]), s[k:min(len(s), k+len(tail)+20)])
+					return
+				}
+				n := strings.Index(s[k+1:], tail)
+				if n < 0 {
+					break
+				}
+				k += 1 + n
+			}
 		}
 	}
+}
+
+// reportStrings are every string in the report, as written.
+func reportStrings(t *testing.T, r *report.Report) []string {
+	t.Helper()
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
 }
