@@ -323,6 +323,7 @@ func stageSummary(r *report.Report) string {
 		nv[u.Code] = true
 	}
 	for _, s := range r.Stages {
+		s.Status = stageStatus(s)
 		switch s.Status {
 		case report.Fail, report.Warn, report.Unknown:
 		case report.Skipped:
@@ -362,6 +363,24 @@ func stageSummary(r *report.Report) string {
 		lines = append(lines, marks[report.Pass]+" "+strings.Join(rest, " · "))
 	}
 	return clipRunes(strings.Join(lines, "\n"), MaxSectionText)
+}
+
+// stageStatus is the stage's status, or the worst of its findings' when
+// it has none (a report built by hand).
+func stageStatus(s report.StageResult) report.Severity {
+	if s.Status != "" && s.Status != report.Pass && s.Status != report.Info {
+		return s.Status
+	}
+	st := s.Status
+	for _, f := range s.Findings {
+		if f.Severity != report.Pass && f.Severity != report.Info && (st == "" || f.Severity.Rank() > st.Rank()) {
+			st = f.Severity
+		}
+	}
+	if st == "" {
+		return report.Pass
+	}
+	return st
 }
 
 // shownFinding is the finding a stage line shows: its worst non-passing
