@@ -14,7 +14,8 @@ import (
 // report opens with the state's mark and the answer, lists the passed
 // stages in one line (no passed stage on a line of its own), says "Not
 // verified" at most once and does not repeat the root cause's title; -v
-// still lists every stage.
+// still lists every stage. The Markdown report opens with the answer and
+// says Not verified and the root cause once too.
 func TestTextReadsInTenSeconds(t *testing.T) {
 	all, err := lab.Builtins()
 	if err != nil {
@@ -63,6 +64,19 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 			if rc := r.RootCause; rc != nil {
 				if n := strings.Count(out, rc.Title); n != 1 {
 					t.Errorf("the root cause's title is said %d times:\n%s", n, out)
+				}
+			}
+			var md strings.Builder
+			render.Markdown(&md, r)
+			if want := "## " + r.State.Emoji() + " " + r.Answer + "\n"; !strings.HasPrefix(md.String(), want) {
+				t.Errorf("the Markdown report does not open with %q:\n%s", want, md.String())
+			}
+			if n := strings.Count(md.String(), "Not verified"); n > 1 {
+				t.Errorf("the Markdown report says \"Not verified\" %d times:\n%s", n, md.String())
+			}
+			if rc := r.RootCause; rc != nil {
+				if n := strings.Count(md.String(), strings.ReplaceAll(rc.Title, "|", "\\|")); n != 1 {
+					t.Errorf("the Markdown report says the root cause's title %d times:\n%s", n, md.String())
 				}
 			}
 			var v strings.Builder
