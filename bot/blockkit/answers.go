@@ -96,6 +96,17 @@ func Logs(r *report.Report) []Message {
 		}
 		return []Message{NoticeMrkdwn(Mrkdwn(why))}
 	}
+	head := fmt.Sprintf("*Image Updater's last %d log line(s) about %s* (secrets masked)", len(r.UpdaterLog), md(r.App.String()))
+	return pack("imgupd: Image Updater log lines for "+md(r.App.String()), append([]string{head}, logChunks(r)...))
+}
+
+// logChunks are the report's log lines as code blocks within a section's
+// limit: time, level (whole, padded to the longest present) and message.
+func logChunks(r *report.Report) []string {
+	width := 0
+	for _, l := range r.UpdaterLog {
+		width = max(width, utf8.RuneCountInString(l.Level))
+	}
 	var chunks []string
 	var b strings.Builder
 	flush := func() {
@@ -105,7 +116,7 @@ func Logs(r *report.Report) []Message {
 		}
 	}
 	for _, l := range r.UpdaterLog {
-		line := fmt.Sprintf("%s %-5s %s", l.Time.UTC().Format("15:04:05"), code(strings.ToUpper(clipRunes(l.Level, 5))), code(l.Message))
+		line := fmt.Sprintf("%s %-*s %s", l.Time.UTC().Format("15:04:05"), width, code(strings.ToUpper(l.Level)), code(l.Message))
 		line = clipRunes(line, 400) + "\n"
 		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line) > MaxSectionText-8 {
 			flush()
@@ -113,8 +124,7 @@ func Logs(r *report.Report) []Message {
 		b.WriteString(line)
 	}
 	flush()
-	head := fmt.Sprintf("*Image Updater's last %d log line(s) about %s* (secrets masked)", len(r.UpdaterLog), md(r.App.String()))
-	return pack("imgupd: Image Updater log lines for "+md(r.App.String()), append([]string{head}, chunks...))
+	return chunks
 }
 
 // pack puts sections into as few messages as the limits allow.

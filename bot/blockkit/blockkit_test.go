@@ -47,6 +47,7 @@ func TestScenarioPayloads(t *testing.T) {
 				t.Error(e)
 			}
 			snippets += checkSnippetsReadBack(t, r, p)
+			checkReadingRules(t, r, p)
 			got, err := json.MarshalIndent(p, "", "  ")
 			if err != nil {
 				t.Fatal(err)

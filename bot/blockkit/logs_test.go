@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
@@ -66,4 +67,31 @@ func TestLogsAnswerFromRoles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLogsLevelWhole: the logs answer shows each line's level whole,
+// padded to the longest level present, so the messages line up.
+func TestLogsLevelWhole(t *testing.T) {
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	r := &report.Report{App: report.AppRef{Namespace: "argocd", Name: "web"}, UpdaterLog: []report.LogLine{
+		{Time: at, Level: "warning", Message: "registry slow"},
+		{Time: at, Level: "error", Message: "could not push"},
+		{Time: at, Level: "info", Message: "committed"},
+	}}
+	got := string(must(json.Marshal(Logs(r))))
+	for _, want := range []string{"10:00:00 WARNING registry slow", "10:00:00 ERROR   could not push", "10:00:00 INFO    committed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the logs answer lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "…") {
+		t.Errorf("a level or line is clipped:\n%s", got)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

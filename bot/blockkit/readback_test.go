@@ -10,12 +10,14 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
-// checkSnippetsReadBack: every fix snippet the report shows (the root
-// cause's in the message, the other findings' in the thread) reads back,
-// as Slack shows it, exactly as written — bar the documented changes: a
-// snippet longer than its budget is cut and ends with "…", and a ``` in a
-// snippet is written ”' (it would end the code block). Nothing in the
-// payload is live. It returns how many snippets it checked.
+// checkSnippetsReadBack: every fix step the report shows (the root
+// cause's in the message or the thread, the other findings' in the
+// thread; a fix with only a snippet is one step) reads back, as Slack
+// shows it, exactly as written and never cut — bar the documented
+// changes: trailing line ends are dropped, a step longer than a section is
+// split at line ends over several code blocks, and a ``` in a step is
+// written ”' (it would end the code block). Nothing in the payload is
+// live. It returns how many steps it checked.
 func checkSnippetsReadBack(t *testing.T, r *report.Report, p Payload) int {
 	t.Helper()
 	var shown []string
@@ -31,23 +33,36 @@ func checkSnippetsReadBack(t *testing.T, r *report.Report, p Payload) int {
 	n := 0
 	for _, f := range r.Findings() {
 		rendered := r.RootCause != nil && f.Code == r.RootCause.Code || f.Severity != report.Pass && f.Severity != report.Info
-		if f.Fix == nil || f.Fix.Snippet == "" || f.Fix.Summary == "" || !rendered {
+		if f.Fix == nil || f.Fix.Summary == "" || !rendered {
 			continue
 		}
-		want := noFence(f.Fix.Snippet)
-		found := slices.ContainsFunc(shown, func(c string) bool {
-			if c == want {
-				return true
+		for _, st := range stepsOf(f.Fix) {
+			want := noFence(strings.TrimRight(st.Text, "\n"))
+			if !readsBack(shown, want) {
+				t.Errorf("the fix step of %s does not read back as written:\n%s\nshown code blocks: %q", f.Code, st.Text, shown)
 			}
-			cut, ok := strings.CutSuffix(c, "…")
-			return ok && len(cut) > 100 && strings.HasPrefix(want, cut)
-		})
-		if !found {
-			t.Errorf("the fix snippet of %s does not read back as written:\n%s\nshown code blocks: %q", f.Code, f.Fix.Snippet, shown)
+			n++
 		}
-		n++
 	}
 	return n
+}
+
+// readsBack: want is one shown code block, or a run of them (a step too
+// long for one section, split at line ends).
+func readsBack(shown []string, want string) bool {
+	for i := range shown {
+		joined := ""
+		for j := i; j < len(shown) && len(joined) < len(want); j++ {
+			if j > i {
+				joined += "\n"
+			}
+			joined += shown[j]
+			if joined == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // show reads a message back as Slack shows it.

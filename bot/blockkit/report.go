@@ -3,12 +3,13 @@ package blockkit
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Slack's limits (shared/reference/slack-payloads.md §3), with the
@@ -26,14 +27,11 @@ const (
 	MaxID            = 255
 	MaxMessageText   = 4000
 	MaxTotalBlockTxt = 12000 // Slack answers msg_blocks_too_long at about 13.2k
-	// tagRows is how many candidate rows the report message shows.
-	tagRows = 10
 	// Budgets of the report message's sections, which together stay under
 	// MaxTotalBlockTxt: header 150, root cause 2400, fix 2400, stages 3000,
-	// candidates 2400, not checked 800, context 300.
+	// not checked 800, context 300.
 	budgetRootCause = 2400
 	budgetFix       = 2400
-	budgetTable     = 2400
 	budgetUnchecked = 800
 	budgetContext   = 300
 )
@@ -74,50 +72,32 @@ var marks = map[report.Severity]string{
 	report.Unknown: ":grey_question:",
 }
 
-// Report renders a report.
+// Report renders a report: the message says the answer (header), the root
+// cause with its evidence and its fix as steps, the stages that failed or
+// warn, one line for the rest and what was not verified; the thread holds
+// the full stage list, the other findings, the candidate tables and the
+// updater's log lines.
 func Report(r *report.Report, o Options) Payload {
-	var blocks []slack.Block
-	blocks = append(blocks, slack.NewHeaderBlock(plain(clipRunes(headline(r), MaxHeaderText))))
-	if r.RootCause == nil && r.Headline != "" {
-		blocks = append(blocks, section(clipRunes(md(r.Headline), budgetRootCause)))
-	}
+	head := headerText(r)
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
+	fullFix := false
 	if rc := r.RootCause; rc != nil {
-		var b strings.Builder
-		label := "Root cause"
-		if r.State == report.StateUnknown {
-			label = "Could not check"
-		}
-		fmt.Fprintf(&b, "*%s* `%s`\n%s", label, tick(string(rc.Code)), md(rc.Title))
-		if rc.Detail != "" {
-			b.WriteString("\n" + md(rc.Detail))
-		}
-		for i, e := range rc.Evidence {
-			if i == 4 {
-				fmt.Fprintf(&b, "\n• … %d more in the thread", len(rc.Evidence)-4)
-				break
-			}
-			fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 300))
-		}
-		blocks = append(blocks, section(clipRunes(b.String(), budgetRootCause)))
+		blocks = append(blocks, section(clipRunes(rootCause(r, rc), budgetRootCause)))
 		if rc.Fix != nil && rc.Fix.Summary != "" {
-			fix := "*Fix:* " + md(rc.Fix.Summary)
-			if rc.Fix.Where != "" {
-				fix += " _(" + md(rc.Fix.Where) + ")_"
-			}
-			fix = clipRunes(fix, budgetFix/2)
-			if rc.Fix.Snippet != "" {
-				fix += "\n```" + clipRunes(code(rc.Fix.Snippet), budgetFix/2-8) + "```"
-			}
+			var fix string
+			fix, fullFix = fixText(rc.Fix, budgetFix)
 			blocks = append(blocks, section(fix))
 		}
+	} else if r.Headline != "" && r.Headline != r.Answer && !strings.Contains(head, r.Headline) {
+		// The answer was shortened: the headline has the particulars.
+		blocks = append(blocks, section(clipRunes(md(r.Headline), budgetRootCause)))
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
-	blocks = append(blocks, section(stageLines(r)))
-	if c := failingCandidates(r); c != nil {
-		blocks = append(blocks, section(clipRunes(candidateTable(*c, tagRows), budgetTable)))
+	if st := stageSummary(r); st != "" {
+		blocks = append(blocks, section(st))
 	}
-	if len(r.NotVerified) > 0 {
-		blocks = append(blocks, section(clipRunes(notVerified(r.NotVerified), budgetUnchecked)))
+	if nv := notVerifiedOf(r); len(nv) > 0 {
+		blocks = append(blocks, section(clipRunes(notVerified(nv), budgetUnchecked)))
 	}
 	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", md(r.UpdaterVersion), md(orDash(r.Mode)), r.RegistryRequests)
 	if r.Cluster != "" {
@@ -128,19 +108,321 @@ func Report(r *report.Report, o Options) Payload {
 		blocks = append(blocks, buttons(r))
 	}
 	return Payload{
-		Message: Message{Text: clipRunes(fallback(r), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
-		Thread:  thread(r),
+		Message: Message{Text: clipRunes(md(head), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
+		Thread:  thread(r, fullFix),
 	}
 }
 
-// headline is the header block: the state's mark, the app and the state;
-// the sentence that explains it follows in the root cause (or, when nothing
-// stops the tag, in its own section).
-func headline(r *report.Report) string {
-	return stateMark(r.State) + " " + r.App.String() + " — " + r.State.Title()
+// headerText is the answer in one line: the state's emoji and
+// Report.Answer (the app, its state and the cause), within the header's
+// limit. The notification text is the same line.
+func headerText(r *report.Report) string {
+	answer := r.Answer
+	if answer == "" {
+		answer = r.App.String() + " — " + r.State.Title()
+	}
+	e := r.State.Emoji() + " "
+	return e + clipRunes(textutil.OneLine(answer), MaxHeaderText-utf8.RuneCountInString(e))
 }
 
-func stateMark(s report.State) string { return s.Mark() }
+// rootCause is the root cause's section: its code, its own title, the
+// detail and up to four evidence lines.
+func rootCause(r *report.Report, rc *report.Finding) string {
+	var b strings.Builder
+	label := "Root cause"
+	if r.State == report.StateUnknown {
+		label = "Could not check"
+	}
+	fmt.Fprintf(&b, "*%s* `%s`\n%s", label, tick(string(rc.Code)), md(rc.Title))
+	if rc.Detail != "" {
+		b.WriteString("\n" + md(rc.Detail))
+	}
+	for i, e := range rc.Evidence {
+		if i == 4 {
+			fmt.Fprintf(&b, "\n• … %d more in the thread", len(rc.Evidence)-4)
+			break
+		}
+		fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 300))
+	}
+	return b.String()
+}
+
+// stepsOf are a fix's steps; a fix with only a snippet is one step of its
+// language.
+func stepsOf(f *report.Fix) []report.Step {
+	if len(f.Steps) > 0 || f.Snippet == "" {
+		return f.Steps
+	}
+	lang := report.LangText
+	switch strings.ToLower(f.Lang) {
+	case "yaml", "yml":
+		lang = report.LangYAML
+	case "sh", "bash", "shell", "console":
+		lang = report.LangShell
+	}
+	return []report.Step{{Lang: lang, Text: f.Snippet}}
+}
+
+// langWord names a step's language for people.
+func langWord(l report.StepLang) string {
+	switch l {
+	case report.LangShell:
+		return "shell"
+	case report.LangYAML:
+		return "YAML"
+	}
+	return "value"
+}
+
+// stepTexts are a fix's steps, each a complete piece of mrkdwn: "*1.*
+// say — _run_ (shell):" and its code block, the placeholders to replace;
+// a step with Or reads "*or* say …" under the step it replaces.
+func stepTexts(f *report.Fix) []string {
+	steps := stepsOf(f)
+	var out []string
+	n := 0
+	for _, s := range steps {
+		var b strings.Builder
+		if s.Or {
+			b.WriteString("*or* ")
+		} else if len(steps) > 1 {
+			n++
+			fmt.Fprintf(&b, "*%d.* ", n)
+		}
+		if s.Say != "" {
+			b.WriteString(md(s.Say) + " — ")
+		}
+		switch s.Lang {
+		case report.LangShell:
+			b.WriteString("_run_ (shell):")
+		case report.LangYAML:
+			if s.Object != "" {
+				b.WriteString("_paste into " + md(s.Object) + "_")
+			}
+			switch {
+			case s.Object == "":
+				b.WriteString("_paste_ (YAML):")
+			case s.Edit != "":
+				b.WriteString(" (`" + tick(s.Edit) + "`), YAML:")
+			default:
+				b.WriteString(", YAML:")
+			}
+		default:
+			if s.Object != "" {
+				b.WriteString("_set in " + md(s.Object) + "_, value:")
+			} else {
+				b.WriteString("_write_ (value):")
+			}
+		}
+		b.WriteString("\n```" + code(strings.TrimRight(s.Text, "\n")) + "```")
+		if ph := s.Placeholders(); len(ph) > 0 {
+			for i := range ph {
+				ph[i] = "`" + tick(ph[i]) + "`"
+			}
+			b.WriteString("\nreplace " + strings.Join(ph, ", "))
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// fixHead is "*Fix:* summary _(where)_".
+func fixHead(f *report.Fix) string {
+	s := "*Fix:* " + md(f.Summary)
+	if f.Where != "" {
+		s += " _(" + md(f.Where) + ")_"
+	}
+	return s
+}
+
+// fixText is the fix within budget runes: its summary and every step that
+// fits. A step that does not fit is not cut: the text says the full fix is
+// in the thread, and more is true.
+func fixText(f *report.Fix, budget int) (text string, more bool) {
+	const inThread = "\n_(the full fix is in the thread)_"
+	b := clipRunes(fixHead(f), budget/2)
+	left := budget - utf8.RuneCountInString(b) - utf8.RuneCountInString(inThread)
+	for _, s := range stepTexts(f) {
+		n := utf8.RuneCountInString(s) + 1
+		if more || n > left {
+			more = true
+			continue
+		}
+		b += "\n" + s
+		left -= n
+	}
+	if more {
+		b += inThread
+	}
+	return b, more
+}
+
+// fixChunks are the fix's sections for the thread, each within a
+// section's limit: no step is cut; a step's code longer than a section is
+// split at line ends over several sections, each saying it continues.
+func fixChunks(title string, f *report.Fix) []string {
+	var chunks []string
+	cur := title
+	add := func(s string) {
+		if utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(s) > MaxSectionText {
+			chunks = append(chunks, cur)
+			cur = "_(continued)_"
+		}
+		cur += "\n" + s
+	}
+	for _, s := range stepTexts(f) {
+		if utf8.RuneCountInString(s) <= MaxSectionText-100 {
+			add(s)
+			continue
+		}
+		for i, piece := range splitCode(s, MaxSectionText-100) {
+			if i > 0 {
+				piece = "_(the step continues)_\n" + piece
+			}
+			add(piece)
+		}
+	}
+	return append(chunks, cur)
+}
+
+// splitCode splits a step's text (a line, then a code block) into pieces
+// of at most n runes, at line ends inside the code block, each piece a
+// complete code block.
+func splitCode(s string, n int) []string {
+	i := strings.Index(s, "```")
+	j := strings.LastIndex(s, "```")
+	if i < 0 || j <= i {
+		return []string{s}
+	}
+	head, body, tail := s[:i], s[i+3:j], s[j+3:]
+	var out []string
+	cur := head + "```"
+	for _, line := range strings.SplitAfter(body, "\n") {
+		for utf8.RuneCountInString(line) > n-10 {
+			r := []rune(line)
+			out = append(out, cur+string(r[:n/2])+"```")
+			cur, line = "```", string(r[n/2:])
+		}
+		if utf8.RuneCountInString(cur)+utf8.RuneCountInString(line)+3 > n {
+			out = append(out, strings.TrimSuffix(cur, "\n")+"```")
+			cur = "```"
+		}
+		cur += line
+	}
+	return append(out, cur+"```"+tail)
+}
+
+// stageSummary is the message's stage section: the stages that failed or
+// warn, one line each with their worst finding other than the root cause,
+// then one line for the rest ("7 other stages passed · 1 not verified").
+func stageSummary(r *report.Report) string {
+	var lines []string
+	passed, skipped, unverified := 0, 0, 0
+	nv := map[report.Code]bool{}
+	for _, u := range r.NotVerified {
+		nv[u.Code] = true
+	}
+	for _, s := range r.Stages {
+		s.Status = stageStatus(s)
+		switch s.Status {
+		case report.Fail, report.Warn, report.Unknown:
+		case report.Skipped:
+			skipped++
+			continue
+		default:
+			passed++
+			continue
+		}
+		f, hasRoot := shownFinding(s, nv)
+		switch {
+		case f != nil:
+			lines = append(lines, clipRunes(fmt.Sprintf("%s %s — `%s` %s", marks[s.Status], md(s.Title), tick(string(f.Code)), md(f.Title)), 400))
+		case hasRoot:
+			lines = append(lines, fmt.Sprintf("%s %s (the root cause)", marks[s.Status], md(s.Title)))
+		case s.Status == report.Unknown:
+			unverified++
+		default:
+			lines = append(lines, fmt.Sprintf("%s %s", marks[s.Status], md(s.Title)))
+		}
+	}
+	var rest []string
+	if passed > 0 {
+		other := ""
+		if len(lines) > 0 {
+			other = "other "
+		}
+		rest = append(rest, fmt.Sprintf("%d %s%s passed", passed, other, plural(passed, "stage", "stages")))
+	}
+	if skipped > 0 {
+		rest = append(rest, fmt.Sprintf("%d skipped", skipped))
+	}
+	if unverified > 0 {
+		rest = append(rest, fmt.Sprintf("%d not verified", unverified))
+	}
+	if len(rest) > 0 {
+		lines = append(lines, marks[report.Pass]+" "+strings.Join(rest, " · "))
+	}
+	return clipRunes(strings.Join(lines, "\n"), MaxSectionText)
+}
+
+// stageStatus is the stage's status, or the worst of its findings' when
+// it has none (a report built by hand).
+func stageStatus(s report.StageResult) report.Severity {
+	if s.Status != "" && s.Status != report.Pass && s.Status != report.Info {
+		return s.Status
+	}
+	st := s.Status
+	for _, f := range s.Findings {
+		if f.Severity != report.Pass && f.Severity != report.Info && (st == "" || f.Severity.Rank() > st.Rank()) {
+			st = f.Severity
+		}
+	}
+	if st == "" {
+		return report.Pass
+	}
+	return st
+}
+
+// shownFinding is the finding a stage line shows: its worst non-passing
+// finding that is not the root cause (shown above) and not a check that
+// Not verified lists; hasRoot says the stage holds the root cause.
+func shownFinding(s report.StageResult, nv map[report.Code]bool) (f *report.Finding, hasRoot bool) {
+	for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
+		for i := range s.Findings {
+			x := &s.Findings[i]
+			if x.RootCause {
+				hasRoot = true
+			}
+			if x.Severity != sev || x.RootCause || sev == report.Unknown && nv[x.Code] {
+				continue
+			}
+			if f == nil {
+				f = x
+			}
+		}
+	}
+	return f, hasRoot
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// notVerifiedOf is what the message lists as not verified: every entry but
+// the root cause (shown above).
+func notVerifiedOf(r *report.Report) []report.NotVerified {
+	var out []report.NotVerified
+	for _, u := range r.NotVerified {
+		if rc := r.RootCause; rc != nil && rc.Code == u.Code && rc.Stage == u.Stage {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
 
 // notVerified lists what imgupd could not check and what would verify it.
 func notVerified(nv []report.NotVerified) string {
@@ -159,30 +441,29 @@ func notVerified(nv []report.NotVerified) string {
 	return b.String()
 }
 
-// fallback is the notification text: one line, no markup. Slack reads a
-// message's text as mrkdwn too, so it is escaped like the blocks.
-func fallback(r *report.Report) string {
-	s := stateMark(r.State) + " " + md(r.Headline)
-	if rc := r.RootCause; rc != nil {
-		s += " (" + md(string(rc.Code)) + ")"
-	}
-	return s
-}
-
-func stageLines(r *report.Report) string {
+// stageList is the thread's full stage list: every stage, its mark, title
+// and worst finding's code (the findings follow with their titles).
+func stageList(r *report.Report) string {
 	var b strings.Builder
 	b.WriteString("*Stages*")
+	said := map[string]bool{}
 	for _, s := range r.Stages {
-		line := fmt.Sprintf("\n%s %s", marks[s.Status], s.Title)
+		line := fmt.Sprintf("\n%s %s", marks[s.Status], md(s.Title))
 		switch {
+		case s.SkipReason != "" && said[s.SkipReason]:
+			line += " — _skipped (as above)_"
 		case s.SkipReason != "":
+			said[s.SkipReason] = true
 			line += " — _" + md(s.SkipReason) + "_"
 		default:
 			if f := worstFinding(s); f != nil {
-				line += " — `" + tick(string(f.Code)) + "` " + md(f.Title)
+				line += " — `" + tick(string(f.Code)) + "`"
+				if f.RootCause {
+					line += " (the root cause)"
+				}
 			}
 		}
-		b.WriteString(clipRunes(line, 260))
+		b.WriteString(clipRunes(line, 400))
 	}
 	return clipRunes(b.String(), MaxSectionText)
 }
@@ -196,27 +477,6 @@ func worstFinding(s report.StageResult) *report.Finding {
 		}
 	}
 	return nil
-}
-
-// failingCandidates is the candidate table to show: the root cause's image,
-// else an image whose update is due, else the first.
-func failingCandidates(r *report.Report) *report.CandidateTable {
-	if len(r.Candidates) == 0 {
-		return nil
-	}
-	if rc := r.RootCause; rc != nil && rc.Image != "" {
-		for i := range r.Candidates {
-			if r.Candidates[i].Alias == rc.Image {
-				return &r.Candidates[i]
-			}
-		}
-	}
-	for i := range r.Candidates {
-		if r.Candidates[i].Decision.Outcome != updater.OutcomeUpToDate {
-			return &r.Candidates[i]
-		}
-	}
-	return &r.Candidates[0]
 }
 
 // candidateTable is a code block of the first rows, with a count of the rest.
@@ -254,33 +514,63 @@ func buttons(r *report.Report) *slack.ActionBlock {
 	return slack.NewActionBlock("imgupd_actions", els...)
 }
 
-// thread carries every non-passing finding with all its evidence, and the
-// full candidate tables, in messages that each stay within the limits.
-func thread(r *report.Report) []Message {
-	var chunks []string
+// thread carries the full stage list, every non-passing finding but the
+// root cause with its evidence and fix, the root cause's fix when the
+// message could not hold it, the candidate tables and the updater's log
+// lines, in messages that each stay within the limits.
+func thread(r *report.Report, fullFix bool) []Message {
+	chunks := []string{stageList(r)}
+	if rc := r.RootCause; fullFix && rc != nil && rc.Fix != nil {
+		chunks = append(chunks, fixChunks(clipRunes(fmt.Sprintf("*The full fix for `%s`* (the root cause)\n%s", tick(string(rc.Code)), fixHead(rc.Fix)), MaxSectionText/2), rc.Fix)...)
+	}
+	// A thread message says nothing twice: evidence and fixes shared by
+	// several findings (one per image) are shown once, and a place once.
+	said, fixSaid := map[string]bool{}, map[string]string{}
 	for _, s := range r.Stages {
 		for _, f := range s.Findings {
-			if f.Severity == report.Pass || f.Severity == report.Info {
+			if f.Severity == report.Pass || f.Severity == report.Info || f.RootCause {
 				continue
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s *%s* `%s` %s", marks[f.Severity], md(s.Title), tick(string(f.Code)), md(f.Title))
 			for _, e := range f.Evidence {
-				fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
-			}
-			if f.Fix != nil && f.Fix.Summary != "" && !f.RootCause {
-				fmt.Fprintf(&b, "\n*Fix:* %s", md(f.Fix.Summary))
-				if f.Fix.Snippet != "" {
-					fmt.Fprintf(&b, "\n```%s```", clipRunes(code(f.Fix.Snippet), 1500))
+				line := fmt.Sprintf("\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
+				if !said[line] {
+					said[line] = true
+					b.WriteString(line)
 				}
 			}
-			chunks = append(chunks, clipRunes(b.String(), MaxSectionText))
+			head := clipRunes(b.String(), MaxSectionText)
+			if fx := f.Fix; fx != nil && fx.Summary != "" {
+				key := fixHead(fx) + "\n" + strings.Join(stepTexts(fx), "\n")
+				if first, ok := fixSaid[key]; ok {
+					chunks = append(chunks, clipRunes(head+"\n*Fix:* as for `"+tick(first)+"` above", MaxSectionText))
+					continue
+				}
+				fixSaid[key] = string(f.Code)
+				shown := *fx
+				if said["where:"+fx.Where] {
+					shown.Where = ""
+				}
+				said["where:"+fx.Where] = true
+				fc := fixChunks(clipRunes(fixHead(&shown), MaxSectionText/2), fx)
+				if utf8.RuneCountInString(head)+1+utf8.RuneCountInString(fc[0]) <= MaxSectionText {
+					fc[0] = head + "\n" + fc[0]
+				} else {
+					chunks = append(chunks, head)
+				}
+				chunks = append(chunks, fc...)
+				continue
+			}
+			chunks = append(chunks, head)
 		}
 	}
 	for _, c := range r.Candidates {
-		if len(c.Decision.Tags) > tagRows {
-			chunks = append(chunks, candidateTable(c, 40))
-		}
+		chunks = append(chunks, candidateTable(c, 40))
+	}
+	if len(r.UpdaterLog) > 0 {
+		chunks = append(chunks, fmt.Sprintf("*Image Updater's log lines about %s* (the last %d, secrets masked)", md(r.App.String()), len(r.UpdaterLog)))
+		chunks = append(chunks, logChunks(r)...)
 	}
 	return pack("imgupd: details for "+md(r.App.String()), chunks)
 }
@@ -301,19 +591,38 @@ func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
 }
 
-// clipRunes clips s to n runes, ending with "…" (and closing a code block
-// it cut open). It never cuts an entity (&amp; &lt; &gt;) in two: Slack would
-// show the half.
+// clipRunes clips s to n runes at a word boundary (the last space in the
+// second half, as textutil.ClipWords), ending with "…" (and closing a code
+// block it cut open). It never cuts an entity (&amp; &lt; &gt;) in two:
+// Slack would show the half.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
-	cut := string(wholeEntities(r[:n-1])) + "…"
+	cut := wordCut(r, n-1) + "…"
 	if strings.Count(cut, "```")%2 == 1 {
-		cut = string(wholeEntities(r[:n-4])) + "…```"
+		cut = wordCut(r, n-4) + "…```"
 	}
 	return cut
+}
+
+// wordCut is r's first n runes (n < len(r)), backed up to the last space
+// or line end in their second half, without an entity cut short.
+func wordCut(r []rune, n int) string {
+	if n < 1 {
+		return ""
+	}
+	cut := r[:n]
+	if !unicode.IsSpace(r[n]) {
+		for i := n - 1; i >= n/2 && i > 0; i-- {
+			if unicode.IsSpace(r[i]) {
+				cut = r[:i]
+				break
+			}
+		}
+	}
+	return string(wholeEntities([]rune(strings.TrimRight(string(cut), " \n,;:·—-"))))
 }
 
 // wholeEntities drops an entity cut short at the end of r.

@@ -8,10 +8,18 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
-// Markdown writes the report as GitHub-flavoured Markdown (issues, wikis, chat).
+// Markdown writes the report as GitHub-flavoured Markdown (issues, wikis,
+// chat), in the shape of the Slack message and its thread: the answer as
+// the heading, the root cause with its evidence and its fix as steps, the
+// stages that failed or warn and one line for the rest, Not verified once;
+// then, folded, the full stage list, the other findings, the candidate
+// tables and Image Updater's log lines.
 func Markdown(w io.Writer, r *report.Report) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("## %s %s\n\n", StateMark(r.State), escape(r.Headline))
+	p("## %s %s\n\n", r.State.Emoji(), escape(answer(r)))
+	if headlineSaysMore(r) {
+		p("%s\n\n", escape(r.Headline))
+	}
 	p("state `%s` (exit %d) · Image Updater %s (%s mode)%s\n\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
 	if rc := r.RootCause; rc != nil {
 		p("**%s** `%s`: %s\n\n", rootLabel(r), rc.Code, escape(rc.Title))
@@ -19,49 +27,66 @@ func Markdown(w io.Writer, r *report.Report) {
 			p("%s\n\n", escape(rc.Detail))
 		}
 		for _, e := range rc.Evidence {
-			p("- %s: `%s`\n", e.Label, strings.ReplaceAll(e.Display(), "`", "'"))
+			p("- %s: %s\n", escape(e.Label), inlineCode(e.Display()))
 		}
-		if rc.Fix != nil && rc.Fix.Summary != "" {
-			p("\n**Fix:** %s", escape(rc.Fix.Summary))
-			if rc.Fix.Where != "" {
-				p(" (%s)", escape(rc.Fix.Where))
-			}
+		if len(rc.Evidence) > 0 {
 			p("\n")
-			if rc.Fix.Snippet != "" {
-				p("\n```%s\n%s\n```\n", rc.Fix.Lang, rc.Fix.Snippet)
-			}
 		}
-		p("\n")
+		markdownFix(w, rc.Fix)
 	}
-	p("| | stage | findings |\n|---|---|---|\n")
-	for _, s := range r.Stages {
-		var items []string
-		for _, f := range s.Findings {
-			if f.Severity == report.Pass || f.Severity == report.Info {
-				continue
-			}
-			items = append(items, fmt.Sprintf("%s `%s` %s", Symbol(f.Severity), f.Code, escape(f.Title)))
-		}
-		if s.SkipReason != "" {
-			items = append(items, escape(s.SkipReason))
-		}
-		if len(items) == 0 {
-			items = []string{"ok"}
-		}
-		p("| %s | %s | %s |\n", Symbol(s.Status), s.Title, strings.Join(items, "<br>"))
+	if lines := markdownStages(r); len(lines) > 0 {
+		p("%s\n\n", strings.Join(lines, "  \n"))
 	}
-	if len(r.NotVerified) > 0 {
-		p("\n**Not verified**\n\n")
-		for _, u := range r.NotVerified {
+	if nv := notVerifiedOf(r); len(nv) > 0 {
+		p("**Not verified**\n\n")
+		for _, u := range nv {
 			p("- %s%s", escape(u.What), decidesNote(u))
 			if u.VerifyBy != "" {
 				p(" — verify: %s", escape(u.VerifyBy))
 			}
 			p("\n")
 		}
+		p("\n")
+	}
+	p("<details><summary>Details: every stage, the other findings, candidates, log lines</summary>\n\n")
+	p("| | stage | worst finding |\n|---|---|---|\n")
+	said := map[string]bool{}
+	for _, s := range r.Stages {
+		cell := ""
+		switch {
+		case s.SkipReason != "" && said[s.SkipReason]:
+			cell = "skipped (as above)"
+		case s.SkipReason != "":
+			said[s.SkipReason] = true
+			cell = escape(s.SkipReason)
+		default:
+			if f := worst(s); f != nil {
+				cell = "`" + string(f.Code) + "`"
+				if f.RootCause {
+					cell += " (the root cause)"
+				}
+			}
+		}
+		p("| %s | %s | %s |\n", Symbol(s.Status), s.Title, cell)
+	}
+	for _, s := range r.Stages {
+		for _, f := range s.Findings {
+			if f.Severity == report.Pass || f.Severity == report.Info || f.RootCause {
+				continue
+			}
+			p("\n%s **%s** `%s`: %s\n", Symbol(f.Severity), s.Title, f.Code, escape(f.Title))
+			if len(f.Evidence) > 0 {
+				p("\n")
+			}
+			for _, e := range f.Evidence {
+				p("- %s: %s\n", escape(e.Label), inlineCode(e.Display()))
+			}
+			p("\n")
+			markdownFix(w, f.Fix)
+		}
 	}
 	for _, c := range r.Candidates {
-		p("\n<details><summary>Candidates for %s (%s)</summary>\n\n%s\n\n| rank | tag | fate | why |\n|---|---|---|---|\n", c.Alias, c.Image, escape(c.Decision.Reason))
+		p("\n**Candidates for %s** (%s): %s\n\n| rank | tag | fate | why |\n|---|---|---|---|\n", c.Alias, c.Image, escape(c.Decision.Reason))
 		for i, t := range c.Decision.Tags {
 			if i == 30 {
 				p("| | … %d more | | |\n", len(c.Decision.Tags)-30)
@@ -73,8 +98,138 @@ func Markdown(w io.Writer, r *report.Report) {
 			}
 			p("| %s | `%s` | %s | %s |\n", rank, t.Tag, t.Fate, escape(t.Why))
 		}
-		p("\n</details>\n")
 	}
+	if len(r.UpdaterLog) > 0 {
+		width := 0
+		for _, l := range r.UpdaterLog {
+			width = max(width, len(l.Level))
+		}
+		p("\n**Image Updater's log lines about %s** (the last %d, secrets masked)\n\n```text\n", r.App.String(), len(r.UpdaterLog))
+		for _, l := range r.UpdaterLog {
+			p("%s %-*s %s\n", l.Time.UTC().Format("15:04:05"), width, strings.ToUpper(l.Level), strings.ReplaceAll(l.Message, "```", "'''"))
+		}
+		p("```\n")
+	}
+	p("\n</details>\n")
+}
+
+// markdownStages are the stages that failed, warn or could not be
+// checked, one line each with their worst finding other than the root
+// cause, then one line for the rest.
+func markdownStages(r *report.Report) []string {
+	nv := map[report.Code]bool{}
+	for _, u := range r.NotVerified {
+		nv[u.Code] = true
+	}
+	var lines []string
+	passed, skipped, unverified := 0, 0, 0
+	for _, s := range r.Stages {
+		st := status(s)
+		switch {
+		case st == report.Skipped:
+			skipped++
+			continue
+		case st == report.Pass || st == report.Info:
+			passed++
+			continue
+		case st == report.Unknown && onlyNotVerified(s, nv):
+			unverified++
+			continue
+		}
+		line := Symbol(st) + " " + s.Title
+		var shown *report.Finding
+		root := false
+		for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
+			for i := range s.Findings {
+				f := &s.Findings[i]
+				root = root || f.RootCause
+				if shown == nil && f.Severity == sev && !f.RootCause && !(sev == report.Unknown && nv[f.Code]) {
+					shown = f
+				}
+			}
+		}
+		switch {
+		case shown != nil:
+			line += fmt.Sprintf(" — `%s` %s", shown.Code, escape(shown.Title))
+		case root:
+			line += " (the root cause)"
+		}
+		lines = append(lines, line)
+	}
+	var rest []string
+	if passed > 0 {
+		other := ""
+		if len(lines) > 0 {
+			other = "other "
+		}
+		rest = append(rest, fmt.Sprintf("%d %s%s passed", passed, other, plural(passed, "stage", "stages")))
+	}
+	if skipped > 0 {
+		rest = append(rest, fmt.Sprintf("%d skipped", skipped))
+	}
+	if unverified > 0 {
+		rest = append(rest, fmt.Sprintf("%d not verified", unverified))
+	}
+	if len(rest) > 0 {
+		lines = append(lines, Symbol(report.Pass)+" "+strings.Join(rest, " · "))
+	}
+	return lines
+}
+
+// markdownFix writes a fix: its summary and place, then its steps, each
+// naming its language, in fenced blocks.
+func markdownFix(w io.Writer, f *report.Fix) {
+	if f == nil || f.Summary == "" {
+		return
+	}
+	fmt.Fprintf(w, "**Fix:** %s", escape(f.Summary))
+	if f.Where != "" {
+		fmt.Fprintf(w, " _(%s)_", escape(f.Where))
+	}
+	fmt.Fprint(w, "\n\n")
+	for _, s := range stepLines(f) {
+		fence := "```"
+		for strings.Contains(s.text, fence) {
+			fence += "`"
+		}
+		lang := map[report.StepLang]string{report.LangShell: "sh", report.LangYAML: "yaml"}[s.lang]
+		if lang == "" {
+			lang = "text"
+		}
+		fmt.Fprintf(w, "%s\n\n%s%s\n%s\n%s\n\n", escape(s.head), fence, lang, s.text, fence)
+		if len(s.placeholders) > 0 {
+			var ph []string
+			for _, x := range s.placeholders {
+				ph = append(ph, "`"+x+"`")
+			}
+			fmt.Fprintf(w, "replace %s\n\n", strings.Join(ph, ", "))
+		}
+	}
+}
+
+// worst is a stage's worst non-passing finding.
+func worst(s report.StageResult) *report.Finding {
+	for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
+		for i := range s.Findings {
+			if s.Findings[i].Severity == sev {
+				return &s.Findings[i]
+			}
+		}
+	}
+	return nil
+}
+
+// inlineCode is s as Markdown inline code, whatever backticks it holds.
+func inlineCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
 }
 
 func escape(s string) string {

@@ -29,14 +29,20 @@ type TextOptions struct {
 	MaxTags int
 }
 
-// Text writes the report for a terminal: the verdict and root cause with its
-// fix first, then one block per stage.
+// Text writes the report for a terminal: the answer first, the root
+// cause with its evidence and its fix as steps, the stages that failed,
+// warn or could not be checked with their findings, the passed stages in
+// one line, the candidates and what was not verified. Verbose lists every
+// stage and finding instead.
 func Text(w io.Writer, r *report.Report, o TextOptions) {
 	if o.MaxTags == 0 {
 		o.MaxTags = 12
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", StateMark(r.State), r.Headline)
+	p("%s  %s\n", StateMark(r.State), answer(r))
+	if headlineSaysMore(r) {
+		p("   %s\n", r.Headline)
+	}
 	p("   state %s (exit %d) · Image Updater %s (%s mode)%s\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
 	if rc := r.RootCause; rc != nil {
 		p("\n%s [%s] %s\n", rootLabel(r), rc.Code, rc.Title)
@@ -47,36 +53,20 @@ func Text(w io.Writer, r *report.Report, o TextOptions) {
 		writeFix(w, rc.Fix, "   ")
 	}
 	p("\n")
-	for _, s := range r.Stages {
-		p("%s %s", Symbol(s.Status), s.Title)
-		if s.SkipReason != "" {
-			p(" — %s", s.SkipReason)
+	if o.Verbose {
+		for _, s := range r.Stages {
+			writeStage(w, s, o)
 		}
-		p("\n")
-		for _, f := range s.Findings {
-			if !o.Verbose && (f.Severity == report.Pass || f.Severity == report.Info) && f.Role != report.RoleContext {
-				continue
-			}
-			if f.RootCause {
-				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), f.Code, f.Title)
-				continue
-			}
-			p("   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
-			if o.Verbose || f.Severity == report.Fail || f.Severity == report.Warn || f.Severity == report.Unknown {
-				writeEvidence(w, f.Evidence, "      ")
-				if f.Severity != report.Pass && f.Severity != report.Info {
-					writeFix(w, f.Fix, "      ")
-				}
-			}
-		}
+	} else {
+		writeStages(w, r, o)
 	}
 	for _, c := range r.Candidates {
 		p("\nCandidates for %s (%s): %s\n", c.Alias, c.Image, c.Decision.Reason)
 		writeTags(w, c.Decision, o.MaxTags)
 	}
-	if len(r.NotVerified) > 0 {
+	if nv := notVerifiedOf(r); len(nv) > 0 {
 		p("\nNot verified:\n")
-		for _, u := range r.NotVerified {
+		for _, u := range nv {
 			p("   - %s%s\n", u.What, decidesNote(u))
 			if u.VerifyBy != "" {
 				p("     verify: %s\n", u.VerifyBy)
@@ -84,6 +74,165 @@ func Text(w io.Writer, r *report.Report, o TextOptions) {
 		}
 	}
 	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
+}
+
+// writeStages lists the stages that failed, warn or could not be checked
+// with their findings, then the passed stages in one line (with the
+// findings that help read the report), then the skipped ones. A stage
+// whose only problem is a check listed under Not verified is named there.
+func writeStages(w io.Writer, r *report.Report, o TextOptions) {
+	nv := map[report.Code]bool{}
+	for _, u := range r.NotVerified {
+		nv[u.Code] = true
+	}
+	var passed, unverified []string
+	var context []report.Finding
+	var skipped []report.StageResult
+	for _, s := range r.Stages {
+		s.Status = status(s)
+		switch {
+		case s.Status == report.Skipped:
+			skipped = append(skipped, s)
+		case s.Status == report.Fail || s.Status == report.Warn:
+			writeStage(w, s, o)
+		case s.Status == report.Unknown && !onlyNotVerified(s, nv):
+			writeStage(w, s, o)
+		case s.Status == report.Unknown:
+			unverified = append(unverified, s.Title)
+			fallthrough
+		default:
+			if s.Status != report.Unknown {
+				passed = append(passed, s.Title)
+			}
+			for _, f := range s.Findings {
+				if f.Role == report.RoleContext && (f.Severity == report.Pass || f.Severity == report.Info) {
+					context = append(context, f)
+				}
+			}
+		}
+	}
+	if len(passed) > 0 {
+		fmt.Fprintf(w, "%s %d %s passed: %s\n", Symbol(report.Pass), len(passed), plural(len(passed), "stage", "stages"), strings.Join(passed, ", "))
+	}
+	if len(unverified) > 0 {
+		fmt.Fprintf(w, "%s %d %s not verified (below): %s\n", Symbol(report.Unknown), len(unverified), plural(len(unverified), "stage", "stages"), strings.Join(unverified, ", "))
+	}
+	for _, f := range context {
+		fmt.Fprintf(w, "   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
+	}
+	said := map[string]bool{}
+	for _, s := range skipped {
+		switch {
+		case said[s.SkipReason]:
+			fmt.Fprintf(w, "%s %s — skipped (as above)\n", Symbol(s.Status), s.Title)
+		default:
+			said[s.SkipReason] = true
+			fmt.Fprintf(w, "%s %s — %s\n", Symbol(s.Status), s.Title, orDash(s.SkipReason))
+		}
+	}
+}
+
+// status is the stage's status, or the worst of its findings' when it has
+// none (a report built by hand).
+func status(s report.StageResult) report.Severity {
+	if s.Status != "" && s.Status != report.Pass && s.Status != report.Info {
+		return s.Status
+	}
+	st := s.Status
+	for _, f := range s.Findings {
+		if f.Severity != report.Pass && f.Severity != report.Info && (st == "" || f.Severity.Rank() > st.Rank()) {
+			st = f.Severity
+		}
+	}
+	if st == "" {
+		return report.Pass
+	}
+	return st
+}
+
+// onlyNotVerified: every problem of the stage is a check Not verified
+// lists.
+func onlyNotVerified(s report.StageResult, nv map[report.Code]bool) bool {
+	for _, f := range s.Findings {
+		switch f.Severity {
+		case report.Fail, report.Warn:
+			return false
+		case report.Unknown:
+			if !nv[f.Code] || f.RootCause {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writeStage writes one stage and its findings (all of them with
+// Verbose; otherwise the problems and the context).
+func writeStage(w io.Writer, s report.StageResult, o TextOptions) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s %s", Symbol(s.Status), s.Title)
+	if s.SkipReason != "" {
+		p(" — %s", s.SkipReason)
+	}
+	p("\n")
+	for _, f := range s.Findings {
+		if !o.Verbose && (f.Severity == report.Pass || f.Severity == report.Info) && f.Role != report.RoleContext {
+			continue
+		}
+		if f.RootCause {
+			if o.Verbose {
+				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), f.Code, f.Title)
+			} else {
+				p("   %s [%s] (root cause, above)\n", Symbol(f.Severity), f.Code)
+			}
+			continue
+		}
+		p("   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
+		if o.Verbose || f.Severity == report.Fail || f.Severity == report.Warn || f.Severity == report.Unknown {
+			writeEvidence(w, f.Evidence, "      ")
+			if f.Severity != report.Pass && f.Severity != report.Info {
+				writeFix(w, f.Fix, "      ")
+			}
+		}
+	}
+}
+
+// answer is Report.Answer, or the app and its state when the report has
+// none.
+func answer(r *report.Report) string {
+	if r.Answer != "" {
+		return r.Answer
+	}
+	if r.Headline != "" {
+		return r.Headline
+	}
+	return r.App.String() + " — " + r.State.Title()
+}
+
+// headlineSaysMore: with no root cause to follow, the headline has
+// particulars the answer left out (every image's move).
+func headlineSaysMore(r *report.Report) bool {
+	return r.RootCause == nil && r.Headline != "" && r.Headline != answer(r)
+}
+
+// notVerifiedOf is what Not verified lists: every entry but the root cause
+// (shown above).
+func notVerifiedOf(r *report.Report) []report.NotVerified {
+	var out []report.NotVerified
+	for _, u := range r.NotVerified {
+		if rc := r.RootCause; rc != nil && rc.Code == u.Code && rc.Stage == u.Stage {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func writeEvidence(w io.Writer, ev []report.Evidence, indent string) {
@@ -101,11 +250,75 @@ func writeFix(w io.Writer, f *report.Fix, indent string) {
 		fmt.Fprintf(w, " (%s)", f.Where)
 	}
 	fmt.Fprintln(w)
-	if f.Snippet != "" {
-		for _, l := range strings.Split(f.Snippet, "\n") {
-			fmt.Fprintf(w, "%s    %s\n", indent, l)
+	for _, s := range stepLines(f) {
+		fmt.Fprintf(w, "%s  %s\n", indent, s.head)
+		for _, l := range strings.Split(s.text, "\n") {
+			fmt.Fprintf(w, "%s      %s\n", indent, l)
+		}
+		if len(s.placeholders) > 0 {
+			fmt.Fprintf(w, "%s    replace %s\n", indent, strings.Join(s.placeholders, ", "))
 		}
 	}
+}
+
+// step is one fix step as the renderers show it: its head ("1. say — run
+// (shell):"), its text and the placeholders to replace.
+type step struct {
+	head, text   string
+	placeholders []string
+	lang         report.StepLang
+}
+
+// stepLines are a fix's steps (a fix with only a snippet is one step of
+// its language), numbered, each naming its language, a YAML step its
+// object and the command that opens it; a step with Or reads "or: say".
+func stepLines(f *report.Fix) []step {
+	steps := f.Steps
+	if len(steps) == 0 && f.Snippet != "" {
+		lang := report.LangText
+		switch strings.ToLower(f.Lang) {
+		case "yaml", "yml":
+			lang = report.LangYAML
+		case "sh", "bash", "shell", "console":
+			lang = report.LangShell
+		}
+		steps = []report.Step{{Lang: lang, Text: f.Snippet}}
+	}
+	var out []step
+	n := 0
+	for _, s := range steps {
+		var b strings.Builder
+		if s.Or {
+			b.WriteString("or: ")
+		} else if len(steps) > 1 {
+			n++
+			fmt.Fprintf(&b, "%d. ", n)
+		}
+		if s.Say != "" {
+			b.WriteString(s.Say + " — ")
+		}
+		switch s.Lang {
+		case report.LangShell:
+			b.WriteString("run (shell):")
+		case report.LangYAML:
+			switch {
+			case s.Object == "":
+				b.WriteString("paste (YAML):")
+			case s.Edit != "":
+				fmt.Fprintf(&b, "paste into %s (%s), YAML:", s.Object, s.Edit)
+			default:
+				fmt.Fprintf(&b, "paste into %s, YAML:", s.Object)
+			}
+		default:
+			if s.Object != "" {
+				fmt.Fprintf(&b, "set in %s, value:", s.Object)
+			} else {
+				b.WriteString("write (value):")
+			}
+		}
+		out = append(out, step{head: b.String(), text: strings.TrimRight(s.Text, "\n"), placeholders: s.Placeholders(), lang: s.Lang})
+	}
+	return out
 }
 
 func writeTags(w io.Writer, d updater.Decision, max int) {
