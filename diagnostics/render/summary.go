@@ -127,7 +127,7 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 		p("\n%d more Application(s) in the scope that Image Updater does not manage.\n", s.Unmanaged)
 	}
 	for _, g := range s.Attention {
-		p("\n### %s %s · %s (%d)\n\n| app | root cause | cause | since | newer tag waiting |\n|---|---|---|---|---|\n",
+		p("\n### %s %s · %s (%d)\n\n| app | code | cause | since | newer tag waiting |\n|---|---|---|---|---|\n",
 			g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
 		for _, l := range g.Apps {
 			code := "—"
