@@ -3,6 +3,7 @@ package blockkit
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -293,11 +294,10 @@ func summaryClipWords(s string, n int) string {
 		return clipRunes(s, n)
 	}
 	r := []rune(s)[:n-2] // room for a closing ` and the …
-	if i := lastSpace(r); i >= len(r)/2 {
+	if i := summaryLastSpace(r); i >= len(r)/2 {
 		r = r[:i]
 	}
-	r = wholeEntities(r)
-	cut := strings.TrimRight(string(r), " ,;:·—-")
+	cut := summaryTrimEnd(string(wholeEntities(r)))
 	if strings.Count(cut, "```")%2 == 1 {
 		return clipRunes(s, n)
 	}
@@ -307,7 +307,24 @@ func summaryClipWords(s string, n int) string {
 	return cut + "…"
 }
 
-func lastSpace(r []rune) int {
+// summaryTrimEnd drops the spaces and punctuation a cut leaves at the end,
+// but not an entity's ";".
+func summaryTrimEnd(s string) string {
+	for {
+		t := strings.TrimRight(s, " ,:·—-")
+		if strings.HasSuffix(t, ";") && !summaryEntityEnd.MatchString(t) {
+			t = t[:len(t)-1]
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+var summaryEntityEnd = regexp.MustCompile(`&(amp|lt|gt);$`)
+
+func summaryLastSpace(r []rune) int {
 	for i := len(r) - 1; i >= 0; i-- {
 		if r[i] == ' ' || r[i] == '\n' {
 			return i

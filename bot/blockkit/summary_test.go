@@ -566,3 +566,51 @@ func hasActions(m Message) bool {
 	}
 	return false
 }
+
+// TestSummaryClipWords: a long mrkdwn line is cut after a whole word, never
+// in an entity, and an inline code span it cuts open is closed.
+func TestSummaryClipWords(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short enough", 20, "short enough"},
+		{"the registry refuses Image Updater's credentials", 30, "the registry refuses Image…"},
+		{"a b &amp;&amp;&amp; c", 12, "a b &amp;…"},
+		{"a b c d e f &lt;x", 15, "a b c d e f…"},
+		{"`payments/web` and `a very long code span here`", 40, "`payments/web` and `a very long code…`"},
+		{"oneverylongwordwithoutanyspaceatall", 12, "oneverylon…"},
+		{"ends, with; punctuation: here and more", 27, "ends, with; punctuation…"},
+	} {
+		got := summaryClipWords(tc.s, tc.n)
+		if got != tc.want || utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("summaryClipWords(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// FuzzSummaryClipWords: within n runes, no entity cut, an inline code span
+// of a balanced text closed.
+func FuzzSummaryClipWords(f *testing.F) {
+	f.Add("`payments/web` blocked: the registry &lt;x&gt; wants credentials", 30)
+	f.Add("a &amp; b", 5)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 1 || n > 500 || !utf8.ValidString(s) {
+			return
+		}
+		got := summaryClipWords(s, n)
+		if utf8.RuneCountInString(got) > n {
+			t.Fatalf("%q: %d runes > %d", got, utf8.RuneCountInString(got), n)
+		}
+		if got == s {
+			return
+		}
+		if regexp.MustCompile(`&[a-z]{0,3}…`).MatchString(got) && !regexp.MustCompile(`&[a-z]{0,3}…`).MatchString(s) {
+			t.Fatalf("an entity cut: %q", got)
+		}
+		if !strings.Contains(s, "```") && strings.Count(s, "`")%2 == 0 && strings.Count(got, "`")%2 == 1 {
+			t.Fatalf("a code span left open: %q", got)
+		}
+	})
+}

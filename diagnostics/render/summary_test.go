@@ -321,3 +321,31 @@ func checkSummaryRules(t *testing.T, name, out string) {
 		}
 	}
 }
+
+// TestAnswerCause: the cause is what an answer says after the app and its
+// state, in every form the engine writes; an answer that says only the
+// state has none; another form is kept whole.
+func TestAnswerCause(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		st     report.State
+		want   string
+	}{
+		{"argocd/web is blocked: the registry wants credentials (401)", report.StateBlocked, "the registry wants credentials (401)"},
+		{"argocd/web gets a wrong update: the pick is lower than the running tag", report.StateWrongUpdate, "the pick is lower than the running tag"},
+		{"argocd/web's update is not deployed: automated sync is off", report.StateNotDeployed, "automated sync is off"},
+		{"argocd/web is held back by configuration: no tag is a candidate", report.StateHeldBack, "no tag is a candidate"},
+		{"cannot tell whether argocd/web gets its new tag: the registry did not answer", report.StateUnknown, "the registry did not answer"},
+		{"argocd/web: update on its way: web 1.0.0 → 1.0.1 on Image Updater's next cycle", report.StateOnItsWay, "web 1.0.0 → 1.0.1 on Image Updater's next cycle"},
+		{"argocd/web is up to date: web runs 1.0.1, the tag Image Updater picks", report.StateUpToDate, "web runs 1.0.1, the tag Image Updater picks"},
+		{"argocd/web is blocked: the cause: with a colon", report.StateBlocked, "the cause: with a colon"},
+		{"argocd/web is up to date", report.StateUpToDate, ""},
+		{"Application argocd/web does not exist", report.StateUnknown, "Application argocd/web does not exist"},
+		{"no Application argocd/web: it was deleted", report.StateBlocked, "no Application argocd/web: it was deleted"},
+		{"  ", report.StateBlocked, ""},
+	} {
+		if got := render.AnswerCause(tc.answer, tc.st); got != tc.want {
+			t.Errorf("AnswerCause(%q, %s) = %q, want %q", tc.answer, tc.st, got, tc.want)
+		}
+	}
+}
