@@ -242,7 +242,7 @@ func TestScheduledSummary(t *testing.T) {
 			}
 		}
 	}
-	if m := byApp["app-0001-r001"]; m.Channel != alertsCh || !strings.Contains(m.Text, "up to date → blocked (LIVE_IMAGE_NOT_LIVE)") {
+	if m := byApp["app-0001-r001"]; m.Channel != alertsCh || !strings.Contains(m.Text, "argocd/app-0001-r001 is now blocked (LIVE_IMAGE_NOT_LIVE)") {
 		t.Errorf("app-0001's alert should go to its annotated channel: %+v", m)
 	}
 	if m := byApp["app-0002-r000"]; m.Channel != deploys {
@@ -274,7 +274,7 @@ func TestScheduledSummary(t *testing.T) {
 		t.Fatalf("the recovery did not update the summary: %s", h.dump())
 	}
 	recovered := h.messages(func(m slacklab.Message) bool {
-		return m.Via == "chat.postMessage" && strings.Contains(m.Text, "app-0001-r001: blocked → up to date")
+		return m.Via == "chat.postMessage" && strings.Contains(m.Text, "argocd/app-0001-r001 recovered: up to date")
 	})
 	if len(recovered) != 1 || recovered[0].Channel != alertsCh || len(alerts(h)) != 3 {
 		t.Errorf("want one recovery, in #alerts: %s", h.dump())

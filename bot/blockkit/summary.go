@@ -3,6 +3,7 @@ package blockkit
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // SummaryOptions shape a fleet summary.
@@ -41,24 +43,26 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 		title = "Image Updater summary"
 	}
 	need := s.NeedAttention()
-	head := fmt.Sprintf("%s %s: ", s.Worst.Mark(), title)
+	head := fmt.Sprintf("%s %s: ", s.Worst.Emoji(), title)
 	switch {
 	case s.Total == 0:
-		head += "no managed app in scope"
+		head += render.NoApp
 	case need == 0:
 		head += fmt.Sprintf("all %d app(s) fine", s.Total)
 	default:
 		head += fmt.Sprintf("%d of %d app(s) need someone", need, s.Total)
 	}
-	blocks := []slack.Block{slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText)))}
-	blocks = append(blocks, section(countLine(s)))
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(summaryClipWords(head, MaxHeaderText)))}
+	if counts := countLine(s); counts != "" {
+		blocks = append(blocks, section(counts))
+	}
 
 	top := mostUrgent(s, summaryTop)
 	if len(top) > 0 {
 		var b strings.Builder
 		b.WriteString("*Most urgent*")
 		for _, l := range top {
-			b.WriteString(clipRunes("\n"+urgentLine(l, s.At), 280))
+			b.WriteString("\n" + summaryClipWords(urgentLine(l, s.At), 280))
 		}
 		if more := need - len(top); more > 0 {
 			fmt.Fprintf(&b, "\n… %d more in the thread", more)
@@ -94,35 +98,33 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 		}
 	}
 
-	fb := fmt.Sprintf("%s %s: %s", s.Worst.Mark(), md(title), plainCounts(s))
+	fb := fmt.Sprintf("%s %s: %s", s.Worst.Emoji(), md(title), plainCounts(s))
 	return Payload{
 		Message: Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
 		Thread:  summaryThread(s, title),
 	}
 }
 
-// countLine is every state's count, most urgent first.
+// countLine is the count of each state that has apps, most urgent first,
+// each with its emoji; "" when no app is in scope (the header says so).
 func countLine(s report.Summary) string {
-	parts := make([]string, 0, len(s.Counts))
+	var parts []string
 	for _, c := range s.Counts {
+		if c.Count == 0 {
+			continue
+		}
 		n, words, _ := strings.Cut(render.CountPhrase(c.State, c.Count), " ")
-		parts = append(parts, fmt.Sprintf("%s *%s* %s", c.State.Mark(), n, words))
+		parts = append(parts, fmt.Sprintf("%s *%s* %s", c.State.Emoji(), n, words))
 	}
 	return strings.Join(parts, "  ·  ")
 }
 
 // plainCounts is the notification text's counts: the states with apps.
 func plainCounts(s report.Summary) string {
-	var parts []string
-	for _, c := range s.Counts {
-		if c.Count > 0 {
-			parts = append(parts, render.CountPhrase(c.State, c.Count))
-		}
+	if parts := render.CountPhrases(s); len(parts) > 0 {
+		return strings.Join(parts, ", ")
 	}
-	if len(parts) == 0 {
-		return "no managed app in scope"
-	}
-	return strings.Join(parts, ", ")
+	return render.NoApp
 }
 
 // mostUrgent are up to n apps that need someone: the most urgent state
@@ -163,13 +165,19 @@ func mostUrgent(s report.Summary, n int) []report.SummaryLine {
 	return out
 }
 
-// urgentLine is one app of the message: mark, app, code, stage, age.
+// urgentLine is one app of the message: its state's emoji and words, the
+// app, the cause in short (its answer's, else its code and stage), its
+// ages.
 func urgentLine(l report.SummaryLine, at time.Time) string {
-	line := fmt.Sprintf("%s `%s`", l.State.Mark(), tick(l.App.String()))
-	if l.Code != "" {
-		line += " `" + tick(string(l.Code)) + "`"
+	line := fmt.Sprintf("%s `%s` %s", l.State.Emoji(), tick(l.App.String()), md(l.State.Title()))
+	if c := render.AnswerCause(l.Answer, l.State); c != "" {
+		line += ": " + md(summaryClipWords(c, 200))
+	} else {
+		if l.Code != "" {
+			line += " · `" + tick(string(l.Code)) + "`"
+		}
+		line += " · " + md(stageName(l))
 	}
-	line += " · " + md(stageName(l))
 	if a := render.LineAges(l, at); a != "" {
 		line += " · " + a
 	}
@@ -178,7 +186,7 @@ func urgentLine(l report.SummaryLine, at time.Time) string {
 
 func stageName(l report.SummaryLine) string {
 	if l.Stage == "" {
-		return l.State.Title()
+		return "no stage"
 	}
 	return strings.ToLower(render.StageTitle(l.Stage))
 }
@@ -189,7 +197,7 @@ func stageName(l report.SummaryLine) string {
 func summaryThread(s report.Summary, title string) []Message {
 	var chunks []string
 	for _, g := range s.Attention {
-		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Mark(), md(g.State.Title()), md(render.StageTitle(g.Stage)), len(g.Apps))
+		head := fmt.Sprintf("%s *%s · %s* (%d)", g.State.Emoji(), md(g.State.Title()), md(render.StageTitle(g.Stage)), len(g.Apps))
 		var b strings.Builder
 		b.WriteString(head)
 		for _, l := range g.Apps {
@@ -197,11 +205,11 @@ func summaryThread(s report.Summary, title string) []Message {
 			if l.Code != "" {
 				line += " `" + tick(string(l.Code)) + "`"
 			}
-			line += " " + clipRunes(md(strings.Join(strings.Fields(render.LineTitle(l)), " ")), 200)
+			line += " " + md(summaryClipWords(strings.Join(strings.Fields(render.LineTitle(l)), " "), 200))
 			if a := render.LineAges(l, s.At); a != "" {
 				line += " _(" + a + ")_"
 			}
-			line = clipRunes(line, 400)
+			line = summaryClipWords(line, 400)
 			if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line) > MaxSectionText {
 				chunks = append(chunks, b.String())
 				b.Reset()
@@ -218,58 +226,109 @@ func summaryThread(s report.Summary, title string) []Message {
 }
 
 // Alert renders one app's change: it went bad (from up to date or on its
-// way to blocked, wrong update or not deployed) or recovered. It carries
-// the report's headline, the root cause's code and title, and a Re-run
-// button that the report's own button handler answers (ActionRerun,
-// "namespace/app").
+// way to blocked, wrong update or not deployed) or recovered. The header
+// is the state's emoji, the app and "is now <state>" (or "recovered:
+// <state>"); the body says the cause once (the answer's, without the app
+// and state the header has) with the root cause's code and stage; a
+// Re-run button that the report's own button handler answers (ActionRerun,
+// "namespace/app"). The notification text is the header and the code.
 func Alert(t report.Transition, r report.AppResult) Message {
 	_, recovery := t.Alerting()
 	to := r.State
 	if to == "" {
 		to = t.To
 	}
-	var head string
-	switch {
-	case recovery:
-		head = fmt.Sprintf("%s %s recovered: %s", to.Mark(), r.App, to.Title())
-	default:
-		head = fmt.Sprintf("%s %s is now %s", to.Mark(), r.App, to.Title())
+	head := fmt.Sprintf("%s %s is now %s", to.Emoji(), r.App, to.Title())
+	if recovery {
+		head = fmt.Sprintf("%s %s recovered: %s", to.Emoji(), r.App, to.Title())
 	}
-	var b strings.Builder
-	if r.Headline != "" {
-		b.WriteString(md(r.Headline))
+	head = summaryClipWords(head, MaxHeaderText)
+	cause := render.AnswerCause(r.Answer, to)
+	if cause == "" {
+		cause = r.Title
 	}
+	if cause == "" {
+		cause = render.AnswerCause(r.Headline, to)
+	}
+	cause = summaryClipWords(textutil.OneLine(cause), budgetRootCause/2)
+	var body string
 	if r.Code != "" {
-		fmt.Fprintf(&b, "\n*Root cause* `%s`", tick(string(r.Code)))
+		body = fmt.Sprintf("*Root cause* `%s`", tick(string(r.Code)))
 		if r.Stage != "" {
-			fmt.Fprintf(&b, " (%s)", md(strings.ToLower(render.StageTitle(r.Stage))))
+			body += fmt.Sprintf(" (%s)", md(strings.ToLower(render.StageTitle(r.Stage))))
 		}
-		if r.Title != "" {
-			b.WriteString("\n" + md(r.Title))
+		if cause != "" {
+			body += ": " + md(cause)
 		}
-	}
-	body := strings.TrimSpace(b.String())
-	if body == "" {
-		body = md(r.App.String()) + ": " + to.Title()
+	} else {
+		body = md(cause)
 	}
 	was := ""
 	if t.From != "" {
 		was = "was " + t.From.Title() + " · "
 	}
 	ctx := was + "`/imgupd diagnose " + tick(r.App.String()) + "` for the full report"
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText))),
-		section(clipRunes(body, budgetRootCause)),
-		slack.NewContextBlock("", mdText(clipRunes(ctx, budgetContext))),
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
+	if body != "" {
+		blocks = append(blocks, section(summaryClipWords(body, budgetRootCause)))
+	}
+	blocks = append(blocks,
+		slack.NewContextBlock("", mdText(summaryClipWords(ctx, budgetContext))),
 		slack.NewActionBlock("imgupd_actions",
-			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))),
-	}
+			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))))
 	fb := md(head)
-	if t.From != "" {
-		fb = fmt.Sprintf("%s %s: %s → %s", to.Mark(), md(r.App.String()), t.From.Title(), to.Title())
-	}
 	if r.Code != "" && !recovery {
 		fb += " (" + md(string(r.Code)) + ")"
 	}
 	return Message{Text: clipRunes(fb, MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
+}
+
+// summaryClipWords clips mrkdwn s to n runes, ending in "…", at a word
+// boundary when one is in the last half, never in an entity (&amp;) and
+// closing an inline code span it cut open.
+func summaryClipWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n < 3 {
+		return clipRunes(s, n)
+	}
+	r := []rune(s)[:n-2] // room for a closing ` and the …
+	if i := summaryLastSpace(r); i >= len(r)/2 {
+		r = r[:i]
+	}
+	cut := summaryTrimEnd(string(wholeEntities(r)))
+	if strings.Count(cut, "```")%2 == 1 {
+		return clipRunes(s, n)
+	}
+	if strings.Count(cut, "`")%2 == 1 && strings.Count(s, "`")%2 == 0 {
+		return cut + "…`"
+	}
+	return cut + "…"
+}
+
+// summaryTrimEnd drops the spaces and punctuation a cut leaves at the end,
+// but not an entity's ";".
+func summaryTrimEnd(s string) string {
+	for {
+		t := strings.TrimRight(s, " ,:·—-")
+		if strings.HasSuffix(t, ";") && !summaryEntityEnd.MatchString(t) {
+			t = t[:len(t)-1]
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+var summaryEntityEnd = regexp.MustCompile(`&(amp|lt|gt);$`)
+
+func summaryLastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] == ' ' || r[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }

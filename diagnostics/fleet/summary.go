@@ -24,7 +24,7 @@ func Summarize(res *Result, mem *Memory) report.Summary {
 	}
 	groups := map[report.State]map[report.StageID][]report.SummaryLine{}
 	for _, a := range res.Apps {
-		l := report.SummaryLine{App: a.App, State: a.State, Code: a.Code, Stage: a.Stage, Title: a.Title, Waiting: a.Waiting, NotReached: a.NotReached}
+		l := report.SummaryLine{App: a.App, State: a.State, Code: a.Code, Stage: a.Stage, Title: a.Title, Answer: a.Answer, Waiting: a.Waiting, NotReached: a.NotReached}
 		if mem != nil {
 			if since, ok := mem.Since(a.App, a.State); ok {
 				t := since

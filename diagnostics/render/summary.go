@@ -43,10 +43,10 @@ func (o SummaryOptions) withDefaults() SummaryOptions {
 var placeholder = report.AppRef{Namespace: "NAMESPACE", Name: "APP"}
 
 // SummaryText writes a fleet summary for a terminal: a header line, the
-// count of every state, the apps that need someone grouped by state then
-// stage (app, root-cause code, title, since when, how long a newer tag has
-// waited), one line for the fine ones, and the command that shows one app's
-// full report.
+// count of each state that has apps (each state its own mark), the apps
+// that need someone grouped by state then stage (app, root-cause code, the
+// cause in short, since when, how long a newer tag has waited), and the
+// command that shows one app's full report.
 func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
@@ -55,11 +55,15 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
 	}
 	p("\n")
+	counts := summaryCounts(s)
+	if len(counts) == 0 {
+		p("   %s\n", NoApp)
+	}
 	width := 0
-	for _, c := range s.Counts {
+	for _, c := range counts {
 		width = max(width, utf8.RuneCountInString(c.State.Title()))
 	}
-	for _, c := range s.Counts {
+	for _, c := range counts {
 		p("   %s %-*s %4d\n", c.State.Mark(), width, c.State.Title(), c.Count)
 	}
 	if s.Unmanaged > 0 {
@@ -67,20 +71,20 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 	}
 	if n := s.NeedAttention(); n > 0 {
 		p("\n%d app(s) need someone:\n", n)
-		// Columns: app, code, title, ages (each as wide as its widest, within bounds).
-		appW, codeW, titleW := 0, 0, 0
+		// Columns: app, code, cause, ages (each as wide as its widest, within bounds).
+		appW, codeW, causeW := 0, 0, 0
 		for _, g := range s.Attention {
 			for _, l := range g.Apps {
 				appW = max(appW, utf8.RuneCountInString(l.App.String()))
 				codeW = max(codeW, len(l.Code))
-				titleW = max(titleW, utf8.RuneCountInString(clip(LineTitle(l), o.TitleWidth)))
+				causeW = max(causeW, utf8.RuneCountInString(summaryClip(LineCause(l), o.TitleWidth)))
 			}
 		}
 		appW, codeW = min(appW, 64), min(codeW, 40)
 		for _, g := range s.Attention {
 			p("\n%s %s · %s (%d)\n", g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
 			for _, l := range g.Apps {
-				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, l.App.String(), codeW, orDash(string(l.Code)), titleW, clip(LineTitle(l), o.TitleWidth))
+				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, l.App.String(), codeW, orDash(string(l.Code)), causeW, summaryClip(LineCause(l), o.TitleWidth))
 				if a := LineAges(l, s.At); a != "" {
 					line += "  " + a
 				}
@@ -88,7 +92,7 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 			}
 		}
 	}
-	p("\n%s  %s.\n", report.StateUpToDate.Mark(), FineLine(s))
+	p("\n")
 	if first := firstAttention(s); first != nil {
 		p("Next: %s shows an app's full report and its fix, e.g. %s\n", o.Next(placeholder), o.Next(first.App))
 	} else if s.Total > 0 {
@@ -97,12 +101,12 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 }
 
 // SummaryMarkdown writes a fleet summary as GitHub-flavoured Markdown
-// (issues, wikis, chat): the header, a table of the counts, a table per
-// state and stage of the apps that need someone, the fine ones in one line.
+// (issues, wikis, chat): the header, a table of the states that have apps,
+// a table per state and stage of the apps that need someone.
 func SummaryMarkdown(w io.Writer, s report.Summary) { SummaryMarkdownWith(w, s, SummaryOptions{}) }
 
 // SummaryMarkdownWith is SummaryMarkdown with the next step's command of o
-// (Command, Next; TitleWidth does not apply: Markdown titles are clipped at
+// (Command, Next; TitleWidth does not apply: Markdown causes are clipped at
 // 200 characters).
 func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
@@ -111,29 +115,58 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 	if s.Partial {
 		p("**Partial:** the scan's deadline ended it; the apps it did not finish are unknown.\n\n")
 	}
-	p("| | state | apps |\n|---|---|---:|\n")
-	for _, c := range s.Counts {
-		p("| %s | %s | %d |\n", c.State.Mark(), c.State.Title(), c.Count)
+	if counts := summaryCounts(s); len(counts) == 0 {
+		p("%s.\n", summaryUpperFirst(NoApp))
+	} else {
+		p("| | state | apps |\n|---|---|---:|\n")
+		for _, c := range counts {
+			p("| %s | %s | %d |\n", c.State.Mark(), c.State.Title(), c.Count)
+		}
 	}
 	if s.Unmanaged > 0 {
 		p("\n%d more Application(s) in the scope that Image Updater does not manage.\n", s.Unmanaged)
 	}
 	for _, g := range s.Attention {
-		p("\n### %s %s · %s (%d)\n\n| app | root cause | | since | newer tag waiting |\n|---|---|---|---|---|\n",
+		p("\n### %s %s · %s (%d)\n\n| app | code | cause | since | newer tag waiting |\n|---|---|---|---|---|\n",
 			g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
 		for _, l := range g.Apps {
 			code := "—"
 			if l.Code != "" {
 				code = "`" + string(l.Code) + "`"
 			}
-			p("| `%s` | %s | %s | %s | %s |\n", l.App, code, escape(clip(LineTitle(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
+			p("| `%s` | %s | %s | %s | %s |\n", l.App, code, escape(summaryClip(LineCause(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
 		}
 	}
-	p("\n%s %s.", report.StateUpToDate.Mark(), FineLine(s))
 	if first := firstAttention(s); first != nil {
-		p(" `%s` shows an app's full report and its fix (`%s`).", o.Next(placeholder), o.Next(first.App))
+		p("\n`%s` shows an app's full report and its fix (`%s`).\n", o.Next(placeholder), o.Next(first.App))
+	} else if s.Total > 0 {
+		p("\nNothing needs anyone. `%s` shows an app's full report.\n", o.Next(placeholder))
 	}
-	p("\n")
+}
+
+// NoApp is what a summary says when its scope holds no managed app.
+const NoApp = "no managed app in scope"
+
+// summaryCounts are the states that have apps, most urgent first: a
+// summary leaves the empty ones out.
+func summaryCounts(s report.Summary) []report.StateCount {
+	var out []report.StateCount
+	for _, c := range s.Counts {
+		if c.Count > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CountPhrases are the states that have apps, in words, most urgent first
+// ("2 blocked", "5 updates on their way"); none when no app is in scope.
+func CountPhrases(s report.Summary) []string {
+	var out []string
+	for _, c := range summaryCounts(s) {
+		out = append(out, CountPhrase(c.State, c.Count))
+	}
+	return out
 }
 
 // SummaryHeader is the summary's first line: "Image Updater fleet on
@@ -159,21 +192,6 @@ func SummaryHeader(s report.Summary) string {
 		parts = append(parts, "partial")
 	}
 	return strings.Join(parts, " · ")
-}
-
-// FineLine counts the apps nothing stops: "37 up to date, 5 updates on
-// their way".
-func FineLine(s report.Summary) string {
-	up, way := 0, 0
-	for _, c := range s.Counts {
-		switch c.State {
-		case report.StateUpToDate:
-			up = c.Count
-		case report.StateOnItsWay:
-			way = c.Count
-		}
-	}
-	return CountPhrase(report.StateUpToDate, up) + ", " + CountPhrase(report.StateOnItsWay, way)
 }
 
 // CountPhrase is a count of apps in a state in words: "3 blocked", "1
@@ -208,6 +226,44 @@ func LineTitle(l report.SummaryLine) string {
 		return "not diagnosed before the scan's deadline"
 	}
 	return l.State.Title()
+}
+
+// LineCause is an app's cause in short: its answer's cause in the
+// catalogue's words (AnswerCause), else its root-cause title, else why it
+// has none.
+func LineCause(l report.SummaryLine) string {
+	if c := AnswerCause(l.Answer, l.State); c != "" {
+		return c
+	}
+	return LineTitle(l)
+}
+
+// AnswerCause is the cause an answer gives, without the app and the state
+// that open it: "argocd/web is blocked: the registry wants credentials
+// (401)" is "the registry wants credentials (401)"; "argocd/web: update on
+// its way: web 1.0.0 → 1.0.1 on Image Updater's next cycle" is "web 1.0.0
+// → 1.0.1 on Image Updater's next cycle". An answer that says only the
+// state has none (""); one in another form is kept whole.
+func AnswerCause(answer string, st report.State) string {
+	a := strings.TrimSpace(textutil.OneLine(answer))
+	head, rest, ok := strings.Cut(a, ": ")
+	switch {
+	case a == "":
+		return ""
+	case !ok:
+		if strings.Contains(a, " "+st.Title()) {
+			return ""
+		}
+		return a
+	case !strings.Contains(head, " "): // "APP: update on its way: …"
+		if h, r, ok := strings.Cut(rest, ": "); ok && h == st.Title() {
+			return r
+		}
+		return rest
+	case strings.Contains(head, st.Title()), strings.HasPrefix(head, "cannot tell whether "):
+		return rest
+	}
+	return a
 }
 
 // LineAges is "since 3d 4h, newer tag waiting 12d" (the parts that are
@@ -273,3 +329,13 @@ func roundDuration(d time.Duration) string {
 
 // clip shortens s, on one line, to n runes, ending in "…".
 func clip(s string, n int) string { return textutil.Clip(textutil.OneLine(s), n) }
+
+// summaryClip shortens s, on one line, to n runes at a word boundary,
+// ending in "…".
+func summaryClip(s string, n int) string { return textutil.ClipWords(textutil.OneLine(s), n) }
+
+// summaryUpperFirst capitalizes a sentence's first letter.
+func summaryUpperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[n:]
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func ago(d time.Duration) *time.Time { t := at.Add(-d); return &t }
 const day = 24 * time.Hour
 
 // handSummary is a summary of a fleet in every state, built as Summarize
-// builds it.
+// builds it; api and cron have the engine's one-line answer.
 func handSummary() report.Summary {
 	app := func(ns, name string, st report.State, stage report.StageID, code report.Code, title string) report.AppResult {
 		return report.AppResult{App: report.AppRef{Namespace: ns, Name: name}, State: st, Stage: stage, Code: code, Title: title}
@@ -39,6 +40,8 @@ func handSummary() report.Summary {
 			app("payments-c", "due", report.StateOnItsWay, "", "", ""),
 		}}
 	res.Apps[5].NotReached = true
+	res.Apps[0].Answer = "payments-a/api is blocked: the registry wants credentials (401)"
+	res.Apps[4].Answer = "payments-b/cron gets a wrong update: the Helm parameter is not in the chart's values"
 	res.Apps[0].Waiting = ago(12 * day)
 	res.Apps[2].Waiting = ago(40 * day)
 	res.Partial = true
@@ -56,27 +59,28 @@ func TestSummaryText(t *testing.T) {
 	for _, want := range []string{
 		"✗  Image Updater fleet on prod-eu · namespaces payments-* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
 		"partial: the scan's deadline ended it",
-		// every state, zero or not, with its mark
-		"   ✗ blocked                       2\n",
-		"   ✗ wrong update                  1\n",
-		"   ✗ not deployed                  1\n",
-		"   ✗ held back by configuration    1\n",
-		"   ? unknown                       1\n",
-		"   ✔ update on its way             1\n",
-		"   ✔ up to date                    2\n",
+		// every state that has apps, each with its own mark
+		"\n   ✗ blocked                       2\n" +
+			"   ↯ wrong update                  1\n" +
+			"   ◌ not deployed                  1\n" +
+			"   ⊘ held back by configuration    1\n" +
+			"   ? unknown                       1\n" +
+			"   ➜ update on its way             1\n" +
+			"   ✔ up to date                    2\n",
 		"(2 more Application(s) in the scope that Image Updater does not manage)",
 		"6 app(s) need someone:",
 		// grouped by state, then stage in stage order
 		"✗ blocked · Target (1)\n   payments-a/web",
 		"✗ blocked · Registry and network (1)\n   payments-a/api",
-		"REGISTRY_UNAUTHORIZED",
-		"  since 3d 4h, newer tag waiting 12d\n",
-		"✗ held back by configuration · Candidates (1)",
+		// the cause in short: the answer's, else the root cause's title
+		"   payments-a/api     REGISTRY_UNAUTHORIZED                the registry wants credentials (401)                        since 3d 4h, newer tag waiting 12d\n",
+		"↯ wrong update · Source and mapping (1)\n   payments-b/cron    SOURCE_HELM_PARAMETER_NOT_IN_VALUES  the Helm parameter is not in the chart's values  ",
+		"   payments-a/web     TARGET_NO_MATCHING_REF               no applicationRef of ImageUpdater argocd/payments selects…  since 3d 4h\n",
+		"⊘ held back by configuration · Candidates (1)",
 		"newer tag waiting 40d",
 		"? unknown · no stage (1)",
 		"not diagnosed before the scan's deadline",
-		"✔  2 up to date, 1 update on its way.\n",
-		"Next: imgupd diagnose APP -n NAMESPACE shows an app's full report and its fix, e.g. imgupd diagnose web -n payments-a\n",
+		"not diagnosed before the scan's deadline\n\nNext: imgupd diagnose APP -n NAMESPACE shows an app's full report and its fix, e.g. imgupd diagnose web -n payments-a\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
@@ -84,15 +88,15 @@ func TestSummaryText(t *testing.T) {
 	}
 	// The order of the groups: blocked, wrong update, not deployed, held back, unknown.
 	last := -1
-	for _, g := range []string{"✗ blocked · Target", "✗ blocked · Registry", "✗ wrong update · Source", "✗ not deployed · Sync", "✗ held back by configuration · Candidates", "? unknown · no stage"} {
+	for _, g := range []string{"✗ blocked · Target", "✗ blocked · Registry", "↯ wrong update · Source", "◌ not deployed · Sync", "⊘ held back by configuration · Candidates", "? unknown · no stage"} {
 		i := strings.Index(out, g)
 		if i < last {
 			t.Errorf("group %q out of order:\n%s", g, out)
 		}
 		last = i
 	}
-	// A long title is clipped to the width.
-	if !strings.Contains(out, "3 newer tags are dropped by the constraint ~1.2 and more wo…") {
+	// A long title is clipped to the width, at a word's end.
+	if !strings.Contains(out, "3 newer tags are dropped by the constraint ~1.2 and more…  ") {
 		t.Errorf("the long title is not clipped at 60:\n%s", out)
 	}
 	for _, l := range strings.Split(out, "\n") {
@@ -121,11 +125,11 @@ func TestSummaryTextEdges(t *testing.T) {
 		notWant []string
 	}{
 		{"every app fine", fine,
-			[]string{"✔  Image Updater fleet · every Application · 2026-11-29 12:00 UTC · 3 app(s)\n", "✔  1 up to date, 2 updates on their way.", "Nothing needs anyone."},
-			[]string{"need someone", "Next:", "partial"}},
+			[]string{"➜  Image Updater fleet · every Application · 2026-11-29 12:00 UTC · 3 app(s)\n\n   ➜ update on its way    2\n   ✔ up to date           1\n\nNothing needs anyone."},
+			[]string{"need someone", "Next:", "partial", "blocked", " 0"}},
 		{"no app", fleet.Summarize(&fleet.Result{StartedAt: at}, nil),
-			[]string{"· 0 app(s)", "   ✗ blocked                       0\n", "✔  0 up to date, 0 updates on their way."},
-			[]string{"Nothing needs anyone", "Next:"}},
+			[]string{"· 0 app(s)\n\n   no managed app in scope\n\n"},
+			[]string{"Nothing needs anyone", "Next:", "blocked", "up to date", " 0\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -153,13 +157,13 @@ func TestSummaryMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"## ✗ Image Updater fleet on prod-eu · namespaces payments-* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
 		"**Partial:**",
-		"| ✗ | blocked | 2 |\n",
-		"| ✔ | up to date | 2 |\n",
+		"| | state | apps |\n|---|---|---:|\n| ✗ | blocked | 2 |\n| ↯ | wrong update | 1 |\n| ◌ | not deployed | 1 |\n| ⊘ | held back by configuration | 1 |\n| ? | unknown | 1 |\n| ➜ | update on its way | 1 |\n| ✔ | up to date | 2 |\n",
 		"### ✗ blocked · Target (1)",
 		"| `payments-a/web` | `TARGET_NO_MATCHING_REF` | a \\| pipe and a newline | 3d 4h | — |",
-		"| `payments-a/api` | `REGISTRY_UNAUTHORIZED` | the registry ghcr.io refuses Image Updater's credentials (401) | 3d 4h | 12d |",
+		"| `payments-a/api` | `REGISTRY_UNAUTHORIZED` | the registry wants credentials (401) | 3d 4h | 12d |",
+		"### ↯ wrong update · Source and mapping (1)",
 		"### ? unknown · no stage (1)",
-		"✔ 2 up to date, 1 update on its way. `imgupd diagnose APP -n NAMESPACE` shows an app's full report and its fix (`imgupd diagnose web -n payments-a`).",
+		"\n`imgupd diagnose APP -n NAMESPACE` shows an app's full report and its fix (`imgupd diagnose web -n payments-a`).\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
@@ -211,11 +215,10 @@ func TestSummaryOfALabFleet(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		" · names app-* · ", " · 30 app(s) in ",
-		"   ✗ blocked                       3\n", "   ✗ wrong update                  0\n", "   ✔ update on its way             8\n", "   ✔ up to date                   19\n",
+		"\n\n   ✗ blocked              3\n   ➜ update on its way    8\n   ✔ up to date          19\n\n",
 		"3 app(s) need someone:\n\n✗ blocked · Live image (3)\n",
-		"   argocd/app-0009-r004  LIVE_IMAGE_NOT_LIVE  image app (", "is not live in the Application  since 3d 4h\n",
+		"   argocd/app-0009-r004  LIVE_IMAGE_NOT_LIVE  the image is not live in the Application  since 3d 4h\n",
 		"   argocd/app-0019-r004  LIVE_IMAGE_NOT_LIVE", "   argocd/app-0029-r004  LIVE_IMAGE_NOT_LIVE",
-		"✔  19 up to date, 8 updates on their way.\n",
 		"e.g. imgupd diagnose app-0009-r004 -n argocd\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -230,12 +233,119 @@ func TestSummaryOfALabFleet(t *testing.T) {
 	render.SummaryMarkdown(&b, s)
 	md := b.String()
 	for i := 9; i < 30; i += 10 {
-		want := fmt.Sprintf("| `argocd/app-%04d-r004` | `LIVE_IMAGE_NOT_LIVE` | image app (", i)
+		want := fmt.Sprintf("| `argocd/app-%04d-r004` | `LIVE_IMAGE_NOT_LIVE` | the image is not live in the Application |", i)
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
 	if !strings.Contains(md, "### ✗ blocked · Live image (3)") || !strings.Contains(md, "| 3d 4h | — |") {
 		t.Errorf("markdown:\n%s", md)
+	}
+	checkSummaryRules(t, "lab fleet text", out)
+	checkSummaryRules(t, "lab fleet markdown", md)
+}
+
+// TestSummaryRules: the text and Markdown summaries of a fleet in every
+// state, of a fine fleet and of an empty scope give each state its own mark
+// next to its words, leave empty counts out, and say nothing twice.
+func TestSummaryRules(t *testing.T) {
+	fine := fleet.Summarize(&fleet.Result{StartedAt: at, Apps: []report.AppResult{
+		{App: report.AppRef{Namespace: "a", Name: "x"}, State: report.StateUpToDate},
+		{App: report.AppRef{Namespace: "a", Name: "y"}, State: report.StateOnItsWay},
+	}}, nil)
+	empty := fleet.Summarize(&fleet.Result{StartedAt: at}, nil)
+	for name, s := range map[string]report.Summary{"every state": handSummary(), "fine": fine, "empty": empty} {
+		var text, md bytes.Buffer
+		render.SummaryText(&text, s, render.SummaryOptions{})
+		render.SummaryMarkdown(&md, s)
+		checkSummaryRules(t, name+" text", text.String())
+		checkSummaryRules(t, name+" markdown", md.String())
+		if name == "empty" {
+			for _, out := range []string{text.String(), md.String()} {
+				if strings.Count(strings.ToLower(out), "no managed app in scope") != 1 {
+					t.Errorf("the empty scope is not said once:\n%s", out)
+				}
+			}
+		}
+	}
+}
+
+var (
+	// a state's line in the count table, a group's heading: the mark, then the words
+	markedLine = regexp.MustCompile(`^(?:\s*|\| |### )(\S) (?:\| )?([a-z][a-z ]*[a-z])`)
+	zeroCount  = regexp.MustCompile(`(?m)^\s*\S [a-z ]+\s+0$|\| 0 \|`)
+	partSep    = regexp.MustCompile(` · |: |; |\. |, |  +|\|`)
+)
+
+// checkSummaryRules checks a text or Markdown summary: a mark that opens a
+// line (or a table row, a heading) is always its state's and is followed
+// by the state's words, no state is counted 0, no line appears twice (but
+// a table's heading) and nothing twice within a line.
+func checkSummaryRules(t *testing.T, name, out string) {
+	t.Helper()
+	marks := map[string]report.State{}
+	for _, st := range report.States() {
+		if _, dup := marks[st.Mark()]; dup {
+			t.Fatalf("two states have the mark %s", st.Mark())
+		}
+		marks[st.Mark()] = st
+	}
+	if m := zeroCount.FindString(out); m != "" {
+		t.Errorf("%s: an empty count %q:\n%s", name, m, out)
+	}
+	seen := map[string]bool{}
+	for i, l := range strings.Split(out, "\n") {
+		if m := markedLine.FindStringSubmatch(l); m != nil && i > 0 {
+			if st, ok := marks[m[1]]; ok && !strings.HasPrefix(m[2]+" ", st.Title()+" ") {
+				t.Errorf("%s: %s is %s's mark, but the line says %q", name, m[1], st.Title(), l)
+			}
+		}
+		trimmed := strings.TrimSpace(l)
+		if trimmed == "" || strings.HasPrefix(trimmed, "| app |") || strings.HasPrefix(trimmed, "|---") || strings.HasPrefix(trimmed, "| | state") {
+			continue
+		}
+		if seen[trimmed] {
+			t.Errorf("%s: the line %q twice", name, trimmed)
+		}
+		seen[trimmed] = true
+		inLine := map[string]bool{}
+		for _, part := range partSep.Split(trimmed, -1) {
+			part = strings.Trim(strings.ToLower(strings.Join(strings.Fields(part), " ")), "*_`. …")
+			if len(strings.Fields(part)) < 3 {
+				continue
+			}
+			if inLine[part] {
+				t.Errorf("%s: %q twice in the line %q", name, part, l)
+			}
+			inLine[part] = true
+		}
+	}
+}
+
+// TestAnswerCause: the cause is what an answer says after the app and its
+// state, in every form the engine writes; an answer that says only the
+// state has none; another form is kept whole.
+func TestAnswerCause(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		st     report.State
+		want   string
+	}{
+		{"argocd/web is blocked: the registry wants credentials (401)", report.StateBlocked, "the registry wants credentials (401)"},
+		{"argocd/web gets a wrong update: the pick is lower than the running tag", report.StateWrongUpdate, "the pick is lower than the running tag"},
+		{"argocd/web's update is not deployed: automated sync is off", report.StateNotDeployed, "automated sync is off"},
+		{"argocd/web is held back by configuration: no tag is a candidate", report.StateHeldBack, "no tag is a candidate"},
+		{"cannot tell whether argocd/web gets its new tag: the registry did not answer", report.StateUnknown, "the registry did not answer"},
+		{"argocd/web: update on its way: web 1.0.0 → 1.0.1 on Image Updater's next cycle", report.StateOnItsWay, "web 1.0.0 → 1.0.1 on Image Updater's next cycle"},
+		{"argocd/web is up to date: web runs 1.0.1, the tag Image Updater picks", report.StateUpToDate, "web runs 1.0.1, the tag Image Updater picks"},
+		{"argocd/web is blocked: the cause: with a colon", report.StateBlocked, "the cause: with a colon"},
+		{"argocd/web is up to date", report.StateUpToDate, ""},
+		{"Application argocd/web does not exist", report.StateUnknown, "Application argocd/web does not exist"},
+		{"no Application argocd/web: it was deleted", report.StateBlocked, "no Application argocd/web: it was deleted"},
+		{"  ", report.StateBlocked, ""},
+	} {
+		if got := render.AnswerCause(tc.answer, tc.st); got != tc.want {
+			t.Errorf("AnswerCause(%q, %s) = %q, want %q", tc.answer, tc.st, got, tc.want)
+		}
 	}
 }

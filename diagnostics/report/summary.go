@@ -68,6 +68,9 @@ type SummaryLine struct {
 	Code  Code    `json:"code,omitempty"`
 	Stage StageID `json:"stage,omitempty"`
 	Title string  `json:"title,omitempty"`
+	// Answer is the app's answer in one line (AppResult.Answer: app,
+	// state and the cause in the catalogue's words), when known.
+	Answer string `json:"answer,omitempty"`
 	// Since is when the app entered its state, as far as imgupd has seen
 	// (kept between scans; the scan's time for a new one).
 	Since *time.Time `json:"since,omitempty"`
