@@ -93,7 +93,12 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	if err != nil && isSlackError(err, "invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long") {
 		// Slack refused the blocks: the answer still goes out, as text.
 		b.cfg.Log.Error("Slack refused a message's blocks; posting its text instead", "error", err, "channel", inv.channel)
-		plain := blockkit.Message{Text: first.Text + "\n(imgupd could not render this answer for Slack: " + errorCode(err) + "; `imgupd diagnose` in a terminal shows all of it.)"}
+		text := first.Text
+		if r := res.Report; r != nil && r.RootCause != nil {
+			// Without the blocks, the code is what the asker can look up.
+			text += " (`" + string(r.RootCause.Code) + "`)"
+		}
+		plain := blockkit.Message{Text: text + "\n(imgupd could not render this answer for Slack: " + errorCode(err) + "; `imgupd diagnose` in a terminal shows all of it.)"}
 		ts, err = b.postMessage(ctx, inv.channel, inv.thread, plain)
 	}
 	if err != nil {

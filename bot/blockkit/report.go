@@ -181,6 +181,7 @@ func stepTexts(f *report.Fix) []string {
 	steps := stepsOf(f)
 	var out []string
 	n := 0
+	prevObject := ""
 	for _, s := range steps {
 		var b strings.Builder
 		if s.Or {
@@ -196,6 +197,11 @@ func stepTexts(f *report.Fix) []string {
 		case report.LangShell:
 			b.WriteString("_run_ (shell):")
 		case report.LangYAML:
+			if s.Object != "" && s.Object == prevObject {
+				// An alternative to, or the next edit of, the object just named.
+				b.WriteString("_paste into the same object_, YAML:")
+				break
+			}
 			if s.Object != "" {
 				b.WriteString("_paste into " + md(s.Object) + "_")
 			}
@@ -213,6 +219,10 @@ func stepTexts(f *report.Fix) []string {
 			} else {
 				b.WriteString("_write_ (value):")
 			}
+		}
+		prevObject = ""
+		if s.Lang == report.LangYAML {
+			prevObject = s.Object
 		}
 		b.WriteString("\n```" + code(strings.TrimRight(s.Text, "\n")) + "```")
 		if ph := s.Placeholders(); len(ph) > 0 {

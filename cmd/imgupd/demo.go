@@ -269,6 +269,9 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 			}
 			rep := *r.rep
 			rep.App = a.App // one fleet: the scenario names the app
+			// The answer and the headline name the app they were made for.
+			rep.Answer = strings.Replace(rep.Answer, r.rep.App.String(), a.App.String(), 1)
+			rep.Headline = strings.Replace(rep.Headline, r.rep.App.String(), a.App.String(), 1)
 			a = fleet.ResultOf(&rep, "default")
 		}
 		res.Apps = append(res.Apps, a)

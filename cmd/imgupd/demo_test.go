@@ -54,7 +54,7 @@ func TestDemoScenarioFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy-kustomize-argocd", "-o", "markdown")
-	if code != 0 || !strings.Contains(out, "## ✔ argocd/web: update on its way") || !strings.Contains(out, "state `update-on-its-way`") {
+	if code != 0 || !strings.Contains(out, "## 🔵 argocd/web: update on its way") || !strings.Contains(out, "state `update-on-its-way`") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy-kustomize-argocd")
@@ -83,7 +83,7 @@ func TestDemoBlockKit(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("not a payload: %v\n%s", err, out)
 	}
-	if !strings.Contains(p.Message.Text, "LIVE_IMAGE_NOT_LIVE") || len(p.Message.Blocks) == 0 || p.Message.Blocks[0]["type"] != "header" {
+	if !strings.Contains(p.Message.Text, "argocd/web is blocked: the image is not live") || !strings.Contains(out, "LIVE_IMAGE_NOT_LIVE") || len(p.Message.Blocks) == 0 || p.Message.Blocks[0]["type"] != "header" {
 		t.Fatalf("payload %+v", p.Message)
 	}
 	code, _, errOut = runCLI(t, nil, "demo", "-o", "blockkit")

@@ -286,6 +286,7 @@ func stepLines(f *report.Fix) []step {
 	}
 	var out []step
 	n := 0
+	prevObject := ""
 	for _, s := range steps {
 		var b strings.Builder
 		if s.Or {
@@ -302,6 +303,8 @@ func stepLines(f *report.Fix) []step {
 			b.WriteString("run (shell):")
 		case report.LangYAML:
 			switch {
+			case s.Object != "" && s.Object == prevObject:
+				b.WriteString("paste into the same object, YAML:")
 			case s.Object == "":
 				b.WriteString("paste (YAML):")
 			case s.Edit != "":
@@ -315,6 +318,10 @@ func stepLines(f *report.Fix) []step {
 			} else {
 				b.WriteString("write (value):")
 			}
+		}
+		prevObject = ""
+		if s.Lang == report.LangYAML {
+			prevObject = s.Object
 		}
 		out = append(out, step{head: b.String(), text: strings.TrimRight(s.Text, "\n"), placeholders: s.Placeholders(), lang: s.Lang})
 	}
