@@ -1,6 +1,9 @@
 package report
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Where is the answer to "where is my tag?": every Application Image
 // Updater manages whose images use the asked repository, and for each
@@ -147,4 +150,99 @@ func (w *Where) Group(a WhereAnswer) []WhereLine {
 		}
 	}
 	return out
+}
+
+// Says is the line's answer in words, without markup: what stands between
+// the tag and the app (its pick, its write, its root cause).
+func (l WhereLine) Says(tag string) string {
+	picks := ""
+	if l.Picked != "" && l.Picked != tag {
+		picks = "; Image Updater picks " + l.Picked
+	}
+	switch l.Answer {
+	case WhereRunning:
+		return "runs " + tag
+	case WhereWritten:
+		if l.Written != "" {
+			return l.Written
+		}
+		return "Image Updater has written " + tag + "; Argo CD deploys it on its next sync"
+	case WhereDue:
+		if l.Running != "" {
+			return "runs " + l.Running + "; Image Updater picks " + tag + " on its next cycle"
+		}
+		return "Image Updater picks " + tag + " on its next cycle"
+	case WhereHeldBack:
+		why := l.Pick
+		if why == "" {
+			why = "not picked"
+		}
+		return why + picks
+	}
+	s := l.Cause
+	if l.Code != "" {
+		s = string(l.Code) + ": " + s
+	}
+	if l.Pick != "" && l.Pick != "picked" {
+		s += " (" + l.Pick + picks + ")"
+	}
+	return s
+}
+
+// Worst is the most urgent state among the answers: unknown when no app
+// uses the repository.
+func (w *Where) Worst() State {
+	if len(w.Apps) == 0 {
+		return StateUnknown
+	}
+	rank := map[State]int{}
+	for i, s := range States() {
+		rank[s] = i
+	}
+	worst := StateUpToDate
+	for _, l := range w.Apps {
+		if s := l.Answer.State(); rank[s] < rank[worst] {
+			worst = s
+		}
+	}
+	return worst
+}
+
+// Head is the answer's first line, without markup.
+func (w *Where) Head() string {
+	tag := w.Tag
+	if tag == "" {
+		tag = w.Digest
+	}
+	switch {
+	case len(w.Apps) == 0:
+		return "no Application Image Updater manages uses " + w.Repository
+	case w.Listed != nil && !*w.Listed:
+		return tag + " is not in the tag list of " + w.Repository
+	case tag == "":
+		return plural(len(appsOf(w)), "app") + " use " + w.Repository
+	}
+	n := len(appsOf(w))
+	running := 0
+	for _, l := range w.Apps {
+		if l.Answer == WhereRunning {
+			running++
+		}
+	}
+	return w.Repository + ":" + tag + " runs in " + strconv.Itoa(running) + " of the " + plural(n, "app") + " that use it"
+}
+
+func appsOf(w *Where) map[AppRef]bool {
+	m := map[AppRef]bool{}
+	for _, l := range w.Apps {
+		m[l.App] = true
+	}
+	return m
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
