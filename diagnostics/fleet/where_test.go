@@ -54,7 +54,7 @@ func TestWhereEachAppItsAnswer(t *testing.T) {
 		t.Logf("%s: %s pick=%q picked=%q written=%q running=%q state=%s code=%s", l.App, l.Answer, l.Pick, l.Picked, l.Written, l.Running, l.State, l.Code)
 	}
 	want := map[string]report.WhereAnswer{
-		"argocd/web": report.WhereRunning, "team/web": report.WhereWritten, "argocd/web-canary": report.WhereDue,
+		"argocd/web": report.WhereRunning, "team/web": report.WhereWritten, "argocd/web-next": report.WhereDue,
 		"team/web-stable": report.WhereHeldBack, "argocd/web-private": report.WhereBlocked, "argocd/web-legacy": report.WhereWrongUpdate,
 	}
 	if len(w.Apps) != len(want) {
