@@ -90,7 +90,7 @@ var ErrNoUpdater = errors.New("image updater's installation could not be read")
 // nothing can be listed (Applications, or CRs on v1.x); everything else
 // becomes an app's answer.
 func (s *Scanner) Scan(ctx context.Context, scope report.Scope) (*Result, error) {
-	p, cancel, err := s.prepare(ctx, scope)
+	p, cancel, err := s.prepare(ctx, scope, false)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +125,9 @@ type scan struct {
 	// namespace and name; unmanaged counts the others the asker may see.
 	managed   []*argo.Application
 	unmanaged int
+	// targets are the selections that found the managed apps (v1.x), for
+	// a "where" to read their images again without selecting twice.
+	targets   map[*argo.Application]*updater.Targeting
 	shared    *diagnostics.SharedLog
 	inst      *cluster.UpdaterInstall
 	regBefore int64
@@ -133,8 +136,9 @@ type scan struct {
 
 // prepare reads what every app shares (the installation, its version, the
 // CRs, the log) and lists the managed Applications in scope; the returned
-// cancel ends the scan's deadline.
-func (s *Scanner) prepare(ctx context.Context, scope report.Scope) (*scan, context.CancelFunc, error) {
+// cancel ends the scan's deadline. With keepTargets it keeps the selection
+// that found each app managed (a "where" reads the apps' images from it).
+func (s *Scanner) prepare(ctx context.Context, scope report.Scope, keepTargets bool) (*scan, context.CancelFunc, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -150,6 +154,9 @@ func (s *Scanner) prepare(ctx context.Context, scope report.Scope) (*scan, conte
 	}
 	if p.updNS == "" {
 		p.updNS = "argocd"
+	}
+	if keepTargets {
+		p.targets = map[*argo.Application]*updater.Targeting{}
 	}
 	p.start = p.now()
 	ctx, cancel := context.WithTimeout(ctx, p.deadline)
@@ -198,8 +205,11 @@ func (s *Scanner) prepare(ctx context.Context, scope report.Scope) (*scan, conte
 		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
-		if Managed(a, p.crs, p.sel) {
+		if ok, t := managed(a, p.crs, p.sel); ok {
 			p.managed = append(p.managed, a)
+			if t != nil && p.targets != nil {
+				p.targets[a] = t
+			}
 		} else {
 			p.unmanaged++
 		}

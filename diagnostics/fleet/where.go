@@ -81,7 +81,7 @@ type match struct {
 // stops it (the app's own diagnosis). It reads what a summary reads, and
 // diagnoses only the apps that use the repository.
 func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (*report.Where, error) {
-	p, cancel, err := s.prepare(ctx, scope)
+	p, cancel, err := s.prepare(ctx, scope, true)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 	others := map[string]bool{}
 	for _, a := range p.managed {
 		found := false
-		for _, im := range imagesOf(a, p.crs, p.sel) {
+		for _, im := range imagesOf(a, p.targets[a], p.sel) {
 			k := repoKey(im.ref, conf)
 			if k != want {
 				others[k] = true
@@ -183,15 +183,15 @@ type configured struct {
 	by  string
 }
 
-// imagesOf are the images Image Updater's model gives the app: the
+// imagesOf are the images Image Updater's model gives the app (t is the
+// selection that found it managed, nil when none was needed): the
 // selecting CR's (and every other CR's that selects it), its dropped ones,
 // or its image-list annotation (v0.x, or on v1.x when no CR selects it:
 // the owner still asks about them).
-func imagesOf(a *argo.Application, crs []updater.ImageUpdater, sel updater.SelectOptions) []configured {
+func imagesOf(a *argo.Application, t *updater.Targeting, sel updater.SelectOptions) []configured {
 	m := a.ToModel()
 	var out []configured
-	if sel.Version.UsesCRs() {
-		t := updater.SelectTarget(m, crs, sel)
+	if t != nil {
 		add := func(t updater.Targeting) {
 			by := "ImageUpdater " + t.CR
 			if t.CR == "" {
@@ -208,7 +208,7 @@ func imagesOf(a *argo.Application, crs []updater.ImageUpdater, sel updater.Selec
 				out = append(out, configured{ref: r, by: by})
 			}
 		}
-		add(t)
+		add(*t)
 		for _, o := range t.Also {
 			add(o)
 		}
