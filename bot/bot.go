@@ -291,7 +291,7 @@ func (b *Bot) busy(ctx context.Context, inv *invocation, held int) {
 // takes one of its asker's turns; help, explain and input that is not a command do not.
 func readsCluster(cmd commands.Command) bool {
 	switch cmd.(type) {
-	case commands.Diagnose, commands.Tags, commands.Logs, commands.Summary:
+	case commands.Diagnose, commands.Tags, commands.Logs, commands.Summary, commands.Where:
 		return true
 	}
 	return false

@@ -236,6 +236,8 @@ func progressText(cmd commands.Command) string {
 		return "Reading Image Updater's log lines about `" + appName(c.Namespace, c.App) + "`"
 	case commands.Summary:
 		return "Scanning " + c.Scope.String() + " (the apps you may see here)"
+	case commands.Where:
+		return "Looking for the apps that use `" + c.Image + "` (those you may see here)"
 	}
 	return "Working on it"
 }
@@ -330,6 +332,9 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	}
 	if s := res.Summary; s != nil && res.Kind == commands.KindSummary {
 		attrs = append(attrs, "apps", s.Total, "worst", string(s.Worst), "need_attention", s.NeedAttention())
+	}
+	if w := res.Where; w != nil && res.Kind == commands.KindWhere {
+		attrs = append(attrs, "apps", len(w.Apps), "worst", string(w.Worst()))
 	}
 	if deliverErr != nil {
 		attrs = append(attrs, "delivery_error", deliverErr.Error())

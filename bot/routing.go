@@ -26,6 +26,9 @@ func render(res commands.Result) (first blockkit.Message, rest []blockkit.Messag
 	case res.Kind == commands.KindSummary && res.Summary != nil:
 		p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
 		return p.Message, p.Thread, true
+	case res.Kind == commands.KindWhere && res.Where != nil:
+		p := blockkit.Where(res.Where)
+		return p.Message, p.Thread, true
 	case res.Kind == commands.KindTags && res.Report != nil:
 		msgs, public = blockkit.Tags(res.Report, res.Alias), true
 	case res.Kind == commands.KindLogs && res.Report != nil:

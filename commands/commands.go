@@ -59,7 +59,7 @@ func (Summary) verb() string  { return "summary" }
 func (Help) verb() string     { return "help" }
 
 // Verbs are the command words, in help order.
-var Verbs = []string{"diagnose", "tags", "logs", "explain", "summary", "help"}
+var Verbs = []string{"diagnose", "where", "tags", "logs", "explain", "summary", "help"}
 
 // Verb is the command's verb, for logs and metrics.
 func Verb(c Command) string {
@@ -141,6 +141,8 @@ func Parse(text string) (Command, error) {
 		return Explain{Code: strings.ToUpper(args[0])}, nil
 	case "summary", "status":
 		return parseSummary(text, args)
+	case "where":
+		return parseWhere(text, args)
 	case "help", "?", "-h", "--help":
 		return Help{}, nil
 	}
@@ -276,6 +278,7 @@ func HelpText() string {
 	return strings.Join([]string{
 		"*imgupd* explains why Argo CD Image Updater did not update an application.",
 		"• `diagnose APP [-n NAMESPACE] [--cluster NAME]` (or `NAMESPACE/APP`): staged checks, the root cause and the fix",
+		"• `where IMAGE[:TAG|@DIGEST] [-n NAMESPACE] [--project PROJECT]`: every application that uses the image, and whether the tag (without one: the newest) reaches it",
 		"• `tags APP [ALIAS] [-n NAMESPACE]`: which tag Image Updater would pick, and why every other tag was not",
 		"• `logs APP [-n NAMESPACE]`: Image Updater's recent log lines about the application",
 		"• `explain CODE`: what a finding code means and what to change",

@@ -66,6 +66,7 @@ const (
 	KindError    Kind = "error"     // Text: the command could not be carried out
 	KindNotBuilt Kind = "not_built" // Text: the command exists but is not available yet
 	KindSummary  Kind = "summary"   // Summary (of what the asker may see)
+	KindWhere    Kind = "where"     // Where (over what the asker may see)
 	KindBusy     Kind = "busy"      // Text: the asker already has as many commands running as one person may
 )
 
@@ -88,6 +89,8 @@ type Result struct {
 	// Summary is a fleet summary of the Applications the asker may see: the scan never read
 	// the others, and no figure in it depends on them.
 	Summary *report.Summary
+	// Where answers "where is my tag?" over the Applications the asker may see.
+	Where *report.Where
 	// Private, when not "", is why the answer is for the asker alone (chat Markdown, shown
 	// with it): only an access rule naming them (users or groups), no rule for everyone in this
 	// channel, grants what it shows. The transport then answers only them.
@@ -126,6 +129,8 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 		return Result{Kind: KindExplain, Command: cmd, Entry: &e}
 	case Summary:
 		return s.summary(ctx, pr, c, d.Rule)
+	case Where:
+		return s.where(ctx, pr, c, d.Rule)
 	case Diagnose:
 		switch {
 		case c.Cluster == "" || c.Cluster == s.Cluster:

@@ -9,9 +9,11 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
-// FleetScanner scans every managed Application in a scope (*fleet.Scanner).
+// FleetScanner scans every managed Application in a scope, or those that use one image
+// (*fleet.Scanner).
 type FleetScanner interface {
 	Scan(ctx context.Context, scope report.Scope) (*fleet.Result, error)
+	Where(ctx context.Context, scope report.Scope, q fleet.ImageQuery) (*report.Where, error)
 }
 
 // DefaultSummaryTimeout bounds an on-demand summary's scan: what did not finish is unknown,

@@ -33,9 +33,26 @@ const maxSelector = 512
 // may be lists (`-n a,b`) and options repeat; a selector with spaces is quoted (`--selector
 // "tier in (web,api)"`; Slack's curly quotes count too).
 func parseSummary(input string, words []string) (Command, error) {
+	sc, rest, err := parseScope(input, "summary", words)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		pe := &ParseError{Input: input, Reason: fmt.Sprintf("summary takes options, not words like %q (%s)", clip(rest[0]), summaryUsage)}
+		if len(rest) == 1 && namespaceGlobRE().MatchString(rest[0]) && validGlob(rest[0]) {
+			pe.Suggestion = "summary -n " + rest[0]
+		}
+		return nil, pe
+	}
+	return Summary{Scope: sc}, nil
+}
+
+// parseScope reads the scope options of a fleet command (summary, where) and returns the
+// other words.
+func parseScope(input, verb string, words []string) (report.Scope, []string, error) {
 	args, err := quotedFields(strings.Join(words, " "))
 	if err != nil {
-		return nil, &ParseError{Input: input, Reason: err.Error()}
+		return report.Scope{}, nil, &ParseError{Input: input, Reason: err.Error()}
 	}
 	var sc report.Scope
 	var rest []string
@@ -47,15 +64,15 @@ func parseSummary(input string, words []string) (Command, error) {
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		if !slices.Contains(summaryOptions, name) {
-			pe := &ParseError{Input: input, Reason: fmt.Sprintf("unknown option %q for summary (%s)", clip(a), summaryUsage)}
+			pe := &ParseError{Input: input, Reason: fmt.Sprintf("unknown option %q for "+verb+" (%s)", clip(a), summaryUsage)}
 			if near := nearestOption(name); near != "" {
-				pe.Reason = fmt.Sprintf("unknown option %q for summary; did you mean %s? (%s)", clip(a), near, summaryUsage)
+				pe.Reason = fmt.Sprintf("unknown option %q for "+verb+"; did you mean %s? (%s)", clip(a), near, summaryUsage)
 			}
-			return nil, pe
+			return report.Scope{}, nil, pe
 		}
 		if !hasVal {
 			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" {
-				return nil, &ParseError{Input: input, Reason: name + " needs a value (" + summaryUsage + ")"}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: name + " needs a value (" + summaryUsage + ")"}
 			}
 			i++
 			val = args[i]
@@ -64,49 +81,42 @@ func parseSummary(input string, words []string) (Command, error) {
 		case "-n", "--namespace":
 			for _, v := range splitValues(val) {
 				if !namespaceGlobRE().MatchString(v) || len(v) > 63 || !validGlob(v) {
-					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", clip(v))}
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", clip(v))}
 				}
 				sc.Namespaces = appendOnce(sc.Namespaces, v)
 			}
 		case "--project":
 			for _, v := range splitValues(val) {
 				if !nameRE().MatchString(v) || len(v) > 253 {
-					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", clip(v))}
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", clip(v))}
 				}
 				sc.Projects = appendOnce(sc.Projects, v)
 			}
 		case "--name":
 			for _, v := range splitValues(val) {
 				if !nameGlobRE().MatchString(v) || len(v) > 253 || !validGlob(v) {
-					return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", clip(v))}
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", clip(v))}
 				}
 				sc.Names = appendOnce(sc.Names, v)
 			}
 		case "-l", "--selector":
 			v := strings.TrimSpace(val)
 			if sc.Selector != "" {
-				return nil, &ParseError{Input: input, Reason: "give --selector once (a selector's requirements are separated by commas: `--selector team=a,tier!=web`)"}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: "give --selector once (a selector's requirements are separated by commas: `--selector team=a,tier!=web`)"}
 			}
 			if v == "" || len(v) > maxSelector {
-				return nil, &ParseError{Input: input, Reason: "--selector needs a label selector, e.g. `--selector team=payments`"}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: "--selector needs a label selector, e.g. `--selector team=payments`"}
 			}
 			if _, err := labels.Parse(v); err != nil {
-				return nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a label selector: %s", clip(v), clip(err.Error()))}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a label selector: %s", clip(v), clip(err.Error()))}
 			}
 			sc.Selector = v
 		}
 	}
-	if len(rest) > 0 {
-		pe := &ParseError{Input: input, Reason: fmt.Sprintf("summary takes options, not words like %q (%s)", clip(rest[0]), summaryUsage)}
-		if len(rest) == 1 && namespaceGlobRE().MatchString(rest[0]) && validGlob(rest[0]) {
-			pe.Suggestion = "summary -n " + rest[0]
-		}
-		return nil, pe
-	}
 	if err := sc.Validate(); err != nil {
-		return nil, &ParseError{Input: input, Reason: err.Error()}
+		return report.Scope{}, nil, &ParseError{Input: input, Reason: err.Error()}
 	}
-	return Summary{Scope: sc}, nil
+	return sc, rest, nil
 }
 
 // String is the command as it is typed, options in a fixed order: what a summary's Re-run

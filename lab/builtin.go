@@ -139,3 +139,30 @@ func (sc *Scenario) secretsIn(objects string) []string {
 	}
 	return out
 }
+
+//go:embed fleets/*.yaml
+var fleets embed.FS
+
+// Fleets returns the lab fleets shipped in the binary, by name: scenarios
+// whose objects hold several Applications (their App is one of them), for
+// the commands that answer across apps (`imgupd where`).
+func Fleets() ([]*Scenario, error) {
+	names, err := fs.Glob(fleets, "fleets/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []*Scenario
+	for _, n := range names {
+		data, err := fleets.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := Parse(data, path.Base(n))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}

@@ -25,6 +25,7 @@ type demoOptions struct {
 	verbose  bool
 	parallel int
 	summary  bool
+	where    string
 	command  string // how the binary was started, for the next step
 }
 
@@ -37,7 +38,10 @@ func newDemoCmd(io streams) *cobra.Command {
 in-process registry and git server — diagnoses it, and prints one line per scenario: the verdict,
 the root cause, and whether it is the one the scenario expects. --scenario shows one full report
 (a built-in name or a scenario file, see docs/scenarios.md). --summary shows the built-in scenarios
-as one fleet, as "imgupd summary" shows a cluster's (each scenario an app lab/NAME).
+as one fleet, as "imgupd summary" shows a cluster's (each scenario an app lab/NAME). --where IMAGE
+answers "where is my tag?" as "imgupd where" does, on the lab fleet where-web (one repository,
+team/web, fed to six apps in two namespaces under two CRs); an IMAGE without a registry host
+(team/web:1.2.0) is the lab registry's.
 
 Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scenario could not run.`,
 		Example: `  imgupd demo
@@ -45,6 +49,7 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
   imgupd demo --scenario ./my-setup.yaml -o markdown
   imgupd demo --scenario report-1-image-not-live -o blockkit
   imgupd demo --summary -o markdown
+  imgupd demo --where team/web:1.2.0
   imgupd demo -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,6 +62,7 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 	reportFormats(&o.verbose).flag(cmd, &o.output, "output format: %s; without --scenario or --summary: "+demoListFormats().list(false))
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
+	f.StringVar(&o.where, "where", "", "IMAGE[:TAG|@DIGEST]: where is my tag, on the lab fleet where-web (team/web), in -o "+whereFormats().list(false))
 	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o "+summaryFormats().list(false))
 	return cmd
 }
@@ -64,6 +70,12 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
 func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	// The flag's formats are a report's (--scenario), which are a
 	// summary's (--summary) too; the scenario list has fewer.
+	if o.where != "" {
+		if o.scenario != "" || o.summary {
+			return &exitError{code: exitNoDecide, err: errors.New("--where runs on the lab fleet where-web: drop --scenario and --summary")}
+		}
+		return demoWhere(ctx, o, io)
+	}
 	if err := reportFormats(&o.verbose).check(o.output); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}

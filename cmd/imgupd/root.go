@@ -80,7 +80,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
 	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io), newDiagnoseCmd(io), newExplainCmd(io), newDemoCmd(io), newServeCmd(v, io, lookupEnv),
-		newConfigCmd(v, io, lookupEnv), newSummaryCmd(io))
+		newConfigCmd(v, io, lookupEnv), newSummaryCmd(io), newWhereCmd(io))
 	return root
 }
 

@@ -82,12 +82,19 @@ Exit status, by the worst state of any app:
 			return runSummary(cmd.Context(), o, io, cmd.Root().DisplayName())
 		},
 	}
+	summaryFormats().flag(cmd, &o.output, "output format: %s")
+	scanFlags(cmd, o)
+	return cmd
+}
+
+// scanFlags are the flags of the commands that scan the fleet (summary,
+// where): the scope, the scan's bounds, the cluster.
+func scanFlags(cmd *cobra.Command, o *summaryOptions) {
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "the Applications' namespace, a glob (repeatable; default every namespace)")
 	f.StringArrayVar(&o.projects, "project", nil, "the Applications' Argo CD project (repeatable)")
 	f.StringArrayVar(&o.names, "name", nil, "the Applications' name, a glob (repeatable)")
 	f.StringVarP(&o.selector, "selector", "l", "", "label selector of the Applications (kubectl's syntax: team=checkout,tier!=batch)")
-	summaryFormats().flag(cmd, &o.output, "output format: %s")
 	f.IntVar(&o.concurrency, "concurrency", fleet.DefaultConcurrency, "Applications diagnosed at once")
 	f.DurationVar(&o.deadline, "deadline", fleet.DefaultDeadline, "deadline for the whole scan; what did not finish is unknown")
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
@@ -95,7 +102,6 @@ Exit status, by the worst state of any app:
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
 	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
-	return cmd
 }
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
@@ -104,21 +110,10 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
-	if o.concurrency <= 0 {
-		return fail(fmt.Errorf("--concurrency %d: want at least 1", o.concurrency))
-	}
-	if o.deadline <= 0 {
-		return fail(fmt.Errorf("--deadline %s: want a positive duration", o.deadline))
-	}
-	scope := report.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
-	if err := scope.Validate(); err != nil {
-		return fail(err)
-	}
-	eng, err := summaryEngine(o)
+	sc, scope, err := o.scanner()
 	if err != nil {
 		return fail(err)
 	}
-	sc := &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace, Concurrency: o.concurrency, Deadline: o.deadline}
 	prog := newProgress(io.Err)
 	if prog != nil {
 		sc.Progress = prog.update
@@ -134,6 +129,26 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 		return fail(err)
 	}
 	return stateExit(s.Worst)
+}
+
+// scanner checks the scan flags and builds the scanner and scope they ask
+// for.
+func (o *summaryOptions) scanner() (*fleet.Scanner, report.Scope, error) {
+	if o.concurrency <= 0 {
+		return nil, report.Scope{}, fmt.Errorf("--concurrency %d: want at least 1", o.concurrency)
+	}
+	if o.deadline <= 0 {
+		return nil, report.Scope{}, fmt.Errorf("--deadline %s: want a positive duration", o.deadline)
+	}
+	scope := report.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
+	if err := scope.Validate(); err != nil {
+		return nil, report.Scope{}, err
+	}
+	eng, err := summaryEngine(o)
+	if err != nil {
+		return nil, report.Scope{}, err
+	}
+	return &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace, Concurrency: o.concurrency, Deadline: o.deadline}, scope, nil
 }
 
 // summaryOutput is a summary to print and how the text forms name the

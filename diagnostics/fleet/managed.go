@@ -14,16 +14,23 @@ import (
 // managed too: its annotations are ignored, which is the answer its owner
 // needs (TARGET_ANNOTATIONS_IGNORED).
 func Managed(app *argo.Application, crs []updater.ImageUpdater, opts updater.SelectOptions) bool {
+	ok, _ := managed(app, crs, opts)
+	return ok
+}
+
+// managed is Managed, with the selection it made (nil when it needed none:
+// v0.x, or an image-list annotation decided it).
+func managed(app *argo.Application, crs []updater.ImageUpdater, opts updater.SelectOptions) (bool, *updater.Targeting) {
 	m := app.ToModel()
 	if _, ok := m.Annotations[updater.AnnotationImageList]; ok {
-		return true
+		return true, nil
 	}
 	if !opts.Version.UsesCRs() {
-		return false
+		return false, nil
 	}
 	t := updater.SelectTarget(m, crs, opts)
 	if t.CR != "" {
-		return true
+		return true, &t
 	}
 	for _, c := range t.CRs {
 		if !c.AppListed {
@@ -32,9 +39,9 @@ func Managed(app *argo.Application, crs []updater.ImageUpdater, opts updater.Sel
 		for _, r := range c.Refs {
 			switch r.Outcome {
 			case updater.RefSelected, updater.RefConfigError, updater.RefNotReached:
-				return true
+				return true, &t
 			}
 		}
 	}
-	return false
+	return false, &t
 }

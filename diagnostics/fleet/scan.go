@@ -13,6 +13,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
@@ -89,137 +90,207 @@ var ErrNoUpdater = errors.New("image updater's installation could not be read")
 // nothing can be listed (Applications, or CRs on v1.x); everything else
 // becomes an app's answer.
 func (s *Scanner) Scan(ctx context.Context, scope report.Scope) (*Result, error) {
-	if err := scope.Validate(); err != nil {
+	p, cancel, err := s.prepare(ctx, scope, false)
+	if err != nil {
 		return nil, err
 	}
-	now := s.Now
-	if now == nil {
-		now = time.Now
-	}
-	deadline := s.Deadline
-	if deadline <= 0 {
-		deadline = DefaultDeadline
-	}
-	conc := s.Concurrency
-	if conc <= 0 {
-		conc = DefaultConcurrency
-	}
-	updNS := s.UpdaterNamespace
-	if updNS == "" {
-		updNS = "argocd"
-	}
-	start := now()
-	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	res := &Result{Scope: scope.Asked(), Cluster: s.Engine.Options.ClusterName, StartedAt: start}
+	res := p.result(p.managed)
+	p.diagnose(p.managed, func(i int, a *argo.Application, rep *report.Report) {
+		// The report is dropped here: only its answer is kept.
+		res.Apps[i] = ResultOf(rep, project(a))
+	})
+	p.finish(res)
+	return res, nil
+}
 
-	eng, ctx, cc, rc := shareScan(ctx, s.Engine)
-	var regBefore int64
-	if s.Engine.Registry != nil {
-		regBefore = s.Engine.Registry.Stats().Total()
+// scan is one scan's shared reads and settings, between listing the
+// managed Applications and diagnosing them.
+type scan struct {
+	s        *Scanner
+	ctx      context.Context
+	eng      *diagnostics.Engine
+	cc       *clusterCache
+	rc       *registryCache
+	scope    report.Scope
+	start    time.Time
+	now      func() time.Time
+	deadline time.Duration
+	conc     int
+	updNS    string
+	version  updater.Version
+	crs      []updater.ImageUpdater
+	sel      updater.SelectOptions
+	// managed are the Applications Image Updater manages in scope, by
+	// namespace and name; unmanaged counts the others the asker may see.
+	managed   []*argo.Application
+	unmanaged int
+	// targets are the selections that found the managed apps (v1.x), for
+	// a "where" to read their images again without selecting twice.
+	targets   map[*argo.Application]*updater.Targeting
+	shared    *diagnostics.SharedLog
+	inst      *cluster.UpdaterInstall
+	regBefore int64
+	done      int
+}
+
+// prepare reads what every app shares (the installation, its version, the
+// CRs, the log) and lists the managed Applications in scope; the returned
+// cancel ends the scan's deadline. With keepTargets it keeps the selection
+// that found each app managed (a "where" reads the apps' images from it).
+func (s *Scanner) prepare(ctx context.Context, scope report.Scope, keepTargets bool) (*scan, context.CancelFunc, error) {
+	if err := scope.Validate(); err != nil {
+		return nil, nil, err
 	}
+	p := &scan{s: s, scope: scope, now: s.Now, deadline: s.Deadline, conc: s.Concurrency, updNS: s.UpdaterNamespace}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.deadline <= 0 {
+		p.deadline = DefaultDeadline
+	}
+	if p.conc <= 0 {
+		p.conc = DefaultConcurrency
+	}
+	if p.updNS == "" {
+		p.updNS = "argocd"
+	}
+	if keepTargets {
+		p.targets = map[*argo.Application]*updater.Targeting{}
+	}
+	p.start = p.now()
+	ctx, cancel := context.WithTimeout(ctx, p.deadline)
+	p.eng, p.ctx, p.cc, p.rc = shareScan(ctx, s.Engine)
+	if s.Engine.Registry != nil {
+		p.regBefore = s.Engine.Registry.Stats().Total()
+	}
+	ctx = p.ctx
 
-	// What every app shares: the installation, its version, the CRs, the log.
-	inst, instErr := cc.FindUpdater(ctx, updNS)
-	version := s.Engine.Options.DefaultVersion
-	if version == (updater.Version{}) {
-		version = updater.Latest
+	inst, instErr := p.cc.FindUpdater(ctx, p.updNS)
+	if instErr == nil {
+		p.inst = inst
+	}
+	p.version = s.Engine.Options.DefaultVersion
+	if p.version == (updater.Version{}) {
+		p.version = updater.Latest
 	}
 	if inst != nil && inst.Version != (updater.Version{}) {
-		version = inst.Version
+		p.version = inst.Version
 	}
 	var apps []argo.Application
 	for _, ns := range listNamespaces(scope) {
-		list, err := cc.Applications(ctx, ns)
+		list, err := p.cc.Applications(ctx, ns)
 		if err != nil {
-			return nil, fmt.Errorf("listing Applications: %w", err)
+			cancel()
+			return nil, nil, fmt.Errorf("listing Applications: %w", err)
 		}
 		apps = append(apps, list...)
 	}
-	var crs []updater.ImageUpdater
-	if version.UsesCRs() {
+	if p.version.UsesCRs() {
 		var err error
-		if crs, err = cc.ImageUpdaters(ctx, ""); err != nil {
-			return nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
+		if p.crs, err = p.cc.ImageUpdaters(ctx, ""); err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
 		}
 	}
-	sel := updater.SelectOptions{Version: version}
+	p.sel = updater.SelectOptions{Version: p.version}
 	if inst != nil {
-		sel.ControllerNamespace = inst.Namespace
+		p.sel.ControllerNamespace = inst.Namespace
 		if w := strings.TrimSpace(inst.WatchNamespaces); w != "" {
-			sel.WatchNamespaces = []string{w}
+			p.sel.WatchNamespaces = []string{w}
 		}
 	}
-	var managed []*argo.Application
 	for i := range apps {
 		a := &apps[i]
 		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
-		if Managed(a, crs, sel) {
-			managed = append(managed, a)
+		if ok, t := managed(a, p.crs, p.sel); ok {
+			p.managed = append(p.managed, a)
+			if t != nil && p.targets != nil {
+				p.targets[a] = t
+			}
 		} else {
-			res.Unmanaged++
+			p.unmanaged++
 		}
 	}
-	sort.Slice(managed, func(i, j int) bool {
-		if managed[i].Namespace != managed[j].Namespace {
-			return managed[i].Namespace < managed[j].Namespace
+	sort.Slice(p.managed, func(i, j int) bool {
+		if p.managed[i].Namespace != p.managed[j].Namespace {
+			return p.managed[i].Namespace < p.managed[j].Namespace
 		}
-		return managed[i].Name < managed[j].Name
+		return p.managed[i].Name < p.managed[j].Name
 	})
-	var shared *diagnostics.SharedLog
 	if instErr == nil {
-		shared = eng.ReadSharedLog(ctx, inst, version) // through cc: read once
+		p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) // through cc: read once
 	}
+	return p, cancel, nil
+}
 
-	res.Apps = make([]report.AppResult, len(managed))
-	for i, a := range managed {
-		res.Apps[i] = report.AppResult{App: report.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
-			State: report.StateUnknown, Code: report.CodeCheckTimeout, NotReached: true,
-			Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
-			Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
+// result is the scan's Result before any app is diagnosed: every app in
+// apps unknown, "not diagnosed before the scan's deadline", until its
+// answer comes.
+func (p *scan) result(apps []*argo.Application) *Result {
+	res := &Result{Scope: p.scope.Asked(), Cluster: p.s.Engine.Options.ClusterName, StartedAt: p.start, Unmanaged: p.unmanaged}
+	res.Apps = make([]report.AppResult, len(apps))
+	for i, a := range apps {
+		res.Apps[i] = notReached(a, p.deadline)
 	}
+	return res
+}
+
+// notReached is the answer of an app the scan's deadline left undiagnosed.
+func notReached(a *argo.Application, deadline time.Duration) report.AppResult {
+	return report.AppResult{App: report.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
+		State: report.StateUnknown, Code: report.CodeCheckTimeout, NotReached: true,
+		Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
+		Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
+}
+
+// diagnose diagnoses apps, Concurrency at a time, until the deadline, and
+// hands each report to keep (called from several goroutines, never twice
+// for one i; keep must not hold the report longer than it needs).
+func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Application, rep *report.Report)) {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	done := 0
-	for range min(conc, max(1, len(managed))) {
+	for range min(p.conc, max(1, len(apps))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				a := managed[i]
-				// The report is dropped here: only its answer is kept.
-				r := ResultOf(eng.Diagnose(ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: updNS, SharedLog: shared}), project(a))
+				a := apps[i]
+				keep(i, a, p.eng.Diagnose(p.ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}))
 				mu.Lock()
-				res.Apps[i] = r
-				done++
-				d := done
+				p.done++
+				d := p.done
 				mu.Unlock()
-				if s.Progress != nil {
-					s.Progress(d, len(managed))
+				if p.s.Progress != nil {
+					p.s.Progress(d, len(apps))
 				}
 			}
 		}()
 	}
 feed:
-	for i := range managed {
+	for i := range apps {
 		select {
 		case work <- i:
-		case <-ctx.Done():
+		case <-p.ctx.Done():
 			break feed
 		}
 	}
 	close(work)
 	wg.Wait()
-	res.Partial = done < len(managed) || ctx.Err() != nil && anyTimedOut(res.Apps)
-	res.Duration = now().Sub(start)
-	res.Stats = report.ScanStats{KubernetesReads: cc.reads.Load(), TagLists: rc.lists.Load()}
-	if s.Engine.Registry != nil {
-		res.Stats.RegistryRequests = s.Engine.Registry.Stats().Total() - regBefore
+}
+
+// finish records whether the deadline cut the scan short, its duration and
+// what it read.
+func (p *scan) finish(res *Result) {
+	res.Partial = p.done < len(res.Apps) || p.ctx.Err() != nil && anyTimedOut(res.Apps)
+	res.Duration = p.now().Sub(p.start)
+	res.Stats = report.ScanStats{KubernetesReads: p.cc.reads.Load(), TagLists: p.rc.lists.Load()}
+	if p.s.Engine.Registry != nil {
+		res.Stats.RegistryRequests = p.s.Engine.Registry.Stats().Total() - p.regBefore
 	}
-	return res, nil
 }
 
 // ResultOf is one app's answer from its report (proj is its Argo CD

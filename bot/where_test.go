@@ -1,0 +1,78 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/bot/slacklab"
+	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/lab"
+)
+
+// onlyArgocd: #deploys may see namespace argocd only; the platform group sees everything.
+func onlyArgocd(c *bot.Config, _ *slacklab.Config) {
+	c.Service.Policy = &commands.Policy{Rules: []commands.Rule{
+		{Name: "deploys", Channels: []string{deploys}, Namespaces: []string{"argocd"}},
+		{Name: "platform", Groups: []string{platform}, Channels: []string{"*"}},
+	}}
+	c.Service.Fleet = &fleet.Scanner{Engine: c.Service.Engine.(*diagnostics.Engine)}
+}
+
+func whereFleet(t *testing.T) *lab.Scenario {
+	t.Helper()
+	all, err := lab.Fleets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		if sc.Name == "where-web" {
+			return sc
+		}
+	}
+	t.Fatal("no lab fleet where-web")
+	return nil
+}
+
+func isWhere(m slacklab.Message) bool {
+	return strings.Contains(m.Text, "apps that use it") && m.ThreadTS == "" && m.Via == "chat.postMessage"
+}
+
+// TestWhereInSlack: /imgupd where IMAGE:TAG in #deploys answers in the channel with the apps
+// that channel may see (namespace argocd), each in its group, and no trace of team's apps;
+// a mention in a thread answers there; bad input gets the grammar and a suggestion.
+func TestWhereInSlack(t *testing.T) {
+	h := startScenario(t, whereFleet(t), onlyArgocd)
+	image := h.env.Vars["REGISTRY"] + "/team/web:1.2.0"
+	h.send(slacklab.SlashCommand("env-where-1", slash(alice, deploys, "where "+image, h.srv.ResponseURL("w1"))))
+	if _, err := h.srv.WaitAck(h.ctx(), "env-where-1"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the where answer is posted", func() bool { return len(h.messages(isWhere)) == 1 })
+	m := h.messages(isWhere)[0]
+	all := m.Text + string(m.Blocks)
+	if !strings.Contains(m.Text, "runs in 1 of the 4 apps that use it") {
+		t.Errorf("header/notification: %s", m.Text)
+	}
+	for _, want := range []string{"argocd/web`", "argocd/web-next", "argocd/web-private", "argocd/web-legacy", "REGISTRY_PULL_SECRET_MISSING", "will be picked next cycle", "blocked", "wrong update"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the answer lacks %q: %s", want, all)
+		}
+	}
+	for _, hidden := range []string{"team/web", "web-stable", "team-web"} {
+		if strings.Contains(strings.ReplaceAll(all, "/team/web", ""), hidden) {
+			t.Errorf("#deploys may not see namespace team, but the answer names %q: %s", hidden, all)
+		}
+	}
+
+	h.send(slacklab.SlashCommand("env-where-2", slash(alice, deploys, "where team web", h.srv.ResponseURL("w2"))))
+	ack, err := h.srv.WaitAck(h.ctx(), "env-where-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ack.Payload), "where takes one image") {
+		t.Errorf("bad input: %s", ack.Payload)
+	}
+}

@@ -1,0 +1,128 @@
+package fleet_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/lab"
+)
+
+func startWhereFleet(t *testing.T) *lab.Env {
+	t.Helper()
+	all, err := lab.Fleets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		if sc.Name == "where-web" {
+			env, err := lab.Start(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(env.Close)
+			return env
+		}
+	}
+	t.Fatal("no lab fleet where-web")
+	return nil
+}
+
+func where(t *testing.T, env *lab.Env, scope report.Scope, image string) *report.Where {
+	t.Helper()
+	q, err := fleet.ParseImageQuery(strings.ReplaceAll(image, "${REGISTRY}", env.Vars["REGISTRY"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := (&fleet.Scanner{Engine: env.Engine()}).Where(context.Background(), scope, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestWhereEachAppItsAnswer: one repository feeds six apps across two
+// namespaces and two CRs; the pushed tag gets a different answer in each.
+func TestWhereEachAppItsAnswer(t *testing.T) {
+	env := startWhereFleet(t)
+	w := where(t, env, report.Scope{}, "${REGISTRY}/team/web:1.2.0")
+	got := map[string]report.WhereLine{}
+	for _, l := range w.Apps {
+		got[l.App.String()] = l
+		t.Logf("%s: %s pick=%q picked=%q written=%q running=%q state=%s code=%s", l.App, l.Answer, l.Pick, l.Picked, l.Written, l.Running, l.State, l.Code)
+	}
+	want := map[string]report.WhereAnswer{
+		"argocd/web": report.WhereRunning, "team/web": report.WhereWritten, "argocd/web-next": report.WhereDue,
+		"team/web-stable": report.WhereHeldBack, "argocd/web-private": report.WhereBlocked, "argocd/web-legacy": report.WhereWrongUpdate,
+	}
+	if len(w.Apps) != len(want) {
+		t.Errorf("%d answers, want %d (team/api uses another repository)", len(w.Apps), len(want))
+	}
+	for app, a := range want {
+		if got[app].Answer != a {
+			t.Errorf("%s: %q, want %q", app, got[app].Answer, a)
+		}
+	}
+	if w.Listed == nil || !*w.Listed || w.TagFrom != "asked" {
+		t.Errorf("tag 1.2.0 listed %v from %q", w.Listed, w.TagFrom)
+	}
+}
+
+// TestWhereWithoutTag: no tag asked is the newest the registry has.
+func TestWhereWithoutTag(t *testing.T) {
+	env := startWhereFleet(t)
+	w := where(t, env, report.Scope{}, "${REGISTRY}/team/web")
+	if w.Tag != "1.2.0" || w.TagFrom != "the newest tag in the registry" || w.Listed == nil || !*w.Listed {
+		t.Errorf("tag %q from %q listed %v", w.Tag, w.TagFrom, w.Listed)
+	}
+	if len(w.Group(report.WhereRunning)) != 1 || len(w.Group(report.WhereDue)) != 1 {
+		t.Errorf("running %v, due %v", w.Group(report.WhereRunning), w.Group(report.WhereDue))
+	}
+}
+
+// TestWhereUnknownTagAndRepository: a tag the registry does not list and a
+// repository no app uses are answered as such, with the nearest names.
+func TestWhereUnknownTagAndRepository(t *testing.T) {
+	env := startWhereFleet(t)
+	w := where(t, env, report.Scope{}, "${REGISTRY}/team/web:1.2.1")
+	if w.Listed == nil || *w.Listed || len(w.Nearest) == 0 || w.Nearest[0] != "1.2.0" {
+		t.Errorf("1.2.1: listed %v, nearest %v", w.Listed, w.Nearest)
+	}
+	if len(w.Apps) != 6 {
+		t.Errorf("1.2.1: %d apps, want the 6 that use team/web", len(w.Apps))
+	}
+	for _, l := range w.Apps {
+		if l.Answer == report.WhereRunning || l.Answer == report.WhereDue || l.Answer == report.WhereWritten {
+			t.Errorf("%s: %s for a tag that does not exist", l.App, l.Answer)
+		}
+	}
+	w = where(t, env, report.Scope{}, "${REGISTRY}/team/wep:1.2.0")
+	if len(w.Apps) != 0 || len(w.Repositories) == 0 || !strings.HasSuffix(w.Repositories[0], "/team/web") || w.Managed != 7 {
+		t.Errorf("team/wep: %d apps, did you mean %v, %d managed", len(w.Apps), w.Repositories, w.Managed)
+	}
+	if w.Worst() != report.StateUnknown {
+		t.Errorf("no app: worst %s", w.Worst())
+	}
+}
+
+// TestWhereVisibility: an asker who may see only namespace argocd gets the
+// answers there; team's apps are neither answered nor counted.
+func TestWhereVisibility(t *testing.T) {
+	env := startWhereFleet(t)
+	scope := report.Scope{Visible: func(ns, _ string) bool { return ns == "argocd" }}
+	w := where(t, env, scope, "${REGISTRY}/team/web:1.2.0")
+	for _, l := range w.Apps {
+		if l.App.Namespace != "argocd" {
+			t.Errorf("%s answered to an asker who may not see it", l.App)
+		}
+	}
+	if len(w.Apps) != 4 || w.Managed != 4 {
+		t.Errorf("%d answers, %d managed; want 4 and 4 (namespace argocd)", len(w.Apps), w.Managed)
+	}
+	w = where(t, env, scope, "${REGISTRY}/team/api")
+	if len(w.Apps) != 0 || len(w.Repositories) != 1 {
+		t.Errorf("team/api, used only in team: %d apps, nearest %v (the hidden app's repository must not be named either)", len(w.Apps), w.Repositories)
+	}
+}

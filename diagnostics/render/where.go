@@ -1,0 +1,124 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
+)
+
+// WhereText writes a "where is my tag?" answer for a terminal: the
+// answer's line, then the apps grouped by answer (running, written,
+// due, held back, blocked, wrong update, not deployed, unknown), one line
+// each, and the fix of the first app something stops.
+func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s  %s\n", wh.Worst().Mark(), wh.Head())
+	for _, l := range whereAbout(wh) {
+		p("   %s\n", l)
+	}
+	if wh.Partial {
+		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
+	}
+	if len(wh.Apps) == 0 {
+		return
+	}
+	width := 0
+	for _, l := range wh.Apps {
+		width = max(width, utf8.RuneCountInString(l.App.String()))
+	}
+	for _, a := range report.WhereAnswers() {
+		g := wh.Group(a)
+		if len(g) == 0 {
+			continue
+		}
+		p("\n%s %s (%d)\n", a.State().Mark(), a.Title(), len(g))
+		for _, l := range g {
+			p("   %-*s  %s\n", width, l.App.String(), textutil.ClipWords(textutil.OneLine(l.Says(wh.Tag)), 110))
+		}
+	}
+	if l := firstStopped(wh); l != nil && l.Fix != nil {
+		p("\n%s: ", l.App)
+		writeFix(w, l.Fix, "")
+	}
+	p("\n`%s` shows an app's full report.\n", o.Next(placeholder))
+}
+
+// WhereMarkdown writes the answer for issues and chat.
+func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("## %s %s\n\n", wh.Worst().Mark(), escape(wh.Head()))
+	for _, l := range whereAbout(wh) {
+		p("- %s\n", escape(l))
+	}
+	if len(wh.Apps) == 0 {
+		return
+	}
+	for _, a := range report.WhereAnswers() {
+		g := wh.Group(a)
+		if len(g) == 0 {
+			continue
+		}
+		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", a.State().Mark(), a.Title(), len(g))
+		for _, l := range g {
+			p("| `%s` | `%s` | %s |\n", strings.ReplaceAll(l.App.String(), "`", "'"), strings.ReplaceAll(l.Image, "`", "'"), escape(strings.ReplaceAll(l.Says(wh.Tag), "|", "\\|")))
+		}
+	}
+	if l := firstStopped(wh); l != nil && l.Fix != nil && l.Fix.Summary != "" {
+		p("\n**Fix for %s:** %s\n", escape(l.App.String()), escape(l.Fix.Summary))
+		if s := l.Fix.Snippet; s != "" {
+			p("\n```%s\n%s\n```\n", l.Fix.Lang, strings.ReplaceAll(s, "```", "'''"))
+		}
+	}
+	p("\n`%s` shows an app's full report.\n", o.Next(placeholder))
+}
+
+// whereAbout are the answer's particulars: which tag and why that one, a
+// tag that is not listed and its nearest, the repositories nearest to one
+// no app uses, what the scope left out.
+func whereAbout(wh *report.Where) []string {
+	var out []string
+	switch {
+	case wh.Tag != "" && wh.TagFrom != "" && wh.TagFrom != "asked":
+		out = append(out, "tag "+wh.Tag+": "+wh.TagFrom)
+	case wh.Tag == "" && wh.Digest == "" && len(wh.Apps) > 0:
+		out = append(out, "no tag of the repository could be listed: each app's answer says why")
+	}
+	if wh.Digest != "" {
+		if len(wh.DigestTags) > 0 {
+			out = append(out, wh.Digest+" is tagged "+strings.Join(wh.DigestTags, ", "))
+		} else if len(wh.Apps) > 0 {
+			out = append(out, "no tag read points at "+wh.Digest+" (digests are read only for the newest-build and digest strategies)")
+		}
+	}
+	if len(wh.Nearest) > 0 {
+		out = append(out, "nearest tags: "+strings.Join(wh.Nearest, ", "))
+	}
+	if len(wh.Apps) == 0 {
+		if len(wh.Repositories) > 0 {
+			out = append(out, "did you mean "+strings.Join(wh.Repositories, ", ")+"?")
+		}
+		out = append(out, fmt.Sprintf("%d Application(s) Image Updater manages were looked at", wh.Managed))
+	}
+	return out
+}
+
+// firstStopped is the first line, in the answer's order, that something
+// stops and that has a fix.
+func firstStopped(wh *report.Where) *report.WhereLine {
+	for i, l := range wh.Apps {
+		switch l.Answer {
+		case report.WhereRunning, report.WhereWritten, report.WhereDue:
+			continue
+		}
+		if l.Fix != nil && l.Fix.Summary != "" {
+			return &wh.Apps[i]
+		}
+	}
+	return nil
+}
