@@ -53,17 +53,13 @@ func Where(w *report.Where) Payload {
 		}
 	}
 	if l := whereFirstStopped(w); l != nil {
-		f := l.Fix
-		var b strings.Builder
-		fmt.Fprintf(&b, "*Fix for %s* `%s`: %s", md(l.App.String()), tick(string(l.Code)), md(f.Summary))
-		if f.Where != "" {
-			b.WriteString(" _(" + md(f.Where) + ")_")
+		// The first app something stops: its root cause's fix, as steps.
+		head := fmt.Sprintf("*%s* `%s`\n", md(l.App.String()), tick(string(l.Code)))
+		text, more := fixText(l.Fix, budgetFix)
+		blocks = append(blocks, section(head+text))
+		if more {
+			thread = append(thread, fixChunks(head+fixHead(l.Fix), l.Fix)...)
 		}
-		fix := clipRunes(b.String(), budgetFix/2)
-		if f.Snippet != "" {
-			fix += "\n```" + clipRunes(code(f.Snippet), budgetFix/2-8) + "```"
-		}
-		blocks = append(blocks, section(fix))
 	}
 	ctx := []string{}
 	if w.Cluster != "" {

@@ -55,7 +55,7 @@ func TestWherePayload(t *testing.T) {
 			for _, b := range p.Message.Blocks.BlockSet[1:] {
 				body += sectionText(b)
 			}
-			for _, want := range []string{"*running* (1)", "*held back* (1)", "`team/web-stable`", "*Fix for team/web-stable*"} {
+			for _, want := range []string{"*running* (1)", "*held back* (1)", "`team/web-stable`", "*team/web-stable* `CANDIDATES_NEWER_TAGS_DROPPED`"} {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: no %q in %s", image, want, body)
 				}

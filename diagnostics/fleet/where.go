@@ -105,7 +105,11 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 				others[k] = true
 				continue
 			}
-			matches = append(matches, match{app: a, by: im.by, alias: im.ref.Alias, image: im.ref.Original})
+			image := im.ref.Original
+			if _, r, ok := strings.Cut(image, "="); ok { // "alias=image" as an image-list writes it
+				image = r
+			}
+			matches = append(matches, match{app: a, by: im.by, alias: im.ref.Alias, image: image})
 			found = true
 		}
 		if found {

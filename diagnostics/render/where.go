@@ -52,7 +52,7 @@ func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("## %s %s\n\n", wh.Worst().Mark(), escape(wh.Head()))
+	p("## %s %s\n\n", wh.Worst().Emoji(), escape(wh.Head()))
 	for _, l := range whereAbout(wh) {
 		p("- %s\n", escape(l))
 	}
@@ -64,16 +64,14 @@ func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
 		if len(g) == 0 {
 			continue
 		}
-		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", a.State().Mark(), a.Title(), len(g))
+		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", a.State().Emoji(), a.Title(), len(g))
 		for _, l := range g {
 			p("| `%s` | `%s` | %s |\n", strings.ReplaceAll(l.App.String(), "`", "'"), strings.ReplaceAll(l.Image, "`", "'"), escape(strings.ReplaceAll(l.Says(wh.Tag), "|", "\\|")))
 		}
 	}
-	if l := firstStopped(wh); l != nil && l.Fix != nil && l.Fix.Summary != "" {
-		p("\n**Fix for %s:** %s\n", escape(l.App.String()), escape(l.Fix.Summary))
-		if s := l.Fix.Snippet; s != "" {
-			p("\n```%s\n%s\n```\n", l.Fix.Lang, strings.ReplaceAll(s, "```", "'''"))
-		}
+	if l := firstStopped(wh); l != nil {
+		p("\n### %s `%s`\n\n", escape(l.App.String()), l.Code)
+		markdownFix(w, l.Fix)
 	}
 	p("\n`%s` shows an app's full report.\n", o.Next(placeholder))
 }
