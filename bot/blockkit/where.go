@@ -94,8 +94,13 @@ func whereAboutLines(w *report.Where) []string {
 	if w.Tag != "" && w.TagFrom != "" && w.TagFrom != "asked" {
 		out = append(out, fmt.Sprintf("Tag `%s`: %s.", tick(w.Tag), md(w.TagFrom)))
 	}
-	if w.Digest != "" && len(w.DigestTags) > 0 {
-		out = append(out, fmt.Sprintf("`%s` is tagged %s.", tick(w.Digest), md(strings.Join(w.DigestTags, ", "))))
+	if w.Digest != "" {
+		if len(w.DigestTags) > 0 {
+			out = append(out, fmt.Sprintf("`%s` is tagged %s.", tick(w.Digest), md(strings.Join(w.DigestTags, ", "))))
+		}
+		if w.DigestNote != "" {
+			out = append(out, md(w.DigestNote)+".")
+		}
 	}
 	if len(w.Nearest) > 0 {
 		out = append(out, "Nearest tags: "+md(strings.Join(w.Nearest, ", "))+".")

@@ -29,9 +29,10 @@ unknown. The fix of the first app something stops is shown; "imgupd diagnose APP
 shows any app's full report.
 
 Without a tag, the answer is about the newest tag in the registry (the latest build when Image
-Updater's strategy reads build times, else the highest version). With a digest, about the tags
-that point at it, when the strategy reads digests (newest-build, digest). A repository no app uses,
-or a tag the registry does not list, is answered as such, with the nearest names.
+Updater's strategy reads build times, else the highest version). With a digest, about the newest
+tag that points at it (the digests the diagnoses read, else those of the 100 highest versions, read
+without credentials). A repository no app uses, a tag the registry does not list or a digest no tag
+read has, is answered as such, with the nearest names.
 
 It scans like "imgupd summary" (the same scope flags, one deadline, shared reads) but diagnoses
 only the apps that use the repository. Nothing is written anywhere.

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/textutil"
@@ -151,6 +152,9 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 		byApp[a] = reports[i]
 	}
 	listed := tagList(matches, byApp)
+	if w.Digest != "" && !anyDigest(listed) {
+		readDigests(p.ctx, p.eng.Registry, q.ref, conf, listed, w)
+	}
 	resolveTag(w, listed)
 	for _, m := range matches {
 		w.Apps = append(w.Apps, whereLine(m, byApp[m.app], w.Tag, res.Apps[indexOf(apps, m.app)]))
@@ -391,9 +395,11 @@ func whereLine(m match, rep *report.Report, tag string, res report.AppResult) re
 		l.Written = "in the Application's spec, not yet deployed"
 	}
 	switch {
-	case tag != "" && l.Running == tag:
+	case tag == "": // no tag to answer for (an unknown digest, no tag list): the app's own state
+		l.Answer = fromState(rep.State)
+	case l.Running == tag:
 		l.Answer = report.WhereRunning
-	case tag == "" || l.Picked != tag:
+	case l.Picked != tag:
 		l.Answer = report.WhereHeldBack
 		if rep.State == report.StateUnknown && l.Pick == "" {
 			l.Answer = report.WhereUnknown
@@ -459,4 +465,104 @@ func writtenOf(rep *report.Report, alias string) string {
 		}
 	}
 	return ""
+}
+
+// maxDigestTags bounds the tags whose digests a "where IMAGE@DIGEST" reads
+// when the diagnoses read none: the highest versions first.
+const maxDigestTags = 100
+
+func anyDigest(tags []updater.TagFate) bool {
+	for _, t := range tags {
+		if t.Digest != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readDigests reads the digests of up to maxDigestTags tags (the highest
+// versions first), anonymously, when the diagnoses read none (the semver
+// and alphabetical strategies need no manifest): a digest is then matched
+// against a tag's manifest, or an index's. No credential is read for it;
+// a registry that refuses anonymous reads leaves the digest's tags
+// unknown, and w.DigestNote says why.
+func readDigests(ctx context.Context, reg registryReader, ref updater.ImageRef, conf updater.RegistriesConf, tags []updater.TagFate, w *report.Where) {
+	if reg == nil || len(tags) == 0 {
+		return
+	}
+	ep, _ := updater.ResolveEndpoint(ref, conf)
+	target := registry.Target{APIURL: ep.APIURL, Repository: ep.RepositoryPath(ref), Insecure: ep.Insecure, Limit: ep.Limit}
+	names := byVersionDesc(tags)
+	if len(names) > maxDigestTags {
+		names = names[:maxDigestTags]
+	}
+	metas, err := reg.Metadata(ctx, target, names, func(updater.Platform) bool { return false })
+	if err != nil {
+		w.DigestNote = "the tags' digests could not be read: " + textutil.Clip(textutil.OneLine(err.Error()), 200)
+		return
+	}
+	read := 0
+	failed := ""
+	for i := range tags {
+		m, ok := metas[tags[i].Tag]
+		if !ok {
+			continue
+		}
+		if m.Err != "" {
+			failed = m.Err
+			continue
+		}
+		read++
+		tags[i].Digest = m.Digest
+		for _, c := range m.Manifests { // the digest of one platform's image under an index
+			if c.Digest == w.Digest {
+				tags[i].Digest = w.Digest
+			}
+		}
+	}
+	switch {
+	case read == 0 && failed != "":
+		w.DigestNote = "the tags' digests could not be read without credentials: " + textutil.Clip(textutil.OneLine(failed), 200)
+	case len(names) < len(tags):
+		w.DigestNote = fmt.Sprintf("the digests of the %d highest versions were read (of %d tags)", len(names), len(tags))
+	}
+}
+
+// registryReader is the registry the scan reads through.
+type registryReader interface {
+	Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error)
+}
+
+// byVersionDesc are the tags' names, versions highest first, then the
+// others in reverse registry order (the newest pushed last, often).
+func byVersionDesc(tags []updater.TagFate) []string {
+	type v struct {
+		name string
+		ver  *semver.Version
+		i    int
+	}
+	vs := make([]v, len(tags))
+	for i, t := range tags {
+		vs[i] = v{name: t.Tag, i: i}
+		if sv, err := semver.NewVersion(t.Tag); err == nil {
+			vs[i].ver = sv
+		}
+	}
+	sort.SliceStable(vs, func(a, b int) bool {
+		x, y := vs[a], vs[b]
+		switch {
+		case x.ver != nil && y.ver != nil:
+			return x.ver.GreaterThan(y.ver)
+		case x.ver != nil:
+			return true
+		case y.ver != nil:
+			return false
+		}
+		return x.i > y.i
+	})
+	out := make([]string, len(vs))
+	for i, x := range vs {
+		out[i] = x.name
+	}
+	return out
 }

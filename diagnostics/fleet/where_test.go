@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/crane"
+
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
@@ -124,5 +126,31 @@ func TestWhereVisibility(t *testing.T) {
 	w = where(t, env, scope, "${REGISTRY}/team/api")
 	if len(w.Apps) != 0 || len(w.Repositories) != 1 {
 		t.Errorf("team/api, used only in team: %d apps, nearest %v (the hidden app's repository must not be named either)", len(w.Apps), w.Repositories)
+	}
+}
+
+// TestWhereByDigest: a digest is answered for the tags that point at it; the fleet's semver
+// strategy read no manifest, so where reads the digests itself (anonymously).
+func TestWhereByDigest(t *testing.T) {
+	env := startWhereFleet(t)
+	d, err := crane.Digest(env.Vars["REGISTRY"]+"/team/web:1.2.0", crane.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := where(t, env, report.Scope{}, "${REGISTRY}/team/web@"+d)
+	if len(w.DigestTags) != 1 || w.DigestTags[0] != "1.2.0" || w.Tag != "1.2.0" {
+		t.Fatalf("digest of 1.2.0: tags %v, tag %q (%s)", w.DigestTags, w.Tag, w.DigestNote)
+	}
+	if len(w.Group(report.WhereRunning)) != 1 || len(w.Group(report.WhereDue)) != 1 {
+		t.Errorf("running %d, due %d", len(w.Group(report.WhereRunning)), len(w.Group(report.WhereDue)))
+	}
+	w = where(t, env, report.Scope{}, "${REGISTRY}/team/web@sha256:"+strings.Repeat("0", 64))
+	if len(w.DigestTags) != 0 || w.Tag != "" || !strings.Contains(w.Head(), "no tag of") {
+		t.Errorf("unknown digest: tags %v, tag %q, head %q", w.DigestTags, w.Tag, w.Head())
+	}
+	for _, l := range w.Apps {
+		if l.Answer == report.WhereHeldBack && l.State != report.StateHeldBack {
+			t.Errorf("%s: held back for a digest no tag has (its own state is %s)", l.App, l.State)
+		}
 	}
 }

@@ -90,8 +90,9 @@ func whereAbout(wh *report.Where) []string {
 	if wh.Digest != "" {
 		if len(wh.DigestTags) > 0 {
 			out = append(out, wh.Digest+" is tagged "+strings.Join(wh.DigestTags, ", "))
-		} else if len(wh.Apps) > 0 {
-			out = append(out, "no tag read points at "+wh.Digest+" (digests are read only for the newest-build and digest strategies)")
+		}
+		if wh.DigestNote != "" {
+			out = append(out, wh.DigestNote)
 		}
 	}
 	if len(wh.Nearest) > 0 {

@@ -21,6 +21,9 @@ type Where struct {
 	// Digest is the asked digest; DigestTags the tags that point at it.
 	Digest     string   `json:"digest,omitempty"`
 	DigestTags []string `json:"digestTags,omitempty"`
+	// DigestNote says what limited the search for the digest's tags (the
+	// registry refused anonymous reads, only the highest versions read).
+	DigestNote string `json:"digestNote,omitempty"`
 	// Listed: the tag is in the registry's tag list (nil when no list
 	// could be read); Nearest are the closest listed tags when it is not.
 	Listed  *bool    `json:"listed,omitempty"`
@@ -159,8 +162,14 @@ func (l WhereLine) Says(tag string) string {
 	if l.Picked != "" && l.Picked != tag {
 		picks = "; Image Updater picks " + l.Picked
 	}
+	if tag == "" { // no tag asked about: the app's own pick
+		tag = l.Picked
+	}
 	switch l.Answer {
 	case WhereRunning:
+		if l.Running != "" {
+			return "runs " + l.Running
+		}
 		return "runs " + tag
 	case WhereWritten:
 		if l.Written != "" {
@@ -217,6 +226,8 @@ func (w *Where) Head() string {
 	switch {
 	case len(w.Apps) == 0:
 		return "no Application Image Updater manages uses " + w.Repository
+	case w.Digest != "" && w.Tag == "":
+		return "no tag of " + w.Repository + " read points at " + w.Digest
 	case w.Listed != nil && !*w.Listed:
 		return tag + " is not in the tag list of " + w.Repository
 	case tag == "":
