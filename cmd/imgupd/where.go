@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imgupd/imgupd/bot/blockkit"
+
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
@@ -93,7 +95,7 @@ type whereOutput struct {
 }
 
 // whereFormats are the formats of a "where" answer: text, JSON (the
-// report.Where), Markdown.
+// report.Where), Markdown, or the Slack payload the bot posts.
 func whereFormats() formats[whereOutput] {
 	return formats[whereOutput]{
 		{name: "text", write: func(io streams, v whereOutput) error {
@@ -104,6 +106,9 @@ func whereFormats() formats[whereOutput] {
 		{name: "markdown", write: func(io streams, v whereOutput) error {
 			render.WhereMarkdown(io.Out, v.where, v.opts)
 			return nil
+		}},
+		{name: "blockkit", note: "the Slack payload", write: func(io streams, v whereOutput) error {
+			return writeJSON(io.Out, blockkit.Where(v.where))
 		}},
 	}
 }

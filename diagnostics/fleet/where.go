@@ -456,13 +456,30 @@ func pickOf(d *updater.Decision, tag string) string {
 	return "not in the tag list Image Updater reads"
 }
 
-// writtenOf is how Image Updater wrote the image's pick, from the
-// history stage's finding.
+// writtenOf is where and when Image Updater wrote the image's pick, from
+// the history stage's finding's evidence, the dated first (the CR's
+// status.recentUpdates, an ImagesUpdated event), then the spec or commit.
 func writtenOf(rep *report.Report, alias string) string {
 	for _, f := range rep.Findings() {
-		if f.Code == report.CodeHistoryWritten && (f.Image == alias || f.Image == "") {
-			return f.Title
+		if f.Code != report.CodeHistoryWritten || f.Image != alias && f.Image != "" {
+			continue
 		}
+		var dated, other []string
+		for _, e := range f.Evidence {
+			s := e.Label + ": " + e.Display()
+			if strings.Contains(e.Label, "recentUpdates") || strings.HasPrefix(e.Label, "event") {
+				dated = append(dated, s)
+			} else {
+				other = append(other, s)
+			}
+		}
+		switch {
+		case len(dated) > 0: // when, and by what: the first says enough
+			return dated[0]
+		case len(other) > 0:
+			return strings.Join(other[:min(2, len(other))], "; ")
+		}
+		return f.Title
 	}
 	return ""
 }

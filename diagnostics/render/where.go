@@ -38,7 +38,7 @@ func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 		}
 		p("\n%s %s (%d)\n", a.State().Mark(), a.Title(), len(g))
 		for _, l := range g {
-			p("   %-*s  %s\n", width, l.App.String(), textutil.ClipWords(textutil.OneLine(l.Says(wh.Tag)), 110))
+			p("   %-*s  %s\n", width, l.App.String(), textutil.ClipWords(textutil.OneLine(l.Says(wh.Tag)), 180))
 		}
 	}
 	if l := firstStopped(wh); l != nil && l.Fix != nil {

@@ -172,10 +172,14 @@ func (l WhereLine) Says(tag string) string {
 		}
 		return "runs " + tag
 	case WhereWritten:
-		if l.Written != "" {
-			return l.Written
+		s := "Image Updater has written " + tag
+		if l.Running != "" {
+			s += "; " + l.Running + " still runs"
 		}
-		return "Image Updater has written " + tag + "; Argo CD deploys it on its next sync"
+		if l.Written != "" {
+			return s + " (" + l.Written + ")"
+		}
+		return s + "; Argo CD deploys it on its next sync"
 	case WhereDue:
 		if l.Running != "" {
 			return "runs " + l.Running + "; Image Updater picks " + tag + " on its next cycle"
