@@ -33,7 +33,7 @@ func parseWhere(input string, words []string) (Command, error) {
 	}
 	image := unlink(rest[0])
 	if _, err := fleet.ParseImageQuery(image); err != nil {
-		pe := &ParseError{Input: input, Reason: clip(err.Error()) + "; " + whereUsage}
+		pe := &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an image: write REGISTRY/PATH[:TAG|@DIGEST] (no alias, version constraint or space), e.g. `where ghcr.io/acme/web:1.4.2`", clip(image))}
 		if low := strings.ToLower(image); low != image {
 			if _, err := fleet.ParseImageQuery(low); err == nil {
 				pe.Suggestion = "where " + low
