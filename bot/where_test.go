@@ -67,6 +67,20 @@ func TestWhereInSlack(t *testing.T) {
 		}
 	}
 
+	// carol's group may see namespace team too, which only her own rule grants: her answer is
+	// hers alone, with team's apps.
+	h.send(slacklab.AppMention("env-where-m", slacklab.Mention{User: carol, Channel: deploys, Text: "<@U0BOTUSER1> where " + image, TS: "1718031400.000100"}))
+	carols := func(m slacklab.Message) bool {
+		return m.Via == "chat.postEphemeral" && m.User == carol && strings.Contains(m.Text, "apps that use it")
+	}
+	h.waitFor("carol's private answer", func() bool { return len(h.messages(carols)) == 1 })
+	if c := h.messages(carols)[0]; !strings.Contains(c.Text, "of the 6 apps") || !strings.Contains(string(c.Blocks), "team/web-stable") {
+		t.Errorf("carol's answer: %s %s", c.Text, c.Blocks)
+	}
+	if n := len(h.messages(func(m slacklab.Message) bool { return isWhere(m) && strings.Contains(m.Text, "of the 6 apps") })); n != 0 {
+		t.Errorf("carol's answer, with apps #deploys may not see, was posted for the channel (%d)", n)
+	}
+
 	h.send(slacklab.SlashCommand("env-where-2", slash(alice, deploys, "where team web", h.srv.ResponseURL("w2"))))
 	ack, err := h.srv.WaitAck(h.ctx(), "env-where-2")
 	if err != nil {
