@@ -23,17 +23,11 @@ func onlyArgocd(c *bot.Config, _ *slacklab.Config) {
 
 func whereFleet(t *testing.T) *lab.Scenario {
 	t.Helper()
-	all, err := lab.Fleets()
+	sc, err := lab.Fleet("where-web")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range all {
-		if sc.Name == "where-web" {
-			return sc
-		}
-	}
-	t.Fatal("no lab fleet where-web")
-	return nil
+	return sc
 }
 
 func isWhere(m slacklab.Message) bool {

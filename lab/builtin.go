@@ -3,6 +3,7 @@ package lab
 import (
 	"embed"
 	"encoding/base64"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -17,15 +18,18 @@ import (
 var builtin embed.FS
 
 // Builtins returns the scenarios shipped in the binary, by name.
-func Builtins() ([]*Scenario, error) {
-	names, err := fs.Glob(builtin, "scenarios/*.yaml")
+func Builtins() ([]*Scenario, error) { return embedded(builtin, "scenarios/*.yaml") }
+
+// embedded parses the scenario files of fsys that match pattern, by name.
+func embedded(fsys embed.FS, pattern string) ([]*Scenario, error) {
+	names, err := fs.Glob(fsys, pattern)
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 	var out []*Scenario
 	for _, n := range names {
-		data, err := builtin.ReadFile(n)
+		data, err := fsys.ReadFile(n)
 		if err != nil {
 			return nil, err
 		}
@@ -146,23 +150,20 @@ var fleets embed.FS
 // Fleets returns the lab fleets shipped in the binary, by name: scenarios
 // whose objects hold several Applications (their App is one of them), for
 // the commands that answer across apps (`imgupd where`).
-func Fleets() ([]*Scenario, error) {
-	names, err := fs.Glob(fleets, "fleets/*.yaml")
+func Fleets() ([]*Scenario, error) { return embedded(fleets, "fleets/*.yaml") }
+
+// Fleet returns one lab fleet by name; the error names the others.
+func Fleet(name string) (*Scenario, error) {
+	all, err := Fleets()
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
-	var out []*Scenario
-	for _, n := range names {
-		data, err := fleets.ReadFile(n)
-		if err != nil {
-			return nil, err
+	var names []string
+	for _, sc := range all {
+		if sc.Name == name {
+			return sc, nil
 		}
-		sc, err := Parse(data, path.Base(n))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sc)
+		names = append(names, sc.Name)
 	}
-	return out, nil
+	return nil, fmt.Errorf("no lab fleet %q (the lab has %s)", name, strings.Join(names, ", "))
 }

@@ -333,7 +333,7 @@ func stageSummary(r *report.Report) string {
 		nv[u.Code] = true
 	}
 	for _, s := range r.Stages {
-		s.Status = stageStatus(s)
+		s.Status = s.Effective()
 		switch s.Status {
 		case report.Fail, report.Warn, report.Unknown:
 		case report.Skipped:
@@ -355,42 +355,10 @@ func stageSummary(r *report.Report) string {
 			lines = append(lines, fmt.Sprintf("%s %s", marks[s.Status], md(s.Title)))
 		}
 	}
-	var rest []string
-	if passed > 0 {
-		other := ""
-		if len(lines) > 0 {
-			other = "other "
-		}
-		rest = append(rest, fmt.Sprintf("%d %s%s passed", passed, other, plural(passed, "stage", "stages")))
-	}
-	if skipped > 0 {
-		rest = append(rest, fmt.Sprintf("%d skipped", skipped))
-	}
-	if unverified > 0 {
-		rest = append(rest, fmt.Sprintf("%d not verified", unverified))
-	}
-	if len(rest) > 0 {
-		lines = append(lines, marks[report.Pass]+" "+strings.Join(rest, " · "))
+	if rest := report.OtherStages(passed, skipped, unverified, len(lines) > 0); rest != "" {
+		lines = append(lines, marks[report.Pass]+" "+rest)
 	}
 	return clipRunes(strings.Join(lines, "\n"), MaxSectionText)
-}
-
-// stageStatus is the stage's status, or the worst of its findings' when
-// it has none (a report built by hand).
-func stageStatus(s report.StageResult) report.Severity {
-	if s.Status != "" && s.Status != report.Pass && s.Status != report.Info {
-		return s.Status
-	}
-	st := s.Status
-	for _, f := range s.Findings {
-		if f.Severity != report.Pass && f.Severity != report.Info && (st == "" || f.Severity.Rank() > st.Rank()) {
-			st = f.Severity
-		}
-	}
-	if st == "" {
-		return report.Pass
-	}
-	return st
 }
 
 // shownFinding is the finding a stage line shows: its worst non-passing
@@ -412,13 +380,6 @@ func shownFinding(s report.StageResult, nv map[report.Code]bool) (f *report.Find
 		}
 	}
 	return f, hasRoot
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // notVerifiedOf is what the message lists as not verified: every entry but
@@ -466,7 +427,7 @@ func stageList(r *report.Report) string {
 			said[s.SkipReason] = true
 			line += " — _" + md(s.SkipReason) + "_"
 		default:
-			if f := worstFinding(s); f != nil {
+			if f := s.WorstFinding(); f != nil {
 				line += " — `" + tick(string(f.Code)) + "`"
 				if f.RootCause {
 					line += " (the root cause)"
@@ -476,17 +437,6 @@ func stageList(r *report.Report) string {
 		b.WriteString(clipRunes(line, 400))
 	}
 	return clipRunes(b.String(), MaxSectionText)
-}
-
-func worstFinding(s report.StageResult) *report.Finding {
-	for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
-		for i := range s.Findings {
-			if s.Findings[i].Severity == sev {
-				return &s.Findings[i]
-			}
-		}
-	}
-	return nil
 }
 
 // candidateTable is a code block of the first rows, with a count of the rest.

@@ -52,7 +52,7 @@ func Where(w *report.Where) Payload {
 			break
 		}
 	}
-	if l := whereFirstStopped(w); l != nil {
+	if l := w.FirstStopped(); l != nil {
 		// The first app something stops: its root cause's fix, as steps.
 		head := fmt.Sprintf("*%s* `%s`\n", md(l.App.String()), tick(string(l.Code)))
 		text, more := fixText(l.Fix, budgetFix)
@@ -112,19 +112,4 @@ func whereAboutLines(w *report.Where) []string {
 		out = append(out, fmt.Sprintf("%d application(s) Image Updater manages that you may see were looked at.", w.Managed))
 	}
 	return out
-}
-
-// whereFirstStopped is the first app, in the answer's order, that
-// something stops and whose diagnosis has a fix.
-func whereFirstStopped(w *report.Where) *report.WhereLine {
-	for i, l := range w.Apps {
-		switch l.Answer {
-		case report.WhereRunning, report.WhereWritten, report.WhereDue:
-			continue
-		}
-		if l.Fix != nil && l.Fix.Summary != "" {
-			return &w.Apps[i]
-		}
-	}
-	return nil
 }

@@ -17,22 +17,15 @@ import (
 // its header and notification are the answer, each app sits under its answer, and the fix
 // shown is the first stopped app's.
 func TestWherePayload(t *testing.T) {
-	all, err := lab.Fleets()
+	sc, err := lab.Fleet("where-web")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var env *lab.Env
-	for _, sc := range all {
-		if sc.Name == "where-web" {
-			if env, err = lab.Start(context.Background(), sc); err != nil {
-				t.Fatal(err)
-			}
-			defer env.Close()
-		}
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if env == nil {
-		t.Fatal("no lab fleet where-web")
-	}
+	defer env.Close()
 	for _, image := range []string{"/team/web:1.2.0", "/team/web", "/team/web:9.9.9", "/team/nope"} {
 		q, err := fleet.ParseImageQuery(env.Vars["REGISTRY"] + image)
 		if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -121,18 +120,9 @@ func demoWhere(ctx context.Context, o *demoOptions, io streams) error {
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
-	all, err := lab.Fleets()
+	sc, err := lab.Fleet("where-web")
 	if err != nil {
 		return fail(err)
-	}
-	var sc *lab.Scenario
-	for _, f := range all {
-		if f.Name == "where-web" {
-			sc = f
-		}
-	}
-	if sc == nil {
-		return fail(errors.New("the lab fleet where-web is not built in"))
 	}
 	env, err := lab.Start(ctx, sc)
 	if err != nil {

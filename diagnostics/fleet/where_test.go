@@ -14,22 +14,16 @@ import (
 
 func startWhereFleet(t *testing.T) *lab.Env {
 	t.Helper()
-	all, err := lab.Fleets()
+	sc, err := lab.Fleet("where-web")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range all {
-		if sc.Name == "where-web" {
-			env, err := lab.Start(context.Background(), sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(env.Close)
-			return env
-		}
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no lab fleet where-web")
-	return nil
+	t.Cleanup(env.Close)
+	return env
 }
 
 func where(t *testing.T, env *lab.Env, scope report.Scope, image string) *report.Where {

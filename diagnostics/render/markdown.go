@@ -60,7 +60,7 @@ func Markdown(w io.Writer, r *report.Report) {
 			said[s.SkipReason] = true
 			cell = escape(s.SkipReason)
 		default:
-			if f := worst(s); f != nil {
+			if f := s.WorstFinding(); f != nil {
 				cell = "`" + string(f.Code) + "`"
 				if f.RootCause {
 					cell += " (the root cause)"
@@ -124,7 +124,7 @@ func markdownStages(r *report.Report) []string {
 	var lines []string
 	passed, skipped, unverified := 0, 0, 0
 	for _, s := range r.Stages {
-		st := status(s)
+		st := s.Effective()
 		switch {
 		case st == report.Skipped:
 			skipped++
@@ -156,22 +156,8 @@ func markdownStages(r *report.Report) []string {
 		}
 		lines = append(lines, line)
 	}
-	var rest []string
-	if passed > 0 {
-		other := ""
-		if len(lines) > 0 {
-			other = "other "
-		}
-		rest = append(rest, fmt.Sprintf("%d %s%s passed", passed, other, plural(passed, "stage", "stages")))
-	}
-	if skipped > 0 {
-		rest = append(rest, fmt.Sprintf("%d skipped", skipped))
-	}
-	if unverified > 0 {
-		rest = append(rest, fmt.Sprintf("%d not verified", unverified))
-	}
-	if len(rest) > 0 {
-		lines = append(lines, Symbol(report.Pass)+" "+strings.Join(rest, " · "))
+	if rest := report.OtherStages(passed, skipped, unverified, len(lines) > 0); rest != "" {
+		lines = append(lines, Symbol(report.Pass)+" "+rest)
 	}
 	return lines
 }
@@ -205,18 +191,6 @@ func markdownFix(w io.Writer, f *report.Fix) {
 			fmt.Fprintf(w, "replace %s\n\n", strings.Join(ph, ", "))
 		}
 	}
-}
-
-// worst is a stage's worst non-passing finding.
-func worst(s report.StageResult) *report.Finding {
-	for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
-		for i := range s.Findings {
-			if s.Findings[i].Severity == sev {
-				return &s.Findings[i]
-			}
-		}
-	}
-	return nil
 }
 
 // inlineCode is s as Markdown inline code, whatever backticks it holds.

@@ -89,7 +89,7 @@ func writeStages(w io.Writer, r *report.Report, o TextOptions) {
 	var context []report.Finding
 	var skipped []report.StageResult
 	for _, s := range r.Stages {
-		s.Status = status(s)
+		s.Status = s.Effective()
 		switch {
 		case s.Status == report.Skipped:
 			skipped = append(skipped, s)
@@ -130,24 +130,6 @@ func writeStages(w io.Writer, r *report.Report, o TextOptions) {
 			fmt.Fprintf(w, "%s %s — %s\n", Symbol(s.Status), s.Title, orDash(s.SkipReason))
 		}
 	}
-}
-
-// status is the stage's status, or the worst of its findings' when it has
-// none (a report built by hand).
-func status(s report.StageResult) report.Severity {
-	if s.Status != "" && s.Status != report.Pass && s.Status != report.Info {
-		return s.Status
-	}
-	st := s.Status
-	for _, f := range s.Findings {
-		if f.Severity != report.Pass && f.Severity != report.Info && (st == "" || f.Severity.Rank() > st.Rank()) {
-			st = f.Severity
-		}
-	}
-	if st == "" {
-		return report.Pass
-	}
-	return st
 }
 
 // onlyNotVerified: every problem of the stage is a check Not verified

@@ -41,7 +41,7 @@ func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 			p("   %-*s  %s\n", width, l.App.String(), textutil.ClipWords(textutil.OneLine(l.Says(wh.Tag)), 180))
 		}
 	}
-	if l := firstStopped(wh); l != nil && l.Fix != nil {
+	if l := wh.FirstStopped(); l != nil && l.Fix != nil {
 		p("\n%s: ", l.App)
 		writeFix(w, l.Fix, "")
 	}
@@ -69,7 +69,7 @@ func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
 			p("| `%s` | `%s` | %s |\n", strings.ReplaceAll(l.App.String(), "`", "'"), strings.ReplaceAll(l.Image, "`", "'"), escape(strings.ReplaceAll(l.Says(wh.Tag), "|", "\\|")))
 		}
 	}
-	if l := firstStopped(wh); l != nil {
+	if l := wh.FirstStopped(); l != nil {
 		p("\n### %s `%s`\n\n", escape(l.App.String()), l.Code)
 		markdownFix(w, l.Fix)
 	}
@@ -105,19 +105,4 @@ func whereAbout(wh *report.Where) []string {
 		out = append(out, fmt.Sprintf("%d Application(s) Image Updater manages were looked at", wh.Managed))
 	}
 	return out
-}
-
-// firstStopped is the first line, in the answer's order, that something
-// stops and that has a fix.
-func firstStopped(wh *report.Where) *report.WhereLine {
-	for i, l := range wh.Apps {
-		switch l.Answer {
-		case report.WhereRunning, report.WhereWritten, report.WhereDue:
-			continue
-		}
-		if l.Fix != nil && l.Fix.Summary != "" {
-			return &wh.Apps[i]
-		}
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -325,6 +326,63 @@ type StageResult struct {
 	SkipReason string        `json:"skipReason,omitempty"`
 	Duration   time.Duration `json:"durationNs"`
 	Findings   []Finding     `json:"findings"`
+}
+
+// Effective is the stage's status, or the worst of its findings' when it
+// has none (a report built by hand).
+func (s StageResult) Effective() Severity {
+	if s.Status != "" && s.Status != Pass && s.Status != Info {
+		return s.Status
+	}
+	st := s.Status
+	for _, f := range s.Findings {
+		if f.Severity != Pass && f.Severity != Info && (st == "" || f.Severity.Rank() > st.Rank()) {
+			st = f.Severity
+		}
+	}
+	if st == "" {
+		return Pass
+	}
+	return st
+}
+
+// WorstFinding is the stage's worst non-passing finding: a failing one,
+// else one not verified, else a warning (nil for none).
+func (s StageResult) WorstFinding() *Finding {
+	for _, sev := range []Severity{Fail, Unknown, Warn} {
+		for i := range s.Findings {
+			if s.Findings[i].Severity == sev {
+				return &s.Findings[i]
+			}
+		}
+	}
+	return nil
+}
+
+// OtherStages says in one line how the stages a report does not list
+// fared: "7 other stages passed · 1 skipped · 1 not verified" (others:
+// some stages are listed above it; "stages passed" when none is); counts
+// of 0 are left out.
+func OtherStages(passed, skipped, unverified int, others bool) string {
+	var rest []string
+	if passed > 0 {
+		other := ""
+		if others {
+			other = "other "
+		}
+		word := "stages"
+		if passed == 1 {
+			word = "stage"
+		}
+		rest = append(rest, strconv.Itoa(passed)+" "+other+word+" passed")
+	}
+	if skipped > 0 {
+		rest = append(rest, strconv.Itoa(skipped)+" skipped")
+	}
+	if unverified > 0 {
+		rest = append(rest, strconv.Itoa(unverified)+" not verified")
+	}
+	return strings.Join(rest, " · ")
 }
 
 // AppRef names an Application.

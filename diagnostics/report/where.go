@@ -144,6 +144,22 @@ type WhereLine struct {
 	Fix   *Fix   `json:"fix,omitempty"`
 }
 
+// FirstStopped is the first line, in the answer's order, that something
+// stops (not running, written or due) and whose diagnosis has a fix; nil
+// for none.
+func (w *Where) FirstStopped() *WhereLine {
+	for i, l := range w.Apps {
+		switch l.Answer {
+		case WhereRunning, WhereWritten, WhereDue:
+			continue
+		}
+		if l.Fix != nil && l.Fix.Summary != "" {
+			return &w.Apps[i]
+		}
+	}
+	return nil
+}
+
 // Group is the lines with one answer.
 func (w *Where) Group(a WhereAnswer) []WhereLine {
 	var out []WhereLine

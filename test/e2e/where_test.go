@@ -16,18 +16,9 @@ import (
 // ServiceAccount with the shipped RBAC: `where` gives each app its answer, and its state and root
 // cause are the ones `diagnose` gives for that app.
 func TestWhereOnRealAPIServer(t *testing.T) {
-	all, err := lab.Fleets()
+	sc, err := lab.Fleet("where-web")
 	if err != nil {
 		t.Fatal(err)
-	}
-	var sc *lab.Scenario
-	for _, f := range all {
-		if f.Name == "where-web" {
-			sc = f
-		}
-	}
-	if sc == nil {
-		t.Fatal("no lab fleet where-web")
 	}
 	env, cleanup := loadScenario(t, sc, nil)
 	defer cleanup()
