@@ -36,7 +36,7 @@ func checkSnippetsReadBack(t *testing.T, r *report.Report, p Payload) int {
 		if f.Fix == nil || f.Fix.Summary == "" || !rendered {
 			continue
 		}
-		for _, st := range stepsOf(f.Fix) {
+		for _, st := range f.Fix.AllSteps() {
 			want := noFence(strings.TrimRight(st.Text, "\n"))
 			if !readsBack(shown, want) {
 				t.Errorf("the fix step of %s does not read back as written:\n%s\nshown code blocks: %q", f.Code, st.Text, shown)

@@ -147,21 +147,6 @@ func rootCause(r *report.Report, rc *report.Finding) string {
 	return b.String()
 }
 
-// stepsOf are a fix's steps; a fix with only a snippet is one step of its
-// language.
-func stepsOf(f *report.Fix) []report.Step {
-	if len(f.Steps) > 0 || f.Snippet == "" {
-		return f.Steps
-	}
-	lang := report.LangText
-	switch strings.ToLower(f.Lang) {
-	case "yaml", "yml":
-		lang = report.LangYAML
-	case "sh", "bash", "shell", "console":
-		lang = report.LangShell
-	}
-	return []report.Step{{Lang: lang, Text: f.Snippet}}
-}
 
 // langWord names a step's language for people.
 func langWord(l report.StepLang) string {
@@ -178,7 +163,7 @@ func langWord(l report.StepLang) string {
 // say — _run_ (shell):" and its code block, the placeholders to replace;
 // a step with Or reads "*or* say …" under the step it replaces.
 func stepTexts(f *report.Fix) []string {
-	steps := stepsOf(f)
+	steps := f.AllSteps()
 	var out []string
 	n := 0
 	prevObject := ""

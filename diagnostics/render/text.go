@@ -255,17 +255,7 @@ type step struct {
 // its language), numbered, each naming its language, a YAML step its
 // object and the command that opens it; a step with Or reads "or: say".
 func stepLines(f *report.Fix) []step {
-	steps := f.Steps
-	if len(steps) == 0 && f.Snippet != "" {
-		lang := report.LangText
-		switch strings.ToLower(f.Lang) {
-		case "yaml", "yml":
-			lang = report.LangYAML
-		case "sh", "bash", "shell", "console":
-			lang = report.LangShell
-		}
-		steps = []report.Step{{Lang: lang, Text: f.Snippet}}
-	}
+	steps := f.AllSteps()
 	var out []step
 	n := 0
 	prevObject := ""

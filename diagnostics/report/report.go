@@ -146,6 +146,22 @@ type Step struct {
 	Or bool `json:"or,omitempty"`
 }
 
+// AllSteps are the fix's steps; a fix with only a snippet (one built by
+// hand, or read from an older report) is one step of its Lang.
+func (f Fix) AllSteps() []Step {
+	if len(f.Steps) > 0 || f.Snippet == "" {
+		return f.Steps
+	}
+	lang := LangText
+	switch strings.ToLower(f.Lang) {
+	case "yaml", "yml":
+		lang = LangYAML
+	case "sh", "bash", "shell", "console":
+		lang = LangShell
+	}
+	return []Step{{Lang: lang, Text: f.Snippet}}
+}
+
 // Run is a step that runs a shell command.
 func Run(say, cmd string) Step { return Step{Say: say, Lang: LangShell, Text: cmd} }
 
