@@ -147,7 +147,6 @@ func rootCause(r *report.Report, rc *report.Finding) string {
 	return b.String()
 }
 
-
 // langWord names a step's language for people.
 func langWord(l report.StepLang) string {
 	switch l {
