@@ -53,12 +53,21 @@ func Where(w *report.Where) Payload {
 		}
 	}
 	if l := w.FirstStopped(); l != nil {
-		// The first app something stops: its root cause's fix, as steps.
+		// The first app something stops: its root cause's fix, as steps;
+		// the others' fixes go to the thread.
 		head := fmt.Sprintf("*%s* `%s`\n", md(l.App.String()), tick(string(l.Code)))
 		text, more := fixText(l.Fix, budgetFix)
 		blocks = append(blocks, section(head+text))
 		if more {
 			thread = append(thread, fixChunks(head+fixHead(l.Fix), l.Fix)...)
+		}
+		for i := range w.Apps {
+			o := &w.Apps[i]
+			if o == l || o.Fix == nil || o.Fix.Summary == "" || o.Answer == report.WhereRunning || o.Answer == report.WhereWritten || o.Answer == report.WhereDue {
+				continue
+			}
+			h := fmt.Sprintf("*%s* `%s`\n", md(o.App.String()), tick(string(o.Code)))
+			thread = append(thread, fixChunks(h+fixHead(o.Fix), o.Fix)...)
 		}
 	}
 	ctx := []string{}

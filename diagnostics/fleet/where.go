@@ -385,6 +385,10 @@ func whereLine(m match, rep *report.Report, tag string, res report.AppResult) re
 		return l
 	}
 	l.Running = d.RunningTag
+	if h := m.app.Status.History; len(h) > 0 && !h[len(h)-1].DeployedAt.IsZero() {
+		t := h[len(h)-1].DeployedAt.UTC()
+		l.Deployed = &t
+	}
 	if d.Selected != nil {
 		l.Picked = d.Selected.Tag
 	}

@@ -61,6 +61,12 @@ func TestWhereEachAppItsAnswer(t *testing.T) {
 			t.Errorf("%s: %q, want %q", app, got[app].Answer, a)
 		}
 	}
+	if r := got["argocd/web"]; r.Deployed == nil || !strings.Contains(r.Says(w.Tag), "deployed 2026-11-29 11:50Z or before") {
+		t.Errorf("argocd/web runs 1.2.0 since its last deploy or before: %q", r.Says(w.Tag))
+	}
+	if r := got["team/web"]; !strings.Contains(r.Says(w.Tag), "2026-11-29 11:45Z") {
+		t.Errorf("team/web: when Image Updater wrote 1.2.0: %q", r.Says(w.Tag))
+	}
 	if w.Listed == nil || !*w.Listed || w.TagFrom != "asked" {
 		t.Errorf("tag 1.2.0 listed %v from %q", w.Listed, w.TagFrom)
 	}

@@ -134,8 +134,11 @@ type WhereLine struct {
 	Picked string `json:"picked,omitempty"`
 	// Written says how and when Image Updater wrote it, when it has.
 	Written string `json:"written,omitempty"`
-	// Running is the tag the app runs ("" unknown).
-	Running string `json:"running,omitempty"`
+	// Running is the tag the app runs ("" unknown); Deployed when Argo CD
+	// last deployed the app (its status.history's last entry): the tag has
+	// run since then or before.
+	Running  string     `json:"running,omitempty"`
+	Deployed *time.Time `json:"deployed,omitempty"`
 	// State, Code, Cause and Fix are the app's diagnosis: its state and
 	// root cause, when something stops the tag.
 	State State  `json:"state"`
@@ -183,10 +186,14 @@ func (l WhereLine) Says(tag string) string {
 	}
 	switch l.Answer {
 	case WhereRunning:
-		if l.Running != "" {
-			return "runs " + l.Running
+		r := l.Running
+		if r == "" {
+			r = tag
 		}
-		return "runs " + tag
+		if l.Deployed != nil {
+			return "runs " + r + " (deployed " + l.Deployed.UTC().Format("2006-01-02 15:04Z") + " or before)"
+		}
+		return "runs " + r
 	case WhereWritten:
 		s := "Image Updater has written " + tag
 		if l.Running != "" {
