@@ -131,33 +131,49 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 		return w, nil
 	}
 
-	reports := make([]*report.Report, len(apps))
-	var mu sync.Mutex
-	p.diagnose(apps, func(i int, _ *argo.Application, rep *report.Report) {
-		mu.Lock()
-		reports[i] = rep
-		mu.Unlock()
-	})
-	res := p.result(apps)
-	for i, rep := range reports {
-		if rep != nil {
-			res.Apps[i] = ResultOf(rep, project(apps[i]))
-		}
+	byApp := map[*argo.Application][]match{}
+	for _, m := range matches {
+		byApp[m.app] = append(byApp[m.app], m)
 	}
+	// Each report is dropped as soon as its app's lines are made, as a
+	// summary drops it: the tag is settled from the first tag list a
+	// diagnosis reads (one per repository in a scan, the same for every
+	// app), and the lines of an app whose selection was not made do not
+	// depend on it.
+	res := p.result(apps)
+	lines := make([][]report.WhereLine, len(apps))
+	settled := false
+	var mu sync.Mutex
+	p.diagnose(apps, func(i int, a *argo.Application, rep *report.Report) {
+		r := ResultOf(rep, project(a))
+		mu.Lock()
+		defer mu.Unlock()
+		if !settled {
+			if listed := tagList(byApp[a], rep); len(listed) > 0 {
+				if w.Digest != "" && !anyDigest(listed) {
+					readDigests(p.ctx, p.eng.Registry, q.ref, conf, listed, w)
+				}
+				resolveTag(w, listed)
+				settled = true
+			}
+		}
+		res.Apps[i] = r
+		for _, m := range byApp[a] {
+			lines[i] = append(lines[i], whereLine(m, rep, w.Tag, r))
+		}
+	})
 	p.finish(res)
 	w.Partial, w.Duration, w.Stats = res.Partial, res.Duration, res.Stats
-
-	byApp := map[*argo.Application]*report.Report{}
+	if !settled {
+		resolveTag(w, nil)
+	}
 	for i, a := range apps {
-		byApp[a] = reports[i]
-	}
-	listed := tagList(matches, byApp)
-	if w.Digest != "" && !anyDigest(listed) {
-		readDigests(p.ctx, p.eng.Registry, q.ref, conf, listed, w)
-	}
-	resolveTag(w, listed)
-	for _, m := range matches {
-		w.Apps = append(w.Apps, whereLine(m, byApp[m.app], w.Tag, res.Apps[indexOf(apps, m.app)]))
+		if lines[i] == nil { // not reached before the deadline
+			for _, m := range byApp[a] {
+				lines[i] = append(lines[i], whereLine(m, nil, w.Tag, res.Apps[i]))
+			}
+		}
+		w.Apps = append(w.Apps, lines[i]...)
 	}
 	order := map[report.WhereAnswer]int{}
 	for i, a := range report.WhereAnswers() {
@@ -176,14 +192,6 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 	return w, nil
 }
 
-func indexOf(apps []*argo.Application, a *argo.Application) int {
-	for i := range apps {
-		if apps[i] == a {
-			return i
-		}
-	}
-	return -1
-}
 
 // configured is one image an app's configuration names, and what names it.
 type configured struct {
@@ -233,16 +241,16 @@ func imagesOf(a *argo.Application, t *updater.Targeting, sel updater.SelectOptio
 	return out
 }
 
-// tagList is the repository's tag list as the diagnoses read it (every
-// listed tag, whatever its fate), and its fates' digests and build times.
-func tagList(ms []match, reports map[*argo.Application]*report.Report) []updater.TagFate {
+// tagList is the repository's tag list as a diagnosis read it (every
+// listed tag, whatever its fate, with the digests and build times read)
+// for the app's images that use the repository.
+func tagList(ms []match, rep *report.Report) []updater.TagFate {
+	if rep == nil {
+		return nil
+	}
 	seen := map[string]int{}
 	var out []updater.TagFate
 	for _, m := range ms {
-		rep := reports[m.app]
-		if rep == nil {
-			continue
-		}
 		for _, c := range rep.Candidates {
 			if c.Alias != m.alias {
 				continue
