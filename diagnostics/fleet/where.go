@@ -192,7 +192,6 @@ func (s *Scanner) Where(ctx context.Context, scope report.Scope, q ImageQuery) (
 	return w, nil
 }
 
-
 // configured is one image an app's configuration names, and what names it.
 type configured struct {
 	ref updater.ImageRef
