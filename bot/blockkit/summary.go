@@ -291,7 +291,11 @@ func summaryClipWords(s string, n int) string {
 		return s
 	}
 	if n < 3 {
-		return clipRunes(s, n)
+		c := clipRunes(s, n)
+		if strings.Count(c, "`")%2 == 1 && strings.Count(s, "`")%2 == 0 {
+			return "…" // no room to close the code span it would open
+		}
+		return c
 	}
 	r := []rune(s)[:n-2] // room for a closing ` and the …
 	if i := summaryLastSpace(r); i >= len(r)/2 {

@@ -599,6 +599,9 @@ func FuzzSummaryClipWords(f *testing.F) {
 		if n < 1 || n > 500 || !utf8.ValidString(s) {
 			return
 		}
+		if strings.Contains(strings.NewReplacer("&amp;", "", "&lt;", "", "&gt;", "").Replace(s), "&") {
+			return // the clip's input is escaped text: every & starts an entity
+		}
 		got := summaryClipWords(s, n)
 		if utf8.RuneCountInString(got) > n {
 			t.Fatalf("%q: %d runes > %d", got, utf8.RuneCountInString(got), n)
