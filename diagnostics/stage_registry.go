@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/net/http/httpproxy"
 
@@ -122,7 +123,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		out = append(out, r.proxyFindings(im, ep, true)...)
 		return append(out, r.tagListTooLarge(im, ep, repo, over))
 	}
-	if err != nil && ctx.Err() != nil {
+	if err != nil && outOfTime(ctx) {
 		// imgupd's own deadline, not the registry's answer.
 		ir.err = err
 		f := timeoutFinding(report.StageRegistry, fmt.Sprintf("the tags of image %s were not listed before imgupd's deadline (%s did not answer in time)", name, ep.Host()))
@@ -272,6 +273,19 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 		f = f.WithFix(ce.Fix, from)
 	}
 	return f
+}
+
+// outOfTime reports whether imgupd's own deadline for ctx has come: its
+// error is set, or its deadline has passed. The second covers the moment
+// when a shared read, run under an ancestor context (a fleet scan's), has
+// already failed at that ancestor's deadline and the cancellation has not
+// yet reached ctx.
+func outOfTime(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
 }
 
 var registryCodes = map[registry.Kind]report.Code{
