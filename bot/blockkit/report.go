@@ -147,32 +147,17 @@ func rootCause(r *report.Report, rc *report.Finding) string {
 	return b.String()
 }
 
-// langWord names a step's language for people.
-func langWord(l report.StepLang) string {
-	switch l {
-	case report.LangShell:
-		return "shell"
-	case report.LangYAML:
-		return "YAML"
-	}
-	return "value"
-}
-
 // stepTexts are a fix's steps, each a complete piece of mrkdwn: "*1.*
 // say — _run_ (shell):" and its code block, the placeholders to replace;
 // a step with Or reads "*or* say …" under the step it replaces.
 func stepTexts(f *report.Fix) []string {
-	steps := f.AllSteps()
 	var out []string
-	n := 0
-	prevObject := ""
-	for _, s := range steps {
+	for _, s := range f.Numbered() {
 		var b strings.Builder
 		if s.Or {
 			b.WriteString("*or* ")
-		} else if len(steps) > 1 {
-			n++
-			fmt.Fprintf(&b, "*%d.* ", n)
+		} else if s.N > 0 {
+			fmt.Fprintf(&b, "*%d.* ", s.N)
 		}
 		if s.Say != "" {
 			b.WriteString(md(s.Say) + " — ")
@@ -181,7 +166,7 @@ func stepTexts(f *report.Fix) []string {
 		case report.LangShell:
 			b.WriteString("_run_ (shell):")
 		case report.LangYAML:
-			if s.Object != "" && s.Object == prevObject {
+			if s.SameObject {
 				// An alternative to, or the next edit of, the object just named.
 				b.WriteString("_paste into the same object_, YAML:")
 				break
@@ -203,10 +188,6 @@ func stepTexts(f *report.Fix) []string {
 			} else {
 				b.WriteString("_write_ (value):")
 			}
-		}
-		prevObject = ""
-		if s.Lang == report.LangYAML {
-			prevObject = s.Object
 		}
 		b.WriteString("\n```" + code(strings.TrimRight(s.Text, "\n")) + "```")
 		if ph := s.Placeholders(); len(ph) > 0 {

@@ -255,17 +255,13 @@ type step struct {
 // its language), numbered, each naming its language, a YAML step its
 // object and the command that opens it; a step with Or reads "or: say".
 func stepLines(f *report.Fix) []step {
-	steps := f.AllSteps()
 	var out []step
-	n := 0
-	prevObject := ""
-	for _, s := range steps {
+	for _, s := range f.Numbered() {
 		var b strings.Builder
 		if s.Or {
 			b.WriteString("or: ")
-		} else if len(steps) > 1 {
-			n++
-			fmt.Fprintf(&b, "%d. ", n)
+		} else if s.N > 0 {
+			fmt.Fprintf(&b, "%d. ", s.N)
 		}
 		if s.Say != "" {
 			b.WriteString(s.Say + " — ")
@@ -275,7 +271,7 @@ func stepLines(f *report.Fix) []step {
 			b.WriteString("run (shell):")
 		case report.LangYAML:
 			switch {
-			case s.Object != "" && s.Object == prevObject:
+			case s.SameObject:
 				b.WriteString("paste into the same object, YAML:")
 			case s.Object == "":
 				b.WriteString("paste (YAML):")
@@ -290,10 +286,6 @@ func stepLines(f *report.Fix) []step {
 			} else {
 				b.WriteString("write (value):")
 			}
-		}
-		prevObject = ""
-		if s.Lang == report.LangYAML {
-			prevObject = s.Object
 		}
 		out = append(out, step{head: b.String(), text: strings.TrimRight(s.Text, "\n"), placeholders: s.Placeholders(), lang: s.Lang})
 	}

@@ -82,3 +82,25 @@ func TestWithFix(t *testing.T) {
 		t.Fatalf("%+v", g.Fix)
 	}
 }
+
+func TestFixNumbered(t *testing.T) {
+	f := Fix{Steps: []Step{
+		Run("create the secret", "kubectl create secret …"),
+		Paste("use it", "ImageUpdater argocd/web", "kubectl -n argocd edit imageupdater web", "spec: {}"),
+		Otherwise(Paste("or open pull requests", "ImageUpdater argocd/web", "", "spec: {}")),
+		Paste("set the branch", "ImageUpdater argocd/other", "", "spec: {}"),
+	}}
+	got := f.Numbered()
+	want := []struct {
+		n    int
+		same bool
+	}{{1, false}, {2, false}, {0, true}, {3, false}}
+	for i, w := range want {
+		if got[i].N != w.n || got[i].SameObject != w.same {
+			t.Errorf("step %d: N %d, same object %v; want %d, %v", i, got[i].N, got[i].SameObject, w.n, w.same)
+		}
+	}
+	if one := (Fix{Steps: []Step{Run("x", "true")}}).Numbered(); one[0].N != 0 {
+		t.Errorf("the only step is not numbered: %d", one[0].N)
+	}
+}

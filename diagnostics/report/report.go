@@ -162,6 +162,36 @@ func (f Fix) AllSteps() []Step {
 	return []Step{{Lang: lang, Text: f.Snippet}}
 }
 
+// NumberedStep is a step as a reader meets it: N is its number (0 for an
+// alternative, marked Or, and for the only step of a fix); SameObject: its
+// YAML goes into the object the step before it named.
+type NumberedStep struct {
+	Step
+	N          int
+	SameObject bool
+}
+
+// Numbered are the fix's steps (AllSteps) numbered, each saying whether
+// it pastes into the object just named.
+func (f Fix) Numbered() []NumberedStep {
+	steps := f.AllSteps()
+	out := make([]NumberedStep, len(steps))
+	n, prev := 0, ""
+	for i, s := range steps {
+		out[i].Step = s
+		if !s.Or && len(steps) > 1 {
+			n++
+			out[i].N = n
+		}
+		out[i].SameObject = s.Lang == LangYAML && s.Object != "" && s.Object == prev
+		prev = ""
+		if s.Lang == LangYAML {
+			prev = s.Object
+		}
+	}
+	return out
+}
+
 // Run is a step that runs a shell command.
 func Run(say, cmd string) Step { return Step{Say: say, Lang: LangShell, Text: cmd} }
 
