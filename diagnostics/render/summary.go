@@ -327,9 +327,6 @@ func roundDuration(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// clip shortens s, on one line, to n runes, ending in "…".
-func clip(s string, n int) string { return textutil.Clip(textutil.OneLine(s), n) }
-
 // summaryClip shortens s, on one line, to n runes at a word boundary,
 // ending in "…".
 func summaryClip(s string, n int) string { return textutil.ClipWords(textutil.OneLine(s), n) }
