@@ -52,7 +52,7 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 				if !strings.Contains(r.RootCause.Title, "has committed 1.20.3") {
 					t.Errorf("the root cause does not say the downgrade is committed: %q", r.RootCause.Title)
 				}
-				if s := stepWith(fix, report.LangShell, "git revert "); s == nil || s != &fix.Steps[len(fix.Steps)-1] {
+				if s := argvWith(fix, "revert", "--no-edit"); s == nil || s != &fix.Steps[len(fix.Steps)-2] || argvWith(fix, "push", "HEAD") != &fix.Steps[len(fix.Steps)-1] {
 					t.Errorf("the fix does not revert Image Updater's commit: %+v", fix)
 				}
 				return
@@ -62,7 +62,7 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 			}
 			// Widening the constraint alone leaves the written 1.20.3 in the
 			// spec (Image Updater writes nothing when no update is needed).
-			if s := stepWith(fix, report.LangShell, "argocd app set argocd/web --kustomize-image", "/team/web:1.21.0'"); s == nil || s != &fix.Steps[len(fix.Steps)-1] {
+			if s := argvWith(fix, "argocd", "argocd/web", "--kustomize-image", "/team/web:1.21.0"); s == nil || s != &fix.Steps[len(fix.Steps)-1] {
 				t.Errorf("the fix does not put the running 1.21.0 back into the spec: %+v", fix)
 			}
 		})

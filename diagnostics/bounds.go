@@ -10,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -39,9 +40,10 @@ func (r *run) tagListTooLarge(im updater.ImageConfig, ep updater.Endpoint, repo 
 	where := "the registry's retention settings for " + ep.Host() + "/" + repo
 	var steps []report.Step
 	if r.install != nil {
-		steps = append(steps, report.Run("see whether the list cost Image Updater its pod (OOMKilled)",
-			fmt.Sprintf("kubectl -n %s get pods -o custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason | grep -i image-updater",
-				r.install.Namespace)))
+		steps = append(steps, report.RunPipe("see whether the list cost Image Updater its pod (OOMKilled)", shell.Pipeline{
+			shell.Cmd("kubectl", "-n", r.install.Namespace, "get", "pods", "-o", "custom-columns=POD:.metadata.name,RESTARTS:.status.containerStatuses[*].restartCount,LAST:.status.containerStatuses[*].lastState.terminated.reason"),
+			shell.Cmd("grep", "-i", "image-updater"),
+		}))
 	}
 	return f.WithFix(advice.ForRegistry(re.Facts()), where, steps...)
 }

@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"slices"
 	"context"
 	"strings"
 	"testing"
@@ -66,7 +67,8 @@ func TestCRsDisagreeFixKeepsTheTeamSelector(t *testing.T) {
 	}
 	want := `"path":"/spec/applicationRefs/0/labelSelectors/matchExpressions","value":[{"key":"image-updater-cr","operator":"DoesNotExist"}]`
 	fix := r.RootCause.Fix
-	if len(fix.Steps) != 2 || fix.Steps[0].Text != "kubectl -n argocd label application web image-updater-cr=web" || stepWith(fix, report.LangShell, "kubectl -n argocd patch imageupdater team-all ", want) != &fix.Steps[1] {
+	if len(fix.Steps) != 2 || !slices.Equal(fix.Steps[0].Run.Argvs(nil)[0], []string{"kubectl", "-n", "argocd", "label", "application", "web", "image-updater-cr=web"}) ||
+		argvWith(fix, "patch", "imageupdater", "team-all", want) != &fix.Steps[1] || fix.Steps[1].Patch == nil || fix.Steps[1].Patch.Object() != "ImageUpdater argocd/team-all" {
 		t.Fatalf("fix steps:\n%s", fix.Script())
 	}
 }

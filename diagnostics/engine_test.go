@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"slices"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,28 @@ func start(tb testing.TB, name string, edit func(*lab.Scenario)) *lab.Env {
 
 // stepWith is the fix's step of language lang whose text contains all of
 // want, or nil.
+// argvWith is the fix's shell step whose commands' words contain each of
+// want (a word equal to it, or holding it), read from the step's data.
+func argvWith(fix *report.Fix, want ...string) *report.Step {
+	if fix == nil {
+		return nil
+	}
+	for i, s := range fix.Steps {
+		var words []string
+		for _, argv := range s.Run.Argvs(nil) {
+			words = append(words, argv...)
+		}
+		ok := len(words) > 0
+		for _, w := range want {
+			ok = ok && slices.ContainsFunc(words, func(x string) bool { return strings.Contains(x, w) })
+		}
+		if ok {
+			return &fix.Steps[i]
+		}
+	}
+	return nil
+}
+
 func stepWith(fix *report.Fix, lang report.StepLang, want ...string) *report.Step {
 	if fix == nil {
 		return nil

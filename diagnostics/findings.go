@@ -64,7 +64,7 @@ func find(code report.Code, sev report.Severity, title string) report.Finding {
 
 // ruleStep adds the rule imgupd was refused to its Role (or ClusterRole).
 func ruleStep(ae *cluster.AccessError) report.Step {
-	return report.Paste("add the rule to the Role's rules", ae.RuleScope(), "", "rules:\n"+ae.RuleYAML())
+	return report.Paste("add the rule to the rules of "+ae.RuleScope()+" (imgupd does not know which Role grants it, and a chart-managed one is changed in the chart's values)", ae.RuleScope(), nil, "rules:\n"+ae.RuleYAML())
 }
 
 func ev(label, value string) report.Evidence { return report.Evidence{Label: label, Value: value} }

@@ -3,7 +3,6 @@ package diagnostics
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -20,8 +19,9 @@ import (
 type place struct {
 	// Where names the object and field, for Fix.Where.
 	Where string
-	// step is the step that writes value there.
-	step func(say, value string) report.Step
+	// step is the step that writes value there (a string, a []string
+	// list, a bool).
+	step func(say string, value any) report.Step
 }
 
 // imagePlace is where to write field (updater.Field*, or "imageName") for
@@ -32,7 +32,7 @@ func (r *run) imagePlace(im updater.ImageConfig, field string) place {
 	if field != "imageName" {
 		key = "commonUpdateSettings." + field
 	}
-	step := func(say, v string) report.Step {
+	step := func(say string, v any) report.Step {
 		return r.imagesStep(say, imageSetting{alias: im.Alias, kvs: []kv{{key, v}}})
 	}
 	if r.target.Mode == updater.ModeCR {
@@ -72,7 +72,7 @@ func (r *run) imageNameWith(im updater.ImageConfig, constraint string) string {
 // image-list entry of the image spells it.
 func (r *run) imageNameAs(im updater.ImageConfig, name string) string {
 	if r.target.Mode == updater.ModeCR {
-		return yamlQuote(name)
+		return name
 	}
 	// The whole image-list is rewritten: keep the other entries.
 	var parts []string
@@ -110,18 +110,20 @@ func (r *run) heldBackFix(f report.Finding, im updater.ImageConfig, d updater.De
 		if isPrerelease(newest.Tag) {
 			what = "pre-releases such as " + newest.Tag + " (a constraint without a pre-release part never matches one)"
 		}
-		return f.WithFix(fmt.Sprintf("Widen the constraint %q so it admits %s: %q makes Image Updater pick %s (checked against the same tags).",
-			d.Constraint, what, c, newest.Tag), p.Where, p.step("widen the constraint", r.imageNameWith(im, c)))
+		// The constraint is what the image's owner wrote: holding the app
+		// at it is their choice, not a fault; the fix is offered, not led with.
+		return f.WithFix(fmt.Sprintf("The constraint %q (%s) is the owner's choice, and Image Updater keeps to it. If %s should come in, widen it: %q makes Image Updater pick %s (checked against the same tags) and still stops at the next major.",
+			d.Constraint, p.Where, what, c, newest.Tag), p.Where, p.step("if you want "+newest.Tag+": widen the constraint to "+c, r.imageNameWith(im, c)))
 	case updater.FateIgnoreTags:
 		pat := updater.IgnoredBy(im.Settings.IgnoreTags, newest.Tag)
 		rest := slices.DeleteFunc(slices.Clone(im.Settings.IgnoreTags), func(s string) bool { return s == pat })
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
-		return f.WithFix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.step("drop "+pat+" from ignoreTags", listValue(rest, r.target.Mode)))
+		return f.WithFix(fmt.Sprintf("Remove the entry %q from ignoreTags: it drops %s.", pat, newest.Tag), p.Where, p.step("drop "+pat+" from ignoreTags", rest))
 	case updater.FateAllowTags:
 		p := r.imagePlace(im, updater.FieldAllowTags)
 		re := suggestAllowRegexp(newest.Tag)
 		return f.WithFix(fmt.Sprintf("allowTags %q does not match %s; write a pattern that does (or any), e.g. %q.", im.Settings.AllowTags.Raw, newest.Tag, "regexp:"+re),
-			p.Where, p.step("let "+newest.Tag+" through allowTags", yamlQuote("regexp:"+re)))
+			p.Where, p.step("let "+newest.Tag+" through allowTags", "regexp:"+re))
 	case updater.FatePlatform:
 		return r.platformFix(f, im, d, newest)
 	}
@@ -142,7 +144,16 @@ func (r *run) platformFix(f report.Finding, im updater.ImageConfig, d updater.De
 	}
 	p := r.imagePlace(im, updater.FieldPlatforms)
 	return f.WithFix(fmt.Sprintf("Either set platforms to what %s is built for (%s), or build it for %s too (docker buildx build --platform %s,%s).",
-		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.step("set platforms to what "+t.Tag+" is built for", listValue(has[:1], r.target.Mode)))
+		t.Tag, strings.Join(has, ", "), want, want, has[0]), p.Where, p.step("set platforms to what "+t.Tag+" is built for", has[:1]))
+}
+
+// preAt is the caret's patch and pre-release part for a pre-release
+// proposal (^1.2.0-0 admits the pre-releases of 1.2.0 and after), "".
+func preAt(pre string, v *semver.Version) string {
+	if pre == "" {
+		return ""
+	}
+	return fmt.Sprintf(".%d%s", v.Patch(), pre)
 }
 
 // admittingConstraint proposes a constraint that admits tag and checks it
@@ -152,19 +163,25 @@ func (r *run) admittingConstraint(im updater.ImageConfig, d updater.Decision, ta
 	if err != nil {
 		return ""
 	}
+	// Every proposal keeps an upper bound (the next major), so that widening
+	// a constraint never lets a 2.x in by the way: the caret from the
+	// running version first, then from the tag, then a range.
 	var props []string
 	rv, rerr := semver.NewVersion(d.RunningTag)
+	pre := ""
 	if tv.Prerelease() != "" {
-		if rerr == nil {
-			props = append(props, fmt.Sprintf(">=%d.%d.%d-0", rv.Major(), rv.Minor(), rv.Patch()))
-		}
-		props = append(props, fmt.Sprintf(">=%d.%d.%d-0", tv.Major(), tv.Minor(), tv.Patch()), fmt.Sprintf("%d.x-0", tv.Major()))
-	} else {
-		if rerr == nil {
-			props = append(props, fmt.Sprintf(">=%d.%d.%d", rv.Major(), rv.Minor(), rv.Patch()))
-		}
-		props = append(props, fmt.Sprintf("^%d", tv.Major()), fmt.Sprintf(">=%d.%d", tv.Major(), tv.Minor()), fmt.Sprintf("%d.x", tv.Major()))
+		pre = "-0"
 	}
+	if rerr == nil && rv.Major() == tv.Major() && rv.Major() > 0 {
+		props = append(props, fmt.Sprintf("^%d.%d%s", rv.Major(), rv.Minor(), preAt(pre, rv)))
+	}
+	if tv.Major() > 0 {
+		props = append(props, fmt.Sprintf("^%d.%d%s", tv.Major(), tv.Minor(), preAt(pre, tv)))
+	}
+	if rerr == nil {
+		props = append(props, fmt.Sprintf(">=%d.%d.%d%s <%d.0.0%s", rv.Major(), rv.Minor(), rv.Patch(), pre, tv.Major()+1, pre))
+	}
+	props = append(props, fmt.Sprintf("%d.x%s", tv.Major(), pre))
 	tags := make([]string, 0, len(d.Tags))
 	for _, t := range d.Tags {
 		tags = append(tags, t.Tag)
@@ -202,29 +219,26 @@ func (r *run) downgradeFinding(im updater.ImageConfig, d updater.Decision) repor
 		f = f.WithFix(fmt.Sprintf("Widen the constraint so it contains the running %s: %q makes Image Updater pick %s (checked against the same tags), or pin the version you want.", d.RunningTag, c, highestVersion(d)),
 			p.Where, p.step("widen the constraint so it contains "+d.RunningTag, r.imageNameWith(im, c)))
 	}
-	if restore := r.specRestore(im, d); restore != "" && f.Fix != nil {
+	if restore := r.specRestore(im, d); restore != nil && f.Fix != nil {
 		// Image Updater does not write a tag that needs no update: with the
 		// constraint fixed, the spec would keep the written downgrade.
 		f.Fix.Summary += " Then put the running tag back into the Application spec: with nothing to update, Image Updater leaves the written " + d.Selected.String() + " there, and Argo CD would still deploy it."
-		f.Fix.Steps = append(f.Fix.Steps, report.Run("then, before Argo CD syncs, put "+d.RunningTag+" back into the Application spec", restore))
+		f.Fix.Steps = append(f.Fix.Steps, report.Command("then, before Argo CD syncs, put "+d.RunningTag+" back into the Application spec", restore...))
 	}
 	return f
 }
 
 // specRestore is the command that writes the running tag back where argocd
-// write-back wrote the pick (Kustomize images or Helm parameters), or "".
-func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) string {
+// write-back wrote the pick (Kustomize images or Helm parameters), or nil.
+func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) []string {
 	if d.Outcome != updater.OutcomeAlreadyInSpec || d.RunningTag == "" {
-		return ""
+		return nil
 	}
 	src := r.editedSource(im.Target.Kind)
 	if src == nil {
-		return ""
+		return nil
 	}
-	app := r.req.App
-	if r.req.Namespace != "" {
-		app = r.req.Namespace + "/" + app
-	}
+	app := r.argocdApp()
 	running := updater.ImageRef{Tag: d.RunningTag, Digest: d.RunningDigest}.TagWithDigest()
 	switch {
 	case src.Kustomize != nil && im.Target.Kind != updater.TargetKindHelm:
@@ -232,18 +246,18 @@ func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) string {
 		if k := kustomizeName(im); k != "" {
 			entry = k + "=" + entry
 		}
-		return fmt.Sprintf("argocd app set %s --kustomize-image %s", app, shQuote(entry))
+		return []string{"argocd", "app", "set", app, "--kustomize-image", entry}
 	case src.Helm != nil:
 		if t := im.Target; t.Spec != "" {
-			return fmt.Sprintf("argocd app set %s --helm-set-string %s", app, shQuote(t.Spec+"="+im.Image.FullName()+":"+running))
+			return []string{"argocd", "app", "set", app, "--helm-set-string", t.Spec + "=" + im.Image.FullName() + ":" + running}
 		}
 		tagP := im.Target.Tag
 		if tagP == "" {
 			tagP = "image.tag"
 		}
-		return fmt.Sprintf("argocd app set %s --helm-set-string %s", app, shQuote(tagP+"="+running))
+		return []string{"argocd", "app", "set", app, "--helm-set-string", tagP + "=" + running}
 	}
-	return ""
+	return nil
 }
 
 // errorFix adds the image's place to a failing pick (an improper
@@ -259,8 +273,8 @@ func (r *run) errorFix(f report.Finding, im updater.ImageConfig, d updater.Decis
 	case updater.ErrRunningTagNotSemver:
 		if r.install != nil {
 			return f.WithFix(d.Reason, "Deployment "+r.install.Namespace+"/"+r.install.Name,
-				report.Run("upgrade Image Updater to v1.3.0",
-					fmt.Sprintf("kubectl -n %s set image deploy/%s %s=quay.io/argoprojlabs/argocd-image-updater:v1.3.0", r.install.Namespace, r.install.Name, r.install.Container)))
+				report.Command("upgrade Image Updater to v1.3.0",
+					"kubectl", "-n", r.install.Namespace, "set", "image", "deploy/"+r.install.Name, r.install.Container+"=quay.io/argoprojlabs/argocd-image-updater:v1.3.0"))
 		}
 	}
 	if d.Reason != "" {
@@ -361,41 +375,4 @@ func regexpQuote(s string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// listValue writes a list setting: a YAML flow list in CR mode, a comma
-// list for annotations.
-func listValue(items []string, mode updater.SelectionMode) string {
-	if mode != updater.ModeCR {
-		return strings.Join(items, ",")
-	}
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// yamlQuote quotes a YAML scalar when it needs it.
-func yamlQuote(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`~ ") || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "?") {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// unYAML undoes yamlQuote and flow lists for an annotation value.
-func unYAML(s string) string {
-	if u, err := strconv.Unquote(s); err == nil {
-		return u
-	}
-	return s
-}
-
-// shQuote quotes a shell word.
-func shQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;~#!=") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -78,7 +78,7 @@ func TestKustomizeNamesKeepPortOverridesApart(t *testing.T) {
 			r := start(t, sc, nil).Diagnose(context.Background())
 			rc := r.RootCause
 			if r.State != report.StateWrongUpdate || rc == nil || rc.Code != report.CodeWriteBackKustomizeCollide || rc.Image != "web" ||
-				stepWith(rc.Fix, report.LangYAML, "    - alias: web\n      manifestTargets:\n        kustomize:\n          name: ") == nil {
+				argvWith(rc.Fix, "patch", "imageupdater", `"path":"/spec/applicationRefs/0/images/0/manifestTargets","value":{"kustomize":{"name":"127.0.0.1:`) == nil {
 				t.Fatalf("state %s, root cause %+v\n%s", r.State, rc, dump(r))
 			}
 			// After the write the spec lacks web's pick because of the

@@ -45,7 +45,6 @@ func (r *run) problemFinding(p updater.Problem) report.Finding {
 // problemFix writes the exact command for the annotation problems.
 func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 	ns, app := r.req.Namespace, r.req.App
-	annotate := r.annotateApp
 	where := fmt.Sprintf("Application %s/%s, metadata.annotations", ns, app)
 	switch p.Code {
 	case updater.ProblemImageListMissing, updater.ProblemUnknownAnnotationKey, updater.ProblemAnnotationForUnknownAlias, updater.ProblemTagMatchIgnoredInV1:
@@ -53,13 +52,13 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("Rename %s to %s (same value).", p.Key, p.Suggest), where,
-			report.Run("rename the annotation", annotate(p.Suggest+"="+shQuote(p.Value), p.Key+"-")))
+			r.annotateApp("rename the annotation", p.Suggest+"="+p.Value, p.Key+"-"))
 	case updater.ProblemForceUpdateUnparsable:
 		if p.Key == "" {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("%s is read with strconv.ParseBool: write true or false (%q is neither).", p.Key, p.Value), where,
-			report.Run("write true", annotate(p.Key+"=true")))
+			r.annotateApp("write true", p.Key+"=true"))
 	case updater.ProblemHelmAndKustomize:
 		alias := strings.TrimSuffix(strings.TrimPrefix(p.Key, updater.AnnotationPrefix), "."+updater.AnnKeyKustomizeImageName)
 		drop := []string{updater.AnnotationPrefix + alias + "." + updater.AnnKeyKustomizeImageName + "-"}
@@ -77,17 +76,24 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 			break
 		}
 		return f.WithFix(fmt.Sprintf("The app's source is %s: remove the alias's %s key(s), Image Updater refuses both on one alias.", orNone(r.model.SourceType), keep), where,
-			report.Run("remove the alias's "+keep+" annotations", fmt.Sprintf("kubectl -n %s annotate application %s %s", ns, app, strings.Join(drop, " "))))
+			report.Command("remove the alias's "+keep+" annotations", append([]string{"kubectl", "-n", ns, "annotate", "application", app}, drop...)...))
 	case updater.ProblemAnnotationsIgnoredWithoutCR, updater.ProblemNoCR:
 		if f.Severity != report.Fail {
 			break
 		}
-		say, ref := "create ImageUpdater "+ns+"/"+app+" that keeps reading the Application's annotations (v1.1+)", "    useAnnotations: true"
+		ref := map[string]any{"namePattern": app, "useAnnotations": true}
+		say := "create ImageUpdater " + ns + "/" + app + " that keeps reading the Application's annotations (v1.1+)"
 		if _, ok := r.model.Annotations[updater.AnnotationImageList]; !ok {
-			say, ref = "create ImageUpdater "+ns+"/"+app+" with the images to update", "    images:\n    - alias: <alias>\n      imageName: <registry>/<repository>:<constraint>"
+			return f.WithFix("Create an ImageUpdater CR in the Application's namespace that selects it, with the images to update.", "namespace "+ns,
+				report.Paste("create ImageUpdater "+ns+"/"+app+" with the images to update (only you know them: write alias and imageName, then kubectl apply -f the file)", "a new file, for kubectl apply -f", nil,
+					yamlDoc(map[string]any{"apiVersion": "argocd-image-updater.argoproj.io/v1alpha1", "kind": "ImageUpdater",
+						"metadata": map[string]any{"name": app, "namespace": ns},
+						"spec": map[string]any{"applicationRefs": []any{map[string]any{"namePattern": app,
+							"images": []any{map[string]any{"alias": "<alias>", "imageName": "<registry>/<repository>:<constraint>"}}}}}})))
 		}
 		return f.WithFix("Create an ImageUpdater CR in the Application's namespace that selects it.", "namespace "+ns,
-			report.Run(say, heredoc(fmt.Sprintf("apiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  applicationRefs:\n  - namePattern: %s\n%s", app, ns, app, ref))))
+			report.Apply(say, map[string]any{"apiVersion": "argocd-image-updater.argoproj.io/v1alpha1", "kind": "ImageUpdater",
+				"metadata": map[string]any{"name": app, "namespace": ns}, "spec": map[string]any{"applicationRefs": []any{ref}}}))
 	case updater.ProblemCRNamespaceNotWatched:
 		if r.install == nil {
 			break
@@ -100,7 +106,7 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 		}
 		list := strings.Join(append(watchedList(r.install.WatchNamespaces, r.install.Namespace), add...), ",")
 		return f.WithFix("Let the controller watch the CR's namespace (or move the CR into a watched one).", fmt.Sprintf("Deployment %s/%s, env IMAGE_UPDATER_WATCH_NAMESPACES", r.install.Namespace, r.install.Name),
-			report.Run("watch namespaces "+list, fmt.Sprintf("kubectl -n %s set env deploy/%s IMAGE_UPDATER_WATCH_NAMESPACES=%s", r.install.Namespace, r.install.Name, list)))
+			r.setEnvStep("watch namespaces "+list, envLit("IMAGE_UPDATER_WATCH_NAMESPACES", list)))
 	case updater.ProblemWriteBackInsecureURL:
 		https := strings.Replace(p.Value, "http://", "https://", 1)
 		return f.WithFix("Write back to the repository's https:// (or SSH) URL.", r.writeBackPlace("repository"),
@@ -110,24 +116,22 @@ func (r *run) problemFix(f report.Finding, p updater.Problem) report.Finding {
 		if secretNS, n, ok := strings.Cut(p.Value, "/"); ok {
 			name, from = n, secretNS
 		}
-		var steps []report.Step
-		say := "reference the Secret in namespace " + ns
 		if from != "" && from != ns {
-			steps = append(steps, report.Run("copy the Secret into namespace "+ns,
-				fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", from, name, from, ns)))
-			say = "reference the copy"
+			// The Secret's owner keeps it in another namespace: give Image
+			// Updater credentials of the reader's own in the app's.
+			return f.WithFix(fmt.Sprintf("Image Updater v1.3+ reads git:secret only in the Application's namespace %s. Create a Secret there with a token of your own that may push, and reference it (imgupd does not copy %s/%s out of the namespace its owner chose).", ns, from, name),
+				r.writeBackPlace("method"), r.newGitSecretSteps(ns)...)
 		}
-		steps = append(steps, r.writeBackStep(say, kv{"method", strconv.Quote("git:secret:" + ns + "/" + name)}))
-		return f.WithFix("Reference a Secret in the Application's namespace, as namespace/name.", r.writeBackPlace("method"), steps...)
+		return f.WithFix("Reference the Secret as namespace/name.", r.writeBackPlace("method"),
+			r.writeBackStep("reference the Secret in namespace "+ns, kv{"method", "git:secret:" + ns + "/" + name}))
 	case updater.ProblemUnsupportedSourceType:
 		if r.model.SourceType == "" {
 			return f.WithFix("Argo CD could not render the manifests: fix the error it reports, then Image Updater sees the type.", "Application "+ns+"/"+app,
-				report.Run("refresh the Application", fmt.Sprintf("argocd app get %s --refresh", app)),
-				report.Run("show the render error", fmt.Sprintf("argocd app manifests %s", app)))
+				report.Command("refresh the Application", "argocd", "app", "get", r.argocdApp(), "--refresh"),
+				report.Command("show the render error", "argocd", "app", "manifests", r.argocdApp()))
 		}
 		return f.WithFix("Make the source a Kustomize (or Helm) source: Argo CD then renders it as such and Image Updater updates it.", "Application "+ns+"/"+app+", spec.source",
-			report.Run("with a kustomization.yaml in the source path, make the source a Kustomize one",
-				fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"source\":{\"kustomize\":{}}}}'", ns, app)),
+			r.appPatch("with a kustomization.yaml in the source path, make the source a Kustomize one", nil, []string{"spec", "source"}, kv{"kustomize", map[string]any{}}),
 			report.Otherwise(r.writeBackStep("keep the directory and let git write-back force the type", kv{"method", "git"}, kv{"gitConfig.writeBackTarget", "kustomization"})))
 	}
 	return f

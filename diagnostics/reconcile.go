@@ -76,8 +76,7 @@ func (r *run) retitleCommittedDowngrade(f *report.Finding) bool {
 	if f.Fix != nil && r.iuCommit != "" && r.target.WriteBack != nil {
 		f.Fix.Summary += fmt.Sprintf(" Then revert Image Updater's commit %s on %s before Argo CD syncs: with nothing to update, Image Updater leaves the committed %s in place.",
 			shortHash(r.iuCommit), r.target.WriteBack.Repository, d.Selected)
-		f.Fix.Steps = append(f.Fix.Steps, report.Run("then, before Argo CD syncs, revert Image Updater's commit in a clone of "+r.target.WriteBack.Repository,
-			fmt.Sprintf("git revert %s && git push", r.iuCommit)))
+		f.Fix.Steps = append(f.Fix.Steps, r.revertSteps(r.iuCommit)...)
 	}
 	return true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -98,7 +99,7 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.F
 	case errors.As(err, &sf):
 		// Argo CD could not read them either: go on without them, as it
 		// would, and say so.
-		f, _ := r.secretGateFinding(report.CodeSourceRepoSecretsDenied, "its repository Secrets, for "+repoURL, false, err)
+		f, _ := r.secretGateFinding(report.CodeSourceRepoSecretsDenied, "its repository Secrets, for "+repoURL, secretUse{sendsTo: "the repositories they name (" + cluster.HostOf(repoURL) + " among them)", chosenBy: "Argo CD's repository Secrets"}, err)
 		v.notes = append(v.notes, f)
 		creds, err = nil, nil
 	case errors.As(err, &su) && su.err != nil && refused("Argo CD's repository Secrets in "+ns+" (imgupd could not ask whether "+su.user.subject.String()+" may read them)", su.err):
@@ -188,7 +189,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 	if ok {
 		creds, err = r.repoCredsFor(ctx, u)
 	}
-	if f, gated := r.secretGateFinding(report.CodeWriteBackRepoDenied, "Argo CD's repository Secrets, which git:repocreds reads for "+repoURL, false, err); gated {
+	if f, gated := r.secretGateFinding(report.CodeWriteBackRepoDenied, "Argo CD's repository Secrets, which git:repocreds reads for "+repoURL, r.repocredsUse(repoURL), err); gated {
 		return repoView{}, &f
 	}
 	if err != nil {
@@ -211,10 +212,14 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 			With(ev("why", repo.Why), ev("Image Updater logs", fmt.Sprintf("credentials for '%s' are not configured in Argo CD settings", repoURL)),
 				ev("looked in", "Secrets labelled argocd.argoproj.io/secret-type=repository|repo-creds in "+ns))
 		f = f.WithFix("Add a repository Secret for the repository in Argo CD's namespace, with a token that may push.", "namespace "+ns,
-			report.Run("create the Secret with a token that may push",
-				fmt.Sprintf("kubectl -n %s create secret generic repo-%s --from-literal=url=%s --from-literal=username=<user> --from-literal=password=<token>", ns, r.req.App, repoURL)),
-			report.Run("label it so Argo CD reads it as a repository",
-				fmt.Sprintf("kubectl -n %s label secret repo-%s argocd.argoproj.io/secret-type=repository", ns, r.req.App)))
+			report.SetVars(report.Var{Name: "GIT_USER", About: "a user that may push to " + repoURL}, report.Var{Name: "GIT_TOKEN", About: "its token"}),
+			report.RunPipe("create repository Secret "+ns+"/repo-"+r.req.App+" for "+repoURL+", labelled so that Argo CD reads it", shell.Pipeline{
+				{Argv: append(shell.Args("kubectl", "-n", ns, "create", "secret", "generic", "repo-"+r.req.App, "--from-literal=url="+repoURL),
+					shell.Concat(shell.Lit("--from-literal=username="), shell.Var("GIT_USER")), shell.Concat(shell.Lit("--from-literal=password="), shell.Var("GIT_TOKEN")),
+					shell.Lit("--dry-run=client"), shell.Lit("-o"), shell.Lit("yaml"))},
+				shell.Cmd("kubectl", "label", "-f", "-", "--local", "argocd.argoproj.io/secret-type=repository", "-o", "yaml"),
+				shell.Cmd("kubectl", "apply", "-f", "-"),
+			}))
 		return v, &f
 	}
 	var cl credLimit
@@ -257,9 +262,8 @@ func (r *run) templateOtherHost(repo cluster.Repository, party string) report.Fi
 		With(ev("credentials", repo.Why)).
 		WithFix("End the template's url with a slash so its prefix stops at the host (or the organisation), and check who points Applications at "+cluster.OriginOf(repo.RepoURL)+".",
 			"Secret "+repo.Template+", key url",
-			report.Run("end the url with a slash: the prefix then stays on "+repo.TemplateOtherHost,
-				fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p %s", r.argoNamespace(), repo.Template,
-					shQuote(`{"stringData":{"url":`+strconv.Quote(strings.TrimSuffix(repo.TemplateURL, "/")+"/")+`}}`))))
+			report.PatchStep("end the url with a slash: the prefix then stays on "+repo.TemplateOtherHost, report.Patch{Kind: "Secret", Resource: "secret", Namespace: r.argoNamespace(), Name: repo.Template,
+				Type: report.PatchMerge, Merge: map[string]any{"stringData": map[string]any{"url": strings.TrimSuffix(repo.TemplateURL, "/") + "/"}}}))
 }
 
 // credsAuth turns the resolved repository into credentials: password (or
@@ -357,4 +361,15 @@ func sourceReadFailure(what string, err error, v repoView) report.Finding {
 	}
 	f.Verify = "give imgupd what Argo CD has: network access to " + cluster.HostOf(what) + ", list on secrets and get on configmaps " + argoTLSCertsCM + " and " + argoKnownHostsCM + " in Argo CD's namespace"
 	return f
+}
+
+// repocredsUse: git:repocreds sends Argo CD's repository credentials to the
+// write-back repository; instead, a git:secret of the reader's own.
+func (r *run) repocredsUse(repoURL string) secretUse {
+	ns := r.req.Namespace
+	if r.install != nil && !r.version.SecretsMustShareAppNamespace() {
+		ns = r.install.Namespace
+	}
+	return secretUse{sendsTo: cluster.HostOf(repoURL), chosenBy: "the write-back repository setting (gitConfig.repository, or the Application's source)",
+		instead: r.newGitSecretSteps(ns), insteadWhere: r.writeBackPlace("method")}
 }

@@ -51,6 +51,8 @@ type run struct {
 	cms           map[string]cmEntry
 	sources       map[string]sourceContent
 	iuCommit      string // last commit by Image Updater on the write-back branch
+	// iuCommitBranch is that branch.
+	iuCommitBranch string
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
 	// access holds the API server's answers about who may read which

@@ -149,40 +149,21 @@ func (e *secretForbidden) roleName() string {
 	return strings.Trim(n, "-.")
 }
 
-// rbacYAML is the Role and RoleBinding that let the component read what it
-// may not: by name for one Secret, the verbs an informer needs for a list.
-func (e *secretForbidden) rbacYAML() string {
-	names := ""
-	verbs := `["get"]`
+// grantSteps create the Role and the RoleBinding that let the component
+// read what it may not (by name for one Secret, the verbs an informer needs
+// for a list), with kubectl create; say names what the read is for.
+func grantSteps(e *secretForbidden, say string) []report.Step {
+	verbs, argv := "get", []string{"kubectl", "-n", e.namespace, "create", "role", e.roleName(), "--resource=secrets"}
 	if e.name != "" {
-		names = fmt.Sprintf("\n  resourceNames: [%q]", e.name)
+		argv = append(argv, "--resource-name="+e.name)
 	} else {
-		verbs = `["get", "list", "watch"]`
+		verbs = "get,list,watch"
 	}
 	s := e.user.subject
-	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: %[1]s
-  namespace: %[2]s
-rules:
-- apiGroups: [""]
-  resources: ["secrets"]%[3]s
-  verbs: %[4]s
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: %[1]s
-  namespace: %[2]s
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: %[1]s
-subjects:
-- kind: ServiceAccount
-  name: %[5]s
-  namespace: %[6]s`, e.roleName(), e.namespace, names, verbs, s.ServiceAccount, s.Namespace)
+	return []report.Step{
+		report.Command(say+": the Role", append(argv, "--verb="+verbs)...),
+		report.Command("bind it to "+s.String(), "kubectl", "-n", e.namespace, "create", "rolebinding", e.roleName(), "--role="+e.roleName(), "--serviceaccount="+s.Namespace+":"+s.ServiceAccount),
+	}
 }
 
 // secretUnverified: imgupd could not ask whether the component may read
@@ -227,12 +208,26 @@ func (e *secretUnverified) verify() string {
 	return "re-run when the API server answers SubjectAccessReviews"
 }
 
+// secretUse is what the component does with a Secret, for the fix of a
+// Secret it may not read: the host it sends the credentials to and who chose
+// that host (the Application's owner, a CR's author, Image Updater's
+// admin), "" for a Secret it only reads (a public key); stay: the Secret must
+// be where it is (Image Updater v1.3+ wants an image's pull secret and
+// git:secret in the Application's namespace); instead: the steps that give
+// the component credentials of the reader's own where it reads them, which
+// the fix offers first when the Secret may move, since the Secret's owner
+// did not put it there for this component.
+type secretUse struct {
+	stay              bool
+	sendsTo, chosenBy string
+	instead           []report.Step
+	insteadWhere      string
+}
+
 // secretGateFinding turns a gate error into its finding: forbidden (code,
-// a failure: the component fails there) or not verified. stay is true when
-// the Secret may not move (Image Updater v1.3+ wants an image's pull secret
-// and git:secret in the Application's namespace). ok is false for any
-// other error.
-func (r *run) secretGateFinding(code report.Code, what string, stay bool, err error) (report.Finding, bool) {
+// a failure: the component fails there) or not verified. ok is false for
+// any other error.
+func (r *run) secretGateFinding(code report.Code, what string, use secretUse, err error) (report.Finding, bool) {
 	var sf *secretForbidden
 	var su *secretUnverified
 	switch {
@@ -241,11 +236,15 @@ func (r *run) secretGateFinding(code report.Code, what string, stay bool, err er
 			With(ev("asked the API server", cluster.AccessQuery{Subject: sf.user.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace, Name: sf.name}.String()+": no"),
 				ev("ServiceAccount from", sf.user.via),
 				ev("imgupd", "did not read "+sf.object()+": "+sf.user.who+" cannot read it either"))
-		home := ""
-		if !stay {
-			home = secretHome(sf)
+		if use.sendsTo != "" {
+			f = f.With(ev("the credentials would go to", use.sendsTo+" (chosen by "+use.chosenBy+")"))
 		}
-		return f.WithFix(forbiddenFixSummary(sf, home), sf.object()+" / "+sf.user.subject.String(), forbiddenFixSteps(sf, home)...), true
+		summary, steps := forbiddenFix(sf, use)
+		where := sf.object() + " / " + sf.user.subject.String()
+		if len(use.instead) > 0 && !use.stay && use.insteadWhere != "" {
+			where = use.insteadWhere
+		}
+		return f.WithFix(summary, where, steps...), true
 	case errors.As(err, &su):
 		f := find(report.CodeSecretAccessNotVerified, report.Unknown, "not verified: "+what+": "+su.Error())
 		f.Verify = su.verify()
@@ -259,41 +258,31 @@ func (r *run) secretGateFinding(code report.Code, what string, stay bool, err er
 	return report.Finding{}, false
 }
 
-// forbiddenFixSummary: give the component the read, or move the Secret to
-// home, where it may read.
-func forbiddenFixSummary(sf *secretForbidden, home string) string {
-	s := fmt.Sprintf("Let %s's ServiceAccount %s %s: a Role and RoleBinding in namespace %s", sf.user.who, strings.Join(sf.verbs, " and "), sf.object(), sf.namespace)
+// forbiddenFix: credentials of the reader's own where the component reads
+// (when the Secret may move), or the read by name, which says where the
+// Secret's credentials then go and who chose that. No fix copies or moves a
+// Secret out of the namespace its owner chose.
+func forbiddenFix(sf *secretForbidden, use secretUse) (string, []report.Step) {
+	goes := ""
+	if use.sendsTo != "" {
+		goes = fmt.Sprintf(" %s then sends its credentials to %s, which %s chose: grant it only if %s is meant to have them.", sf.user.who, use.sendsTo, use.chosenBy, use.sendsTo)
+	}
+	grantSay := fmt.Sprintf("let %s %s %s: a Role and RoleBinding in namespace %s", sf.user.subject, strings.Join(sf.verbs, " and "), sf.object(), sf.namespace)
+	if use.sendsTo != "" {
+		grantSay += " (it then sends them to " + use.sendsTo + ")"
+	}
+	grant := grantSteps(sf, grantSay)
+	by := ""
 	if sf.name != "" {
-		s += " limited to that Secret by name"
+		by = " limited to that Secret by name"
 	}
-	if home != "" {
-		s += fmt.Sprintf("; or move the Secret to namespace %s, where it reads Secrets, and point the reference there", home)
+	if len(use.instead) > 0 && !use.stay {
+		summary := fmt.Sprintf("Give %s credentials of your own where it reads Secrets, rather than %s, which its owner keeps in namespace %s (imgupd does not move or copy it). Or, if that Secret is meant for this, let %s's ServiceAccount %s it: a Role and RoleBinding in namespace %s%s.%s",
+			sf.user.who, sf.object(), sf.namespace, sf.user.who, strings.Join(sf.verbs, " and "), sf.namespace, by, goes)
+		return summary, append(append([]report.Step(nil), use.instead...), report.Alternative(grant...)...)
 	}
-	return s + "."
-}
-
-// forbiddenFixSteps: the Role and RoleBinding that let the component read
-// the Secret, or (home set) first the copy of the Secret into home.
-func forbiddenFixSteps(sf *secretForbidden, home string) []report.Step {
-	grant := report.Run(fmt.Sprintf("let %s read it: a Role and RoleBinding in namespace %s", sf.user.subject, sf.namespace), heredoc(sf.rbacYAML()))
-	if home == "" {
-		return []report.Step{grant}
-	}
-	return []report.Step{
-		report.Run(fmt.Sprintf("copy the Secret to namespace %s, then point the reference at %s/%s", home, home, sf.name),
-			fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", sf.namespace, sf.name, sf.namespace, home)),
-		report.Otherwise(grant),
-	}
-}
-
-// secretHome is where a named Secret could move: the component's own
-// namespace, when the Secret is elsewhere.
-func secretHome(sf *secretForbidden) string {
-	home := sf.user.subject.Namespace
-	if sf.name == "" || home == sf.namespace {
-		return ""
-	}
-	return home
+	summary := fmt.Sprintf("Let %s's ServiceAccount %s %s: a Role and RoleBinding in namespace %s%s.%s", sf.user.who, strings.Join(sf.verbs, " and "), sf.object(), sf.namespace, by, goes)
+	return summary, grant
 }
 
 // repoCreds lists Argo CD's repository Secrets once per diagnosis.

@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/signature"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -32,7 +33,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 	keyRef := fmt.Sprintf("%s, field %s (imagesVerification.cosignKey, %s level)", secret, ck.Key, im.VerificationFrom)
 	data, err := r.updaterSecret(ctx, ns, ck.SecretName)
 	if err != nil {
-		if f, ok := r.secretGateFinding(report.CodeSignatureKeyDenied, "the cosign public key of image "+name, true, err); ok {
+		if f, ok := r.secretGateFinding(report.CodeSignatureKeyDenied, "the cosign public key of image "+name, secretUse{stay: true}, err); ok {
 			if f.Code == report.CodeSignatureKeyDenied {
 				f = f.With(ev("Image Updater logs", "Could not set images verification settings for image "+im.Image.String()+", skipping: failed to fetch public key secret field"))
 			} else {
@@ -77,15 +78,17 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it (imagesVerification); an unsigned pick is an error every cycle, and nothing is written."
 		f = f.WithFix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
 			im.Image.FullName()+"@"+found.Digest,
-			report.Run("sign the pick", "cosign sign --key cosign.key "+im.Image.FullName()+"@"+found.Digest))
+			cosignKeyVar(),
+			report.RunWords("sign the pick", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit(im.Image.FullName()+"@"+found.Digest)))
 	case signature.WrongKey:
 		f = find(report.CodeSignatureWrongKey, report.Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
 			With(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
 		f.Detail = "Image Updater v1.3 verifies the pick before it writes it; no signature of it verifies with the configured key, so nothing is written."
 		f = f.WithFix("Put the public key of the key that signs "+im.Image.FullName()+" into "+secret+" field "+ck.Key+", or sign the image with the key the Secret holds.", secret+" / "+ck.Key,
-			report.Run("write the public half of the key that signs the image", "cosign public-key --key cosign.key > cosign.pub"),
-			report.Run("store it in "+secret, fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)),
-			report.Otherwise(report.Run("sign the image with the key the Secret holds", fmt.Sprintf("cosign sign --key cosign.key %s@%s", im.Image.FullName(), found.Digest))))
+			cosignKeyVar(),
+			report.RunWords("write the public half of the key that signs the image to cosign.pub", shell.Lit("cosign"), shell.Lit("public-key"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit("--outfile"), shell.Lit("cosign.pub")),
+			storeCosignPub("store it in "+secret, ns, ck),
+			report.Otherwise(report.RunWords("or sign the image with the key the Secret holds (COSIGN_KEY its private half)", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit(im.Image.FullName()+"@"+found.Digest))))
 	case signature.BadKey:
 		var ke *signature.KeyError
 		why := "it cannot be read"
@@ -95,7 +98,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		f = find(report.CodeSignatureKeyInvalid, report.Fail, fmt.Sprintf("image %s: the cosign key in %s field %s is not an ECDSA public key in PEM (%s), so no signature verifies", name, secret, ck.Key, why)).
 			With(digest)
 		f = f.WithFix("Store the cosign public key (cosign.pub, -----BEGIN PUBLIC KEY-----, ECDSA) in "+secret+" field "+ck.Key+".", secret+" / "+ck.Key,
-			report.Run("store cosign.pub in "+secret, fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)))
+			storeCosignPub("store cosign.pub (the public key, in your current directory) in "+secret, ns, ck))
 	}
 	f = f.WithImage(im.Alias).With(ev("key", keyRef))
 	for i, rj := range found.Rejected {
@@ -116,7 +119,7 @@ func (r *run) keyMissing(im updater.ImageConfig, ns string, ck *updater.CosignKe
 	}
 	return f.WithFix(fmt.Sprintf("Create Secret %s/%s with the cosign public key under %s (Image Updater v1.3 reads it in the Application's namespace).", ns, ck.SecretName, ck.Key),
 		"Secret "+ns+"/"+ck.SecretName,
-		report.Run("create the Secret from cosign.pub", fmt.Sprintf("kubectl -n %s create secret generic %s --from-file=%s=cosign.pub --dry-run=client -o yaml | kubectl apply -f -", ns, ck.SecretName, ck.Key)))
+		storeCosignPub("create the Secret from cosign.pub (the public key, in your current directory)", ns, ck))
 }
 
 // withVerifyLog adds Image Updater's own last "Unable to verify image"
@@ -137,4 +140,18 @@ func (r *run) withVerifyLog(f report.Finding, pick string) report.Finding {
 		return f.With(ev(at, textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300)))
 	}
 	return f
+}
+
+// cosignKeyVar is the step that sets the reader's signing key.
+func cosignKeyVar() report.Step {
+	return report.SetVars(report.Var{Name: "COSIGN_KEY", About: "your cosign signing key: a file such as cosign.key, or a KMS URI"})
+}
+
+// storeCosignPub writes cosign.pub into the Secret's key (the Secret created,
+// or its other keys kept: kubectl apply merges).
+func storeCosignPub(say, ns string, ck *updater.CosignKeyRef) report.Step {
+	return report.RunPipe(say, shell.Pipeline{
+		shell.Cmd("kubectl", "-n", ns, "create", "secret", "generic", ck.SecretName, "--from-file="+ck.Key+"=cosign.pub", "--dry-run=client", "-o", "yaml"),
+		shell.Cmd("kubectl", "apply", "-f", "-"),
+	})
 }

@@ -46,7 +46,7 @@ subjects: [{kind: ServiceAccount, name: argocd-image-updater, namespace: argocd}
 	if rc == nil || rc.Code != report.CodeSignatureKeyDenied || r.State != report.StateBlocked {
 		t.Fatalf("root cause %+v, state %s\n%s", rc, r.State, dump(r))
 	}
-	if s := stepWith(rc.Fix, report.LangShell, "kubectl apply -f - <<'EOF'", "kind: RoleBinding", `resourceNames: ["cosign-key"]`); s == nil {
+	if argvWith(rc.Fix, "create", "role", "--resource-name=cosign-key", "--verb=get") == nil || argvWith(rc.Fix, "create", "rolebinding", "--serviceaccount=argocd:argocd-image-updater") == nil {
 		t.Fatalf("fix %+v", rc.Fix)
 	}
 	for _, f := range r.Findings() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -90,9 +91,7 @@ func (r *run) defaultedStrategyPick(ctx context.Context, ir *imageRegistry, in u
 				ev("asked for", "updateStrategy: "+d.Inherited+" at "+string(d.InheritedFrom)+" level"),
 				ev("Image Updater writes", gotTag), ev("the "+d.Inherited+" pick", wantTag))
 		return f.WithFix("Write the strategy you want into the defaulted block, so the CRD default no longer hides it.", "ImageUpdater "+d.CR+" "+block,
-			report.Run("write updateStrategy "+d.Inherited+" into the defaulted block",
-				fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"replace\",\"path\":\"%s/updateStrategy\",\"value\":\"%s\"}]'",
-					crNamespace(d.CR), crName(d.CR), jsonPointer(block, r.target, d), d.Inherited))), true
+			r.defaultedBlockPatch("write updateStrategy "+d.Inherited+" into the defaulted block", d)), true
 	}
 	return report.Finding{}, false
 }
@@ -104,18 +103,41 @@ func pickTag(d updater.Decision) string {
 	return d.Selected.String()
 }
 
-// jsonPointer is the JSON patch path of a defaulted block.
-func jsonPointer(block string, t updater.Targeting, d updater.DefaultedOverride) string {
-	if d.Alias == "" {
-		return fmt.Sprintf("/spec/applicationRefs/%d/commonUpdateSettings", d.RefIndex)
-	}
-	idx := 0
-	for i, im := range t.Images {
-		if im.Alias == d.Alias {
-			idx = i
+// defaultedBlockPatch writes the inherited value of d's field into the
+// block the CRD defaulted, in the CR d names: its ref's namePattern and the
+// image's alias tested first.
+func (r *run) defaultedBlockPatch(say string, d updater.DefaultedOverride) report.Step {
+	var cr *updater.ImageUpdater
+	for i := range r.crs {
+		if r.crs[i].Key() == d.CR {
+			cr = &r.crs[i]
 		}
 	}
-	return fmt.Sprintf("/spec/applicationRefs/%d/images/%d/commonUpdateSettings", d.RefIndex, idx)
+	if cr == nil || d.RefIndex < 0 || d.RefIndex >= len(cr.Spec.ApplicationRefs) {
+		return report.Value(say, crObject(d.CR), "(the CR could not be read back to write an exact patch: set "+d.Field+" to "+d.Inherited+")")
+	}
+	ref := strconv.Itoa(d.RefIndex)
+	guards := []report.PatchOp{{Op: "test", Path: report.Pointer("spec", "applicationRefs", ref, "namePattern"), Value: d.NamePattern}}
+	block := []string{"spec", "applicationRefs", ref, "commonUpdateSettings"}
+	if d.Alias != "" {
+		idx := -1
+		for i, im := range cr.Spec.ApplicationRefs[d.RefIndex].Images {
+			if im.Alias == d.Alias {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return report.Value(say, crObject(d.CR), "(image "+d.Alias+" is not in the CR as read: set its "+d.Field+" to "+d.Inherited+")")
+		}
+		guards = append(guards, report.PatchOp{Op: "test", Path: report.Pointer("spec", "applicationRefs", ref, "images", strconv.Itoa(idx), "alias"), Value: d.Alias})
+		block = []string{"spec", "applicationRefs", ref, "images", strconv.Itoa(idx), "commonUpdateSettings"}
+	}
+	var value any = d.Inherited
+	if d.Field == updater.FieldForceUpdate {
+		value = d.Inherited == "true"
+	}
+	return report.PatchStep(say, report.Patch{Kind: "ImageUpdater", Resource: "imageupdater", Namespace: cr.Namespace, Name: cr.Name, Type: report.PatchJSON,
+		Ops: append(guards, report.PatchOp{Op: "replace", Path: report.Pointer(append(block, d.Field)...), Value: value})})
 }
 
 func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []report.Finding {
@@ -167,7 +189,7 @@ func (r *run) candidateFindings(im updater.ImageConfig, d updater.Decision) []re
 		f.State = report.StateWrongUpdate
 		p := r.imagePlace(im, updater.FieldIgnoreTags)
 		out = append(out, f.WithFix(fmt.Sprintf("Ignore the tag that should not win (%s).", d.Selected.Tag), p.Where,
-			p.step("ignore "+d.Selected.Tag, listValue(append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag), r.target.Mode))))
+			p.step("ignore "+d.Selected.Tag, append(slices.Clone(im.Settings.IgnoreTags), d.Selected.Tag))))
 	}
 	if n := countFate(d, updater.FatePlatform); n > 0 && d.Platforms != nil && d.Outcome != updater.OutcomeNoCandidate {
 		out = append(out, r.platformFinding(im, d, n))

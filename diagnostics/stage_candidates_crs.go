@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -213,20 +214,21 @@ func (r *run) crsDisagreeFinding(im updater.ImageConfig, c updater.Contest) repo
 	where := fmt.Sprintf("ImageUpdater %s spec.applicationRefs[%d] (namePattern %q); Application %s/%s", broad.CR, broad.RefIndex, broad.NamePattern, ns, r.req.App)
 	summary := fmt.Sprintf("Let one CR own %s: narrow ImageUpdater %s's applicationRefs[%d] so it no longer selects %s (labelSelectors the app does not match, or a namePattern that leaves it out), or, if the team-wide settings are what you want, drop %s from ImageUpdater %s.",
 		r.req.App, broad.CR, broad.RefIndex, r.req.App, r.req.App, own.CR)
-	labelApp := report.Run(fmt.Sprintf("label the Application as owned by ImageUpdater %s", ownName),
-		fmt.Sprintf("kubectl -n %s label application %s %s=%s", ns, r.req.App, label, ownName))
-	patch := fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors\",\"value\":{\"matchExpressions\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}}]'",
-		crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+	labelApp := report.Command(fmt.Sprintf("label the Application as owned by ImageUpdater %s", ownName),
+		"kubectl", "-n", ns, "label", "application", r.req.App, label+"="+ownName)
+	ref := strconv.Itoa(broad.RefIndex)
+	expr := map[string]any{"key": label, "operator": "DoesNotExist"}
+	op := report.PatchOp{Op: "add", Path: report.Pointer("spec", "applicationRefs", ref, "labelSelectors"), Value: map[string]any{"matchExpressions": []any{expr}}}
 	switch sel, exprs := r.crRefSelector(broad); {
 	case exprs:
-		patch = fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions/-\",\"value\":{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}}]'",
-			crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+		op = report.PatchOp{Op: "add", Path: report.Pointer("spec", "applicationRefs", ref, "labelSelectors", "matchExpressions", "-"), Value: expr}
 	case sel:
-		patch = fmt.Sprintf("kubectl -n %s patch imageupdater %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/applicationRefs/%d/labelSelectors/matchExpressions\",\"value\":[{\"key\":\"%s\",\"operator\":\"DoesNotExist\"}]}]'",
-			crNamespace(broad.CR), crName(broad.CR), broad.RefIndex, label)
+		op = report.PatchOp{Op: "add", Path: report.Pointer("spec", "applicationRefs", ref, "labelSelectors", "matchExpressions"), Value: []any{expr}}
 	}
+	patch := report.Patch{Kind: "ImageUpdater", Resource: "imageupdater", Namespace: crNamespace(broad.CR), Name: crName(broad.CR), Type: report.PatchJSON,
+		Ops: []report.PatchOp{{Op: "test", Path: report.Pointer("spec", "applicationRefs", ref, "namePattern"), Value: broad.NamePattern}, op}}
 	return f.WithFix(summary, where, labelApp,
-		report.Run(fmt.Sprintf("let ImageUpdater %s leave out Applications with that label", broad.CR), patch))
+		report.PatchStep(fmt.Sprintf("let ImageUpdater %s leave out Applications with that label", broad.CR), patch))
 }
 
 // lastCRWrite is the last "Setting new image" line of the CR's reconcile

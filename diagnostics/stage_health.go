@@ -30,7 +30,7 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 		return append(out, find(report.CodeUpdaterNotFound, report.Fail,
 			fmt.Sprintf("Image Updater is not installed (no Deployment in %s or any namespace imgupd can read)", r.req.UpdaterNamespace)).
 			WithFix("Install Image Updater next to Argo CD.", "namespace "+r.req.UpdaterNamespace,
-				report.Run("install Image Updater", "kubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml")))
+				report.Command("install Image Updater", "kubectl", "apply", "-n", r.req.UpdaterNamespace, "-f", "https://raw.githubusercontent.com/argoproj-labs/argocd-image-updater/stable/config/install.yaml")))
 	}
 	r.install = inst
 	where := inst.Namespace + "/" + inst.Name
@@ -65,15 +65,15 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 	switch {
 	case inst.Replicas == 0:
 		out = append(out, find(report.CodeUpdaterScaledToZero, report.Fail, "Image Updater "+where+" is scaled to zero").
-			WithFix("Scale it back to one replica.", where, report.Run("scale it to one replica", fmt.Sprintf("kubectl -n %s scale deploy/%s --replicas=1", inst.Namespace, inst.Name))))
+			WithFix("Scale it back to one replica.", where, report.Command("scale it to one replica", "kubectl", "-n", inst.Namespace, "scale", "deploy/"+inst.Name, "--replicas=1")))
 	case inst.ReadyReplicas == 0:
 		f := find(report.CodeUpdaterNotReady, report.Fail, "Image Updater "+where+" has no ready replica").With(ev("deployment", where))
 		for _, p := range inst.Pods {
 			f = f.With(ev("pod "+p.Name, podState(p)))
 		}
 		out = append(out, f.WithFix("Find out why the pod does not start.", where,
-			report.Run("see the Deployment's events and pod states", fmt.Sprintf("kubectl -n %s describe deploy/%s", inst.Namespace, inst.Name)),
-			report.Run("read the log of the last crashed container", fmt.Sprintf("kubectl -n %s logs deploy/%s --previous", inst.Namespace, inst.Name))))
+			report.Command("see the Deployment's events and pod states", "kubectl", "-n", inst.Namespace, "describe", "deploy/"+inst.Name),
+			report.Command("read the log of the last crashed container", "kubectl", "-n", inst.Namespace, "logs", "deploy/"+inst.Name, "--previous")))
 	default:
 		out = append(out, find(report.CodeUpdaterRunning, report.Pass, fmt.Sprintf("Image Updater %s is running (%s, %s mode)", where, r.version.Short(), r.rep.Mode)).
 			With(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
@@ -93,8 +93,8 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 				With(ev("source", inst.RegistriesConfSource))
 			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
-				report.Run("correct the entry the error names, in key registries.conf", fmt.Sprintf("kubectl -n %s edit configmap %s", inst.Namespace, cluster.DefaultConfigMap)),
-				report.Run("restart Image Updater: it reads registries.conf only at start", fmt.Sprintf("kubectl -n %s rollout restart deploy/%s", inst.Namespace, inst.Name))))
+				report.Command("correct the entry the error names, in key "+orDefault(inst.RegistriesConfMap.Key, "registries.conf"), "kubectl", "-n", inst.Namespace, "edit", "configmap", orDefault(inst.RegistriesConfMap.Name, cluster.DefaultConfigMap)),
+				report.Command("restart Image Updater: it reads registries.conf only at start", "kubectl", "-n", inst.Namespace, "rollout", "restart", "deploy/"+inst.Name)))
 		} else {
 			r.conf = conf
 			for _, w := range conf.Warnings {
@@ -135,8 +135,38 @@ func (r *run) logReadFailure(pod string, err error) report.Finding {
 	if fr := readFailure(report.StageHealth, "pods/log", err); fr.Code == report.CodeReadForbidden {
 		f.Evidence = fr.Evidence
 		f.Fix = fr.Fix
+		return f
+	}
+	if kubeletUnreachable(err) {
+		// RBAC allowed the read: the API server could not reach the
+		// kubelet that serves the log. A grant would change nothing.
+		node := ""
+		for _, p := range r.install.Pods {
+			if p.Name == pod {
+				node = p.NodeName
+			}
+		}
+		on := "the node of pod " + pod
+		if node != "" {
+			on = "node " + node
+		}
+		f.Verify = "re-run once the API server reaches the kubelet of " + on + ", or pass the log from your log store: imgupd diagnose " + r.req.App + " --updater-log FILE"
+		steps := []report.Step{report.Command("see which node runs the pod", "kubectl", "-n", r.install.Namespace, "get", "pod", pod, "-o", "wide")}
+		if node != "" {
+			steps = append(steps, report.Command("ask the kubelet of "+node+" through the API server (what reading the log needs)", "kubectl", "get", "--raw", "/api/v1/nodes/"+node+"/proxy/healthz"))
+		}
+		f.Fix = &report.Fix{Summary: "The API server could not reach the kubelet of " + on + " to read the log (a network fault between the control plane and the node, port 10250), not a missing permission: check that path, or give imgupd the log from your log store with --updater-log.",
+			Where: on, Steps: steps}
 	}
 	return f
+}
+
+// kubeletUnreachable: reading a pod's log failed on the way from the API
+// server to the kubelet (the API server answered with a 5xx: no route, a
+// refused connection, a timeout to the node's port), not on its own answer.
+func kubeletUnreachable(err error) bool {
+	var ae *cluster.AccessError
+	return errors.As(err, &ae) && ae.Upstream
 }
 
 // analyzeLogs reads Image Updater's log text (from its pod, or given with

@@ -34,7 +34,7 @@ func checkLive(ctx context.Context, r *run) []report.Finding {
 			out = append(out, find(report.CodeLiveSummaryEmpty, report.Fail, fmt.Sprintf("Application %s reports no running images (status.summary.images is empty)", r.req.App)).
 				With(ev("sync status", r.app.Status.Sync.Status), ev("health", r.app.Status.Health.Status), ev("source type", orNone(r.app.Status.SourceType))).
 				WithFix("Sync the Application once (or fix the render error in its conditions); to update anyway, set forceUpdate on the image.",
-					"Application "+r.req.App, report.Run("sync the Application once", fmt.Sprintf("argocd app sync %s", r.req.App))))
+					"Application "+r.req.App, report.Command("sync the Application once", "argocd", "app", "sync", r.argocdApp())))
 		}
 	}
 	processed := 0
@@ -77,7 +77,7 @@ func (r *run) notLive(im updater.ImageConfig, m updater.LiveMatch, live []string
 		if nm.Write != "" {
 			step := r.imagePlace(im, "imageName").step("write the image name as the app runs it", r.imageNameAs(im, nm.Write))
 			if nm.Against == "kustomize-name" {
-				step = r.imagesStep("write the Kustomize name as the app runs it", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", yamlQuote(nm.Write)}}})
+				step = r.imagesStep("write the Kustomize name as the app runs it", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", nm.Write}}})
 			}
 			f = f.WithFix(nm.Fix, "the image's imageName (or image-list entry)", step)
 		}

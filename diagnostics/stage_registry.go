@@ -17,6 +17,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -83,10 +84,9 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 				if ref.Field != "" && ref.Kind == updater.CredSecret {
 					newRef += "#" + ref.Field
 				}
-				f = f.WithFix(sn.Fix(), p.Where,
-					report.Run("copy the Secret into the Application's namespace "+r.req.Namespace,
-						fmt.Sprintf("kubectl get secret -n %s %s -o yaml | sed 's/namespace: %s/namespace: %s/' | kubectl apply -f -", ref.Namespace, ref.Name, ref.Namespace, r.req.Namespace)),
-					p.step("reference the copy", yamlQuote(newRef)))
+				_ = newRef
+				where, steps := r.newPullSecretSteps(im, ep)
+				f = f.WithFix(sn.Fix()+" Do not copy "+ref.Namespace+"/"+ref.Name+" there: its owner put it in "+ref.Namespace+"; create a pull secret for "+ep.Host()+" in "+r.req.Namespace+" with an account of your own.", where+"; "+p.Where, steps...)
 			}
 			return append(out, f)
 		}
@@ -97,8 +97,12 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			out = append(out, find(report.CodeRegistryCredsUnchecked, report.Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
 		case err != nil:
 			ir.err = err
-			stay := level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace()
-			if f, ok := r.secretGateFinding(report.CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), stay, err); ok {
+			use := secretUse{stay: level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace(), sendsTo: ep.Host(), chosenBy: "registries.conf (Image Updater's own configuration)"}
+			if level == updater.CredLevelImage {
+				use.chosenBy = "whoever wrote the image's settings (" + r.imagePlace(im, "imageName").Where + ")"
+				use.insteadWhere, use.instead = r.newPullSecretSteps(im, ep)
+			}
+			if f, ok := r.secretGateFinding(report.CodeRegistryPullSecretDenied, fmt.Sprintf("the credentials of image %s, %s", name, from), use, err); ok {
 				return append(out, f.WithImage(im.Alias).With(ev("reference", refStr)))
 			}
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
@@ -197,9 +201,9 @@ func (r *run) updaterProxyFailure(f report.Finding, im updater.ImageConfig, ep u
 			ev("Image Updater logs", "Could not get tags from registry: ... proxyconnect tcp: ..."))
 	g.Evidence = append(g.Evidence, f.Evidence...)
 	return g.WithFix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
-		report.Run("point "+env+" at a proxy that works", fmt.Sprintf("kubectl -n %s set env deploy/%s %s=http://<proxy>:<port>", r.install.Namespace, r.install.Name, env)),
-		report.Otherwise(report.Run("reach the registry directly", fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s",
-			r.install.Namespace, r.install.Name, joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))))))
+		proxyVar(),
+		r.setEnvStep("point "+env+" at that proxy", shell.Concat(shell.Lit(env+"="), shell.Var("PROXY_URL"))),
+		report.Otherwise(r.setEnvStep("or, instead, reach the registry directly", envLit("NO_PROXY", joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))))))
 }
 
 // errExtUnchecked marks an ext: credentials script imgupd cannot run.
@@ -261,9 +265,8 @@ func credentialFailure(name, alias, from, ref string, cref updater.CredentialRef
 			With(ev("reference", ref), ev("Image Updater logs", ce.Error()))
 		if ce.Fix != "" {
 			f = f.WithFix(ce.Fix, fmt.Sprintf("Secret %s/%s, key .dockerconfigjson", cref.Namespace, cref.Name),
-				report.Run("write the pull secret for "+ep.APIURL,
-					fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token> --dry-run=client -o yaml | kubectl apply -f -",
-						cref.Namespace, cref.Name, ep.APIURL)))
+				registryAccountVars(ep.Host()),
+				createPullSecret("write the pull secret anew, for "+ep.APIURL, cref.Namespace, cref.Name, ep.APIURL, true))
 		}
 		return f
 	}
@@ -323,46 +326,98 @@ func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.En
 // to create and reference, the registries.conf entry to write, the proxy to
 // set, the name to check.
 func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) (string, []report.Step) {
-	ns := r.req.Namespace
-	confEntry := func(say, extra string, or ...report.Step) (string, []report.Step) {
-		steps := append([]report.Step{r.registriesConfStep(say,
-			fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s%s", confName(ep), ep.APIURL, orDefault(ep.Prefix, ep.Host()), extra))}, or...)
-		if restart, ok := r.restartStep(); ok {
-			steps = append(steps, restart)
-		}
-		return "ConfigMap argocd-image-updater-config, key registries.conf (Image Updater reads it at start: restart it after the change)", steps
+	entry := confEntry{name: confName(ep), apiURL: ep.APIURL, prefix: orDefault(ep.Prefix, ep.Host())}
+	confWhere := "registries.conf of Image Updater (it reads it at start: restart it after the change)"
+	if r.install != nil && r.install.RegistriesConfMap.Name != "" {
+		confWhere = fmt.Sprintf("ConfigMap %s/%s, key %s (Image Updater reads it at start: restart it after the change)", r.install.Namespace, r.install.RegistriesConfMap.Name, r.install.RegistriesConfMap.Key)
 	}
 	switch re.Kind {
 	case registry.Unauthorized:
-		secret := "registry-" + strings.NewReplacer(".", "-", ":", "-").Replace(hostOnly(ep.Host()))
-		create := fmt.Sprintf("kubectl -n %s create secret docker-registry %s --docker-server=%s --docker-username=<user> --docker-password=<token>", ns, secret, ep.APIURL)
 		if hasCreds {
-			return "the credentials " + ref + " names", []report.Step{report.Run("renew the credentials", create+" --dry-run=client -o yaml | kubectl apply -f -")}
+			cref, err := updater.ParseCredentialRef(ref)
+			if err != nil {
+				return "", nil
+			}
+			return "the credentials " + ref + " names", r.renewCredentials(cref, ep)
 		}
-		p := r.imagePlace(im, updater.FieldPullSecret)
-		return p.Where, []report.Step{
-			report.Run("create the pull secret in the Application's namespace "+ns, create),
-			p.step("let the image use it", yamlQuote("pullsecret:"+ns+"/"+secret)),
-		}
+		return r.newPullSecretSteps(im, ep)
 	case registry.RateLimited:
-		return confEntry("give the registry a rate limit and an account", "\n  limit: 5\n  credentials: pullsecret:"+r.argoNamespace()+"/<secret with an account for this registry>")
+		if r.install == nil {
+			break
+		}
+		ns, name := r.install.Namespace, pullSecretName(ep.Host())
+		e := entry
+		e.fields = []kv{{"limit", 5}, {"credentials", "pullsecret:" + ns + "/" + name}}
+		steps := []report.Step{registryAccountVars(ep.Host()),
+			createPullSecret("create a pull secret for "+ep.Host()+" in namespace "+ns+", where Image Updater reads Secrets", ns, name, ep.APIURL, false)}
+		return confWhere, append(steps, r.registriesConfSteps("give the registry a rate limit and the account", e)...)
 	case registry.TLS:
-		return confEntry("trust the CA that signs the registry's certificate", "\n  ca_data: |\n    -----BEGIN CERTIFICATE-----\n    <the CA that signs the registry certificate>\n    -----END CERTIFICATE-----",
-			report.Otherwise(r.registriesConfStep("skip verification", fmt.Sprintf("registries:\n- name: %s\n  api_url: %s\n  prefix: %s\n  insecure: true",
-				confName(ep), ep.APIURL, orDefault(ep.Prefix, ep.Host())))))
+		ca := entry
+		ca.fields = []kv{{"ca_data", "-----BEGIN CERTIFICATE-----\n<the CA that signs the registry certificate, PEM>\n-----END CERTIFICATE-----\n"}}
+		caYAML, _ := mergeRegistriesConf(nil, ca)
+		insecure := entry
+		insecure.fields = []kv{{"insecure", true}}
+		steps := []report.Step{
+			report.Paste("trust the CA that signs the registry's certificate (v1.3+: ca_data; only you have the CA's PEM, so merge this entry by hand)", confWhere, r.editRegistriesConf(), caYAML),
+			report.Otherwise(r.registriesConfStep("or skip verification of "+ep.Host()+"'s certificate (Image Updater then trusts any certificate it is shown)", insecure)),
+		}
+		if restart, ok := r.restartStep(); ok {
+			steps = append(steps, restart)
+		}
+		return confWhere, steps
 	case registry.NotRegistry:
-		return confEntry("name the registry's API URL", "")
+		e := entry
+		e.apiURL = "<the registry's API URL, https://host[:port]>"
+		y, _ := mergeRegistriesConf(nil, e)
+		return confWhere, []report.Step{report.Paste("name the registry's API URL for prefix "+entry.prefix+" (only you know it: merge this entry by hand)", confWhere, r.editRegistriesConf(), y)}
 	case registry.DNS, registry.Connect, registry.Timeout:
 		if r.install == nil {
 			break
 		}
 		return "Deployment " + r.install.Namespace + "/" + r.install.Name + " (its network path), or the registry host in imageName", []report.Step{
-			report.Run("check that the name resolves and answers from the cluster", fmt.Sprintf("kubectl run regcheck --rm -it --restart=Never --image=curlimages/curl -- curl -sv %s/v2/", ep.APIURL)),
-			report.Run("if the registry is reached through a proxy, give Image Updater the proxy", fmt.Sprintf("kubectl -n %s set env deploy/%s HTTPS_PROXY=http://<proxy>:<port> NO_PROXY=%s",
-				r.install.Namespace, r.install.Name, suggestNoProxy(r.install.Proxy.NoProxy))),
+			report.Command("check that the name resolves and answers from inside the cluster (a pod with curl, removed after)",
+				"kubectl", "-n", r.install.Namespace, "run", "imgupd-regcheck", "--rm", "-i", "--restart=Never", "--image=curlimages/curl", "--", "curl", "-sv", ep.APIURL+"/v2/"),
+			proxyVar(),
+			r.setEnvStep("if the registry is reached through a proxy, give Image Updater the proxy",
+				shell.Concat(shell.Lit("HTTPS_PROXY="), shell.Var("PROXY_URL")), envLit("NO_PROXY", suggestNoProxy(r.install.Proxy.NoProxy))),
 		}
 	}
 	return "", nil
+}
+
+// editRegistriesConf opens the ConfigMap registries.conf comes from, or nil.
+func (r *run) editRegistriesConf() []string {
+	if r.install == nil || r.install.RegistriesConfMap.Name == "" {
+		return nil
+	}
+	return []string{"kubectl", "-n", r.install.Namespace, "edit", "configmap", r.install.RegistriesConfMap.Name}
+}
+
+// proxyVar is the step that sets the reader's proxy.
+func proxyVar() report.Step {
+	return report.SetVars(report.Var{Name: "PROXY_URL", About: "the proxy Image Updater's pod must use, http://host:port"})
+}
+
+// newPullSecretSteps create a pull secret for the image's registry from the
+// reader's own account, where Image Updater reads it, and point the image
+// at it: in the Application's namespace for v1.3+ (which wants an image's
+// pull secret there; Image Updater is then let read that one Secret, which
+// it sends to the image's registry), else in Image Updater's own namespace.
+func (r *run) newPullSecretSteps(im updater.ImageConfig, ep updater.Endpoint) (string, []report.Step) {
+	ns := r.req.Namespace
+	if r.install != nil && !r.version.SecretsMustShareAppNamespace() {
+		ns = r.install.Namespace
+	}
+	name := pullSecretName(ep.Host())
+	p := r.imagePlace(im, updater.FieldPullSecret)
+	steps := []report.Step{registryAccountVars(ep.Host()),
+		createPullSecret("create pull secret "+ns+"/"+name+" for "+ep.APIURL, ns, name, ep.APIURL, false)}
+	if u, ok := r.updaterUser(); ok && ns != u.subject.Namespace {
+		sf := &secretForbidden{user: u, verbs: []string{"get"}, namespace: ns, name: name}
+		steps = append(steps, grantSteps(sf, "let "+u.subject.String()+" read it (it sends it to "+ep.Host()+", the registry of image "+aliasOr(im)+")")...)
+	}
+	steps = append(steps, p.step("let the image use it", "pullsecret:"+ns+"/"+name))
+	return "Secret " + ns + "/" + name + " and " + p.Where, steps
 }
 
 // confName is the registries.conf name of the endpoint's entry.
@@ -396,11 +451,11 @@ func (r *run) proxyFindings(im updater.ImageConfig, ep updater.Endpoint, reached
 		}
 		return []report.Finding{find(report.CodeRegistryProxyMissing, report.Fail, fmt.Sprintf("imgupd reaches %s through proxy %s, but Image Updater's pod has no proxy for it", host, redactURL(ours))).WithImage(im.Alias).
 			WithFix("Add the proxy to the Image Updater Deployment.", "Deployment "+where,
-				report.Run("give Image Updater the proxy", fmt.Sprintf("kubectl -n %s set env deploy/%s %s=%s NO_PROXY=%s", r.install.Namespace, r.install.Name, env, redactURL(ours), suggestNoProxy(p.NoProxy))))}
+				r.setEnvStep("give Image Updater the proxy", envLit(env, redactURL(ours)), envLit("NO_PROXY", suggestNoProxy(p.NoProxy))))}
 	case theirs != nil && internalHost(host) && !reached:
 		return []report.Finding{find(report.CodeRegistryNoProxyMissing, report.Warn, fmt.Sprintf("Image Updater sends the internal registry %s through its proxy %s", host, redactURL(theirs))).WithImage(im.Alias).
 			WithFix("Add the registry host to NO_PROXY.", "Deployment "+where,
-				report.Run("add the registry host to NO_PROXY", fmt.Sprintf("kubectl -n %s set env deploy/%s NO_PROXY=%s", r.install.Namespace, r.install.Name, joinNoProxy(p.NoProxy, hostOnly(host)))))}
+				r.setEnvStep("add the registry host to NO_PROXY", envLit("NO_PROXY", joinNoProxy(p.NoProxy, hostOnly(host)))))}
 	}
 	return nil
 }
@@ -465,9 +520,12 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	case ann[irsaAnnotation] != "":
 		return f.With(ev("IRSA role", ann[irsaAnnotation])).
 			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
-				r.registriesConfSteps("get ECR tokens with an ext: script", "registries:\n- name: ecr\n  api_url: https://"+ep.Host()+"\n  prefix: "+ep.Host()+"\n  credentials: ext:/scripts/ecr-login.sh\n  credsexpire: 10h")...)
+				r.registriesConfSteps("get ECR tokens with an ext: script", confEntry{name: "ecr", apiURL: "https://" + ep.Host(), prefix: ep.Host(),
+					fields: []kv{{"credentials", "ext:/scripts/ecr-login.sh"}, {"credsexpire", "10h"}}})...)
 	}
 	return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
 		WithFix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,
-			report.Run("give the ServiceAccount an IAM role that may read ECR", fmt.Sprintf("kubectl -n %s annotate serviceaccount %s %s=arn:aws:iam::<account>:role/<image-updater-ecr-read>", r.install.Namespace, sa, irsaAnnotation)))
+			report.SetVars(report.Var{Name: "ECR_ROLE_ARN", About: "an IAM role that may read ECR, arn:aws:iam::ACCOUNT:role/NAME"}),
+			report.RunWords("give the ServiceAccount that IAM role", append(shell.Args("kubectl", "-n", r.install.Namespace, "annotate", "serviceaccount", sa),
+				shell.Concat(shell.Lit(irsaAnnotation+"="), shell.Var("ECR_ROLE_ARN")))...))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/imgupd/imgupd/internal/lazyre"
@@ -108,7 +109,7 @@ func (r *run) checkMissingValueFiles(sc sourceContent) []report.Finding {
 		out = append(out, find(report.CodeHelmValueFileMissing, report.Fail, fmt.Sprintf("helm.valueFiles[%d] %s does not exist (%s) and ignoreMissingValueFiles is not set: Argo CD cannot render the app until it does", m.index, m.entry, m.path)).
 			With(ev("values files read", strings.Join(sc.files, ", "))).
 			WithFix("Add the file, remove the entry, or set ignoreMissingValueFiles: true on the source's helm block.", fmt.Sprintf("Application %s/%s, helm.valueFiles", r.req.Namespace, r.req.App),
-				r.sourcePaste("let Argo CD skip missing values files", sc.src, "helm:\n  ignoreMissingValueFiles: true")))
+				r.sourcePatch("let Argo CD skip missing values files", sc.src, kv{"helm.ignoreMissingValueFiles", true})))
 	}
 	return out
 }
@@ -141,9 +142,9 @@ func (r *run) multiSourceCheck(ctx context.Context, edited *argo.ApplicationSour
 			With(ev("edited source", fmt.Sprintf("spec.sources[%d]: %s (%s)", r.sourceIndex(edited), describeSource(edited), r.target.SourceWhy)),
 				ev("renders the image", fmt.Sprintf("spec.sources[%d]: %s", i, describeSource(other))))
 		fix := "Give the source that renders the image the explicit block of the app's type, so Image Updater edits it, and drop it from the other."
-		step := r.sourcePaste("add a helm: block", other, "helm: {}")
+		step := r.sourcePatch("add a helm: block", other, kv{"helm", map[string]any{}})
 		if other.Chart == "" && other.Kustomize != nil {
-			step = r.sourcePaste("add a kustomize: block", other, "kustomize: {}")
+			step = r.sourcePatch("add a kustomize: block", other, kv{"kustomize", map[string]any{}})
 		}
 		f = f.WithFix(fix, fmt.Sprintf("Application %s/%s, spec.sources", r.req.Namespace, r.req.App), step)
 		return &f, true
@@ -223,7 +224,7 @@ func imageValuePaths(v any, prefix string) []string {
 
 // helmTargetsStep points the image's helm parameters at the chart's value
 // paths among paths (placeholders where none fits).
-func (r *run) helmTargetsStep(im updater.ImageConfig, paths []string) report.Step {
+func (r *run) helmTargetsStep(im updater.ImageConfig, paths []string) []report.Step {
 	var name, tag string
 	for _, p := range paths {
 		switch {
@@ -233,8 +234,20 @@ func (r *run) helmTargetsStep(im updater.ImageConfig, paths []string) report.Ste
 			name = p
 		}
 	}
-	return r.imagesStep("point the helm parameters at the chart's value paths", imageSetting{alias: im.Alias, kvs: []kv{
-		{"manifestTargets.helm.name", orDefault(name, "<image name path>")}, {"manifestTargets.helm.tag", orDefault(tag, "<image tag path>")}}})
+	var steps []report.Step
+	var vars []report.Var
+	var nameV, tagV any = name, tag
+	if name == "" {
+		vars, nameV = append(vars, report.Var{Name: "HELM_IMAGE_NAME_PATH", About: "the chart's value path of the image name (" + strings.Join(paths, ", ") + ")"}), report.VarValue("HELM_IMAGE_NAME_PATH")
+	}
+	if tag == "" {
+		vars, tagV = append(vars, report.Var{Name: "HELM_IMAGE_TAG_PATH", About: "the chart's value path of the tag"}), report.VarValue("HELM_IMAGE_TAG_PATH")
+	}
+	if len(vars) > 0 {
+		steps = append(steps, report.SetVars(vars...))
+	}
+	return append(steps, r.imagesStep("point the helm parameters at the chart's value paths", imageSetting{alias: im.Alias, kvs: []kv{
+		{"manifestTargets.helm.name", nameV}, {"manifestTargets.helm.tag", tagV}}}))
 }
 
 // checkKustomizeMapping: the name Image Updater writes into the Kustomize
@@ -258,7 +271,7 @@ func (r *run) checkKustomizeMapping(snap *gitsource.Snapshot, src *argo.Applicat
 	f := find(report.CodeKustomizeNameNotUsed, report.Fail, fmt.Sprintf("image %s: Kustomize name %s is not used by the manifests at %s; the images: override would change nothing", aliasOr(im), want, src.Path)).WithImage(im.Alias).
 		With(ev("images used", strings.Join(used, ", ")))
 	return []report.Finding{f.WithFix("Set the Kustomize name to the image the manifests use.", "manifestTargets.kustomize.name (or <alias>.kustomize.image-name)",
-		r.imagesStep("set the Kustomize name", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", yamlQuote(used[0])}}}))}
+		r.imagesStep("set the Kustomize name", imageSetting{alias: im.Alias, kvs: []kv{{"manifestTargets.kustomize.name", used[0]}}}))}
 }
 
 var imageLineRE = lazyre.New(`(?m)^\s*-?\s*image:\s*["']?([^"'\s#]+)`)
@@ -373,7 +386,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
 			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
 			f = f.WithFix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
-				r.helmTargetsStep(im, cands))
+				r.helmTargetsStep(im, cands)...)
 		}
 		return f
 	}
@@ -417,7 +430,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	f.State = ""
 	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
 		f = f.WithFix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
-			r.helmTargetsStep(im, cands))
+			r.helmTargetsStep(im, cands)...)
 	}
 	return append(out, f)
 }
@@ -446,14 +459,13 @@ func (r *run) helmOverride(layers []helmLayer, w helmWrite, src *argo.Applicatio
 				idx = i
 			}
 		}
-		ptr := strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/")
-		ptr = "/" + strings.ReplaceAll(ptr, "]", "")
+		base := append(r.sourceBase(src), "helm", "parameters", strconv.Itoa(idx))
 		f = f.WithFix(fmt.Sprintf("Remove the %s parameter from the Application, so that the values file Image Updater writes decides (or let Image Updater write the parameter itself: the argocd write-back method, or git write-back to the default .argocd-source target).", key),
-			l.where, report.Run("remove the parameter "+key, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/helm/parameters/%d/name\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/helm/parameters/%d\"}]'",
-				r.req.Namespace, r.req.App, ptr, idx, key, ptr, idx)))
+			l.where, report.PatchStep("remove the parameter "+key, report.Patch{Kind: "Application", Resource: "application", Namespace: r.req.Namespace, Name: r.req.App, Type: report.PatchJSON,
+				Ops: []report.PatchOp{{Op: "test", Path: report.Pointer(append(base, "name")...), Value: key}, {Op: "remove", Path: report.Pointer(base...)}}}))
 	case l.kind == layerInline && !strings.Contains(l.where, ".argocd-source"):
 		f = f.WithFix(fmt.Sprintf("Remove %s from the Application's inline values, so that the values file Image Updater writes decides.", key), l.where,
-			report.Run(fmt.Sprintf("delete %s from %s", key, l.where), fmt.Sprintf("kubectl -n %s edit application %s", r.req.Namespace, r.req.App)))
+			r.inlineValueRemoval(src, key, l.where))
 	case l.kind == layerValueFile:
 		f = f.WithFix(fmt.Sprintf("Write to the last values file that sets %s, or remove it from %s.", key, l.file), r.writeBackPlace("writeBackTarget"),
 			r.writeBackStep("write to "+l.file, kv{"gitConfig.writeBackTarget", "helmvalues:/" + l.file}))
@@ -527,10 +539,10 @@ func (r *run) kustomizeOverride(sc sourceContent, src *argo.ApplicationSource, i
 			aliasOr(im), wb.Target.Path, where, e, e)).WithImage(im.Alias).
 			With(ev("written to", path.Join(wb.Target.Path, "kustomization.yaml")+" images:"), ev("overridden by", where+": "+e))
 		if fromSpec {
-			ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(r.sourceField(src), ".", "/"), "[", "/"), "]", "")
+			entry := report.Pointer(append(r.sourceBase(src), "kustomize", "images", strconv.Itoa(i))...)
 			f = f.WithFix("Remove the entry from the Application's kustomize.images, so that the kustomization Image Updater writes decides (or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target).",
-				where, report.Run("remove the entry "+e, fmt.Sprintf("kubectl -n %s patch application %s --type json -p '[{\"op\":\"test\",\"path\":\"%s/kustomize/images/%d\",\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"%s/kustomize/images/%d\"}]'",
-					r.req.Namespace, r.req.App, ptr, i, e, ptr, i)))
+				where, report.PatchStep("remove the entry "+e, report.Patch{Kind: "Application", Resource: "application", Namespace: r.req.Namespace, Name: r.req.App, Type: report.PatchJSON,
+					Ops: []report.PatchOp{{Op: "test", Path: entry, Value: e}, {Op: "remove", Path: entry}}}))
 		} else {
 			f = f.WithFix("Remove the entry (or the file) from git, or let Image Updater write that file: git write-back to the default .argocd-source target.", where)
 		}

@@ -37,7 +37,8 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 		out = append(out, notDeployed(find(report.CodeSyncManual, report.Fail, title), "the next update Image Updater writes will wait for a manual sync").
 			With(ev("spec.syncPolicy.automated", "not set")).
 			WithFix("Enable automated sync (or sync by hand after each update: argocd app sync "+r.req.App+").", "Application "+r.req.Namespace+"/"+r.req.App+", spec.syncPolicy.automated",
-				report.Run("enable automated sync", fmt.Sprintf("kubectl -n %s patch application %s --type merge -p '{\"spec\":{\"syncPolicy\":{\"automated\":{}}}}'", r.req.Namespace, r.req.App))))
+				report.PatchStep("enable automated sync", report.Patch{Kind: "Application", Resource: "application", Namespace: r.req.Namespace, Name: r.req.App, Type: report.PatchMerge,
+					Merge: map[string]any{"spec": map[string]any{"syncPolicy": map[string]any{"automated": map[string]any{}}}}})))
 	}
 	if proj := app.Spec.Project; proj != "" && app.AutomatedSync() {
 		ns := r.req.UpdaterNamespace
@@ -51,8 +52,8 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 				out = append(out, notDeployed(find(report.CodeSyncWindow, report.Fail, fmt.Sprintf("AppProject %s blocks automated syncs now: %s", proj, why)), "an update written now would wait for the window").
 					With(ev("project", ns+"/"+proj)).
 					WithFix("Wait for the window to end, sync by hand where the window allows manual syncs, or change the project's windows.", "AppProject "+ns+"/"+proj+", spec.syncWindows",
-						report.Run("list the project's sync windows", fmt.Sprintf("argocd proj windows list %s", proj)),
-						report.Run("sync by hand, where the window sets manualSync: true", fmt.Sprintf("argocd app sync %s", r.req.App))))
+						report.Command("list the project's sync windows", "argocd", "proj", "windows", "list", proj),
+						report.Command("sync by hand, where the window sets manualSync: true", "argocd", "app", "sync", r.argocdApp())))
 			}
 		case !cluster.IsNotFound(err):
 			f := readFailure(report.StageSync, "AppProject "+proj, err)
@@ -64,28 +65,29 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+textutil.Clip(textutil.OneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
 			With(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
 			WithFix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
-				report.Run("show what the sync reports", fmt.Sprintf("argocd app get %s --show-operation", r.req.App)),
-				report.Run("sync again once it is fixed", fmt.Sprintf("argocd app sync %s", r.req.App))))
+				report.Command("show what the sync reports", "argocd", "app", "get", r.argocdApp(), "--show-operation"),
+				report.Command("sync again once it is fixed", "argocd", "app", "sync", r.argocdApp())))
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
 			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+textutil.Clip(textutil.OneLine(c.Message), 300)).
 				WithFix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
-					report.Run("show the render error", fmt.Sprintf("argocd app manifests %s", r.req.App)),
-					report.Run("refresh the Application once it is fixed", fmt.Sprintf("argocd app get %s --refresh", r.req.App))))
+					report.Command("show the render error", "argocd", "app", "manifests", r.argocdApp()),
+					report.Command("refresh the Application once it is fixed", "argocd", "app", "get", r.argocdApp(), "--refresh")))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
 		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", textutil.Clip(app.Status.Health.Message, 300))).
 			WithFix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
-				report.Run("list the Application's resources and their health", fmt.Sprintf("argocd app resources %s", r.req.App))))
+				report.Command("list the Application's resources and their health", "argocd", "app", "resources", r.argocdApp())))
 	}
 	if s := app.Status.Sync.Status; s == "OutOfSync" {
 		out = append(out, find(report.CodeSyncOutOfSync, report.Info, "the Application is out of sync"))
 	}
 	if r.iuCommitUndeployed {
 		out = append(out, find(report.CodeSyncBehind, report.Info, fmt.Sprintf("Argo CD's revision %s does not contain Image Updater's newer commit %s yet", shortHash(app.Status.Sync.Revision), shortHash(r.iuCommit))).
-			WithFix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, report.Run("refresh and sync the Application", fmt.Sprintf("argocd app get %s --refresh && argocd app sync %s", r.req.App, r.req.App))))
+			WithFix("To deploy it now instead of at the next refresh:", "Application "+r.req.App, report.Command("refresh the Application", "argocd", "app", "get", r.argocdApp(), "--refresh"),
+				report.Command("sync it", "argocd", "app", "sync", r.argocdApp())))
 	}
 	if !hasSeverity(out, report.Fail) {
 		out = append(out, find(report.CodeSyncOK, report.Pass, fmt.Sprintf("sync %s, health %s", orNone(app.Status.Sync.Status), orNone(app.Status.Health.Status))))

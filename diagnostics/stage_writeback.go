@@ -91,7 +91,8 @@ func (r *run) checkArgoCDWriteBack(ctx context.Context) []report.Finding {
 			}
 			out = append(out, find(report.CodeWriteBackSourceFile, sev, title).
 				With(ev("file", p), ev("branch", branch)).
-				WithFix("Remove the file, or switch to git write-back (which maintains it).", p, report.Run("remove the file in a clone of the source repository, then commit and push", "git rm "+p)))
+				WithFix("Remove the file, or switch to git write-back (which maintains it).", p,
+					r.gitChangeSteps(src.RepoURL, branch, "Remove "+p+": it overrides the parameters Image Updater writes", []string{"rm", "--", p})...))
 		}
 	}
 	return out
@@ -139,7 +140,8 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 		return append(out, find(report.CodeWriteBackBranchMissing, report.Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
 			With(ev("branches", textutil.Clip(strings.Join(remote.Branches, ", "), 200))).
 			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
-				report.Run(fmt.Sprintf("create branch %s from %s in a clone of %s", base, remote.DefaultBranch, repo), fmt.Sprintf("git push origin %s:refs/heads/%s", remote.DefaultBranch, base))))
+				r.gitClone(repo, remote.DefaultBranch),
+				report.Command(fmt.Sprintf("create branch %s from %s", base, remote.DefaultBranch), "git", "-C", fixClone, "push", "origin", "--", "HEAD:refs/heads/"+base)))
 	}
 	push := base
 	if wb.TargetBranchTemplate != "" {
@@ -175,7 +177,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 		out = append(out, r.branchAcceptsPush(ctx, wb, repo, push, auth)...)
 	}
 	if c, err := snap.LastCommitBy(iuAuthorEmail); err == nil && c != nil {
-		r.iuCommit = c.Hash
+		r.iuCommit, r.iuCommitBranch = c.Hash, base
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(report.CodeWriteBackLastCommit, report.Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
 			With(ev("message", textutil.Clip(textutil.FirstLine(c.Message), 200))))
@@ -198,7 +200,13 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 		}
 		data, err := r.updaterSecret(ctx, ns, wb.SecretName)
 		if err != nil {
-			if f, ok := r.secretGateFinding(report.CodeWriteBackSecretDenied, "the credentials of git:secret:"+ns+"/"+wb.SecretName, r.version.SecretsMustShareAppNamespace(), err); ok {
+			home := r.req.Namespace
+			if r.install != nil && !r.version.SecretsMustShareAppNamespace() {
+				home = r.install.Namespace
+			}
+			use := secretUse{stay: r.version.SecretsMustShareAppNamespace(), sendsTo: cluster.HostOf(repo), chosenBy: "the write-back repository setting (gitConfig.repository, or the Application's source)",
+				instead: r.newGitSecretSteps(home), insteadWhere: r.writeBackPlace("method")}
+			if f, ok := r.secretGateFinding(report.CodeWriteBackSecretDenied, "the credentials of git:secret:"+ns+"/"+wb.SecretName, use, err); ok {
 				return gitsource.Auth{}, &f
 			}
 			if cluster.IsNotFound(err) {
@@ -225,8 +233,12 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 	if v.none != "" {
 		nf := find(report.CodeWriteBackCredsMissing, report.Fail, "Image Updater has no git credentials for "+repo+": "+v.none).With(ev("credentials", v.repo.Why)).
 			WithFix("Give the repository Secret a token (username and password) or an sshPrivateKey; for a GitHub App, add githubAppInstallationID.", "Secret "+r.argoNamespace()+"/"+firstNonEmpty(v.repo.Secret, v.repo.Template),
-				report.Run("add the GitHub App's installation id", fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"githubAppInstallationID\":\"<installation id>\"}}'", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template))),
-				report.Otherwise(report.Run("add a username and a token that may push", fmt.Sprintf("kubectl -n %s patch secret %s --type merge -p '{\"stringData\":{\"username\":\"<user>\",\"password\":\"<token>\"}}'", r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)))))
+				report.SetVars(report.Var{Name: "GITHUB_APP_INSTALLATION_ID", About: "the installation id of the GitHub App on the repository's organisation"}),
+				report.PatchStep("add the GitHub App's installation id", report.Patch{Kind: "Secret", Resource: "secret", Namespace: r.argoNamespace(), Name: firstNonEmpty(v.repo.Secret, v.repo.Template),
+					Type: report.PatchMerge, Merge: map[string]any{"stringData": map[string]any{"githubAppInstallationID": report.VarValue("GITHUB_APP_INSTALLATION_ID")}}}),
+				report.Otherwise(report.SetVars(report.Var{Name: "GIT_USER", About: "a user that may push to " + repo}, report.Var{Name: "GIT_TOKEN", About: "its token"})),
+				report.AndThen(report.PatchStep("add a username and a token that may push", report.Patch{Kind: "Secret", Resource: "secret", Namespace: r.argoNamespace(), Name: firstNonEmpty(v.repo.Secret, v.repo.Template),
+					Type: report.PatchMerge, Merge: map[string]any{"stringData": map[string]any{"username": report.VarValue("GIT_USER"), "password": report.VarValue("GIT_TOKEN")}}})))
 		return gitsource.Auth{}, &nf
 	}
 	if v.limit != "" {
@@ -332,12 +344,7 @@ func (r *run) checkTargetRendered(ctx context.Context, snap *gitsource.Snapshot,
 // valueFilesStep is the Application edit that sets the source's
 // helm.valueFiles to vfs.
 func (r *run) valueFilesStep(src *argo.ApplicationSource, vfs []string) report.Step {
-	var b strings.Builder
-	b.WriteString("helm:\n  valueFiles:")
-	for _, v := range vfs {
-		b.WriteString("\n  - " + v)
-	}
-	return r.sourcePaste("add the file to helm.valueFiles", src, b.String())
+	return r.sourcePatch("add the file to helm.valueFiles", src, kv{"helm.valueFiles", vfs})
 }
 
 // relPath is target relative to the source path, as valueFiles name it.

@@ -122,7 +122,7 @@ func (r *run) kustomizeNameStep(writes []updater.KustomizeWrite) report.Step {
 		if name == "" {
 			name = w.Image.FullName()
 		}
-		sets = append(sets, imageSetting{alias: w.Alias, kvs: []kv{{"manifestTargets.kustomize.name", fmt.Sprintf("%q", name)}}})
+		sets = append(sets, imageSetting{alias: w.Alias, kvs: []kv{{"manifestTargets.kustomize.name", name}}})
 	}
 	return r.imagesStep("give each image its Kustomize name", sets...)
 }

@@ -1,143 +1,194 @@
 package lab
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigyaml "sigs.k8s.io/yaml"
+
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/shell"
 )
 
-// placeholdersBefore are the values the reader supplies in the fixes of the
+// varsBefore are the values only the reader knows in the fixes of the
 // built-in scenarios, by finding code, as the fixes wrote them when they
-// were one snippet: the steps must still ask for every one.
-var placeholdersBefore = map[report.Code][]string{
-	report.CodeRegistryUnauthorized:     {"<user>", "<token>"},
-	report.CodeRegistryDNS:              {"<proxy>", "<port>"},
-	report.CodeRegistryECRNoCredentials: {"<account>", "<image-updater-ecr-read>"},
-	report.CodeRegistryTLS:              {"<the CA that signs the registry certificate>"},
-	report.CodeRegistryPullSecretKey:    {"<user>", "<token>"},
-	report.CodeRegistryRateLimited:      {"<secret with an account for this registry>"},
-	report.CodeWriteBackCredsMissing:    {"<user>", "<token>"},
-	report.CodeRegistryProxy:            {"<proxy>", "<port>"},
+// were <placeholders>: the steps must still ask for every one, now as a
+// variable set in a step of its own.
+var varsBefore = map[report.Code][]string{
+	report.CodeRegistryUnauthorized:     {"REGISTRY_USER", "REGISTRY_TOKEN"},
+	report.CodeRegistryDNS:              {"PROXY_URL"},
+	report.CodeRegistryECRNoCredentials: {"ECR_ROLE_ARN"},
+	report.CodeRegistryPullSecretKey:    {"REGISTRY_USER", "REGISTRY_TOKEN"},
+	report.CodeRegistryRateLimited:      {"REGISTRY_USER", "REGISTRY_TOKEN"},
+	report.CodeWriteBackCredsMissing:    {"GIT_USER", "GIT_TOKEN"},
+	report.CodeRegistryProxy:            {"PROXY_URL"},
 }
 
-// anglesRE finds what reads as a value to supply: <words>, not a
-// here-document (<<'EOF') or a redirection.
+// programs are the commands a fix may run.
+var programs = []string{"kubectl", "argocd", "git", "cosign", "printf", "grep"}
+
+// anglesRE finds what reads as a value to supply: <words>.
 var anglesRE = regexp.MustCompile(`<([A-Za-z][^<>\n]*)>`)
 
-// checkFixSteps: every fix of the report is steps (the Snippet is theirs,
-// written by the engine), each one thing: a shell step runs as it is (no
-// comment line, no trailing comment outside a here-document), a YAML step
-// names the object it goes into, and every value to supply is a
-// placeholder the step lists, none of those the fix had as one snippet
-// lost.
-func checkFixSteps(t *testing.T, r *report.Report) {
+// checkFixSteps proves every fix of the report by parsing it as bash does
+// (mvdan.cc/sh): each shell step, and the snippet that joins them, runs
+// exactly the argv its data says, word for word, and nothing else (no
+// command substitution, no second command, no redirection, no expansion but
+// of the reader's own variables, each set by an earlier step); the program is
+// one a fix may run; no <placeholder> is left for bash to read as a
+// redirection; each patch is valid JSON and applies to the object as the lab
+// stores it (the test operations hold); a YAML step names its object and
+// parses. It returns the steps it checked.
+func checkFixSteps(t *testing.T, r *report.Report, objects []*unstructured.Unstructured) int {
 	t.Helper()
+	checked := 0
 	for _, f := range r.Findings() {
-		if f.Fix == nil {
+		if f.Fix == nil || len(f.Fix.Steps) == 0 {
+			if f.Fix != nil && f.Fix.Snippet != "" {
+				t.Errorf("%s: the fix has a snippet but no steps:\n%s", f.Code, f.Fix.Snippet)
+			}
 			continue
 		}
 		fix := f.Fix
-		if fix.Snippet != "" && len(fix.Steps) == 0 {
-			t.Errorf("%s: the fix has a snippet but no steps:\n%s", f.Code, fix.Snippet)
-		}
-		if len(fix.Steps) == 0 {
-			continue
-		}
-		if fix.Script() == "" || fix.Snippet != fix.Script() {
+		if fix.Snippet != fix.Script() || fix.Lang != fix.ScriptLang() {
 			t.Errorf("%s: the snippet is not the steps' script:\n%s", f.Code, fix.Snippet)
 		}
-		var have []string
+		set := map[string]bool{}
+		var vars []string
+		var want []shell.Statement
 		for i, s := range fix.Steps {
+			checked++
+			where := string(f.Code) + " step " + strconv.Itoa(i) + " (" + s.Say + ")"
 			if s.Say == "" || strings.TrimSpace(s.Text) == "" {
-				t.Errorf("%s step %d: says %q, text %q", f.Code, i, s.Say, s.Text)
+				t.Errorf("%s: says %q, text %q", where, s.Say, s.Text)
 			}
-			if i == 0 && s.Or {
-				t.Errorf("%s: the first step is an alternative to nothing", f.Code)
+			if i == 0 && s.Or || s.Then && !fix.Steps[i-1].Or {
+				t.Errorf("%s: the first step is an alternative to nothing", where)
+			}
+			if s.Refused != "" {
+				t.Errorf("%s: refused in a built-in scenario: %s", where, s.Refused)
+				continue
 			}
 			switch s.Lang {
 			case report.LangShell:
-				if c := shellComment(s.Text); c != "" {
-					t.Errorf("%s step %d (%s): a shell step with a comment, %q:\n%s", f.Code, i, s.Say, c, s.Text)
+				if len(s.Set) > 0 {
+					var names []string
+					for _, v := range s.Set {
+						names = append(names, v.Name)
+						set[v.Name] = true
+						vars = append(vars, v.Name)
+					}
+					var st []shell.Statement
+					for _, n := range names {
+						st = append(st, shell.Statement{Set: []string{n}})
+					}
+					if err := shell.Verify(s.Text, st, nil); err != nil {
+						t.Errorf("%s: %v\n%s", where, err, s.Text)
+					}
+					want = append(want, st...)
+					continue
+				}
+				if len(s.Run) == 0 {
+					t.Errorf("%s: a shell step with no command as data:\n%s", where, s.Text)
+					continue
+				}
+				for _, v := range s.Vars() {
+					if !set[v] {
+						t.Errorf("%s: uses %s, which no earlier step sets", where, v)
+					}
+				}
+				env := shell.Sentinels(s.Vars()...)
+				argvs := s.Run.Argvs(env)
+				if err := shell.Verify(s.Text, []shell.Statement{{Run: argvs}}, env); err != nil {
+					t.Errorf("%s: %v\n%s", where, err, s.Text)
+				}
+				for _, argv := range argvs {
+					if !slices.Contains(programs, argv[0]) {
+						t.Errorf("%s: runs %q, not a program a fix may run", where, argv[0])
+					}
+				}
+				if m := anglesRE.FindString(s.Text); m != "" {
+					t.Errorf("%s: %s is left for the reader to replace in a command:\n%s", where, m, s.Text)
+				}
+				want = append(want, shell.Statement{Run: argvs})
+				if s.Patch != nil {
+					checkPatch(t, where, s, objects)
 				}
 			case report.LangYAML:
 				if s.Object == "" {
-					t.Errorf("%s step %d (%s): YAML without the object it goes into:\n%s", f.Code, i, s.Say, s.Text)
+					t.Errorf("%s: YAML without the object it goes into:\n%s", where, s.Text)
 				}
-				if strings.HasPrefix(strings.TrimSpace(s.Text), "#") {
-					t.Errorf("%s step %d (%s): YAML that starts with a comment:\n%s", f.Code, i, s.Say, s.Text)
+				var v any
+				if err := sigyaml.Unmarshal([]byte(s.Text), &v); err != nil {
+					t.Errorf("%s: the YAML does not parse: %v\n%s", where, err, s.Text)
 				}
 			case report.LangText:
 			default:
-				t.Errorf("%s step %d: language %q", f.Code, i, s.Lang)
-			}
-			ph := s.Placeholders()
-			for _, m := range anglesRE.FindAllString(s.Text, -1) {
-				if !slices.Contains(ph, m) {
-					t.Errorf("%s step %d (%s): %s reads as a value to supply, but is not a placeholder", f.Code, i, s.Say, m)
-				}
-			}
-			have = append(have, ph...)
-		}
-		for _, p := range placeholdersBefore[f.Code] {
-			if !slices.Contains(have, p) {
-				t.Errorf("%s: the steps lost the placeholder %s:\n%s", f.Code, p, fix.Script())
+				t.Errorf("%s: language %q", where, s.Lang)
 			}
 		}
+		if err := shell.Verify(fix.Script(), want, shell.Sentinels(vars...)); err != nil {
+			t.Errorf("%s: the snippet: %v\n%s", f.Code, err, fix.Script())
+		}
+		for _, v := range varsBefore[f.Code] {
+			if f.RootCause && !slices.Contains(vars, v) {
+				t.Errorf("%s: the steps lost the reader's value %s:\n%s", f.Code, v, fix.Script())
+			}
+		}
+	}
+	return checked
+}
+
+// checkPatch applies the step's patch to the object the lab stores: the
+// test operations hold, and the result is an object.
+func checkPatch(t *testing.T, where string, s report.Step, objects []*unstructured.Unstructured) {
+	t.Helper()
+	p := s.Patch
+	argv := s.Run.Argvs(shell.Sentinels(s.Vars()...))[0]
+	body := argv[len(argv)-1]
+	var obj *unstructured.Unstructured
+	for _, o := range objects {
+		if strings.EqualFold(o.GetKind(), p.Kind) && o.GetNamespace() == p.Namespace && o.GetName() == p.Name {
+			obj = o
+		}
+	}
+	if obj == nil {
+		t.Errorf("%s: patches %s, which the scenario does not hold", where, p.Object())
+		return
+	}
+	doc, err := obj.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	switch p.Type {
+	case report.PatchJSON:
+		jp, err := jsonpatch.DecodePatch([]byte(body))
+		if err != nil {
+			t.Errorf("%s: not a JSON patch: %v\n%s", where, err, body)
+			return
+		}
+		out, err = jp.Apply(doc)
+		if err != nil {
+			t.Errorf("%s: the patch does not apply to %s as the cluster holds it: %v\n%s", where, p.Object(), err, body)
+			return
+		}
+	case report.PatchMerge:
+		out, err = jsonpatch.MergePatch(doc, []byte(body))
+		if err != nil {
+			t.Errorf("%s: the merge patch does not apply: %v\n%s", where, err, body)
+			return
+		}
+	}
+	var back map[string]any
+	if err := json.Unmarshal(out, &back); err != nil || back["metadata"] == nil {
+		t.Errorf("%s: the patched %s is no object: %v", where, p.Object(), err)
 	}
 }
 
-// shellComment is the first comment in a shell step's text outside
-// here-documents and quotes, or "".
-func shellComment(text string) string {
-	inDoc := ""
-	for _, line := range strings.Split(text, "\n") {
-		if inDoc != "" {
-			if line == inDoc {
-				inDoc = ""
-			}
-			continue
-		}
-		var quote rune
-		prev := ' '
-		for i, c := range line {
-			switch {
-			case quote != 0:
-				if c == quote {
-					quote = 0
-				}
-			case c == '\'' || c == '"':
-				quote = c
-			case c == '#' && (prev == ' ' || prev == '\t'):
-				return strings.TrimSpace(line[i:])
-			}
-			prev = c
-		}
-		if i := strings.Index(line, "<<"); i >= 0 {
-			inDoc = strings.Trim(strings.TrimPrefix(strings.TrimSpace(line[i+2:]), "-"), `'"`)
-		}
-	}
-	return ""
-}
-
-// TestShellComment: comments are found outside quotes and here-documents
-// only.
-func TestShellComment(t *testing.T) {
-	cases := map[string]string{
-		"kubectl get pods":                                                    "",
-		"# check\nkubectl get pods":                                           "# check",
-		"kubectl edit cm x   # key registries.conf":                           "# key registries.conf",
-		`kubectl patch x -p '{"a":"b # c"}'`:                                  "",
-		"argocd app set a --helm-set-string 'x=y#z'":                          "",
-		"x=git:secret:ns/name#field cmd":                                      "",
-		"kubectl apply -f - <<'EOF'\nspec:\n  a: b   # kept in the YAML\nEOF": "",
-		"kubectl apply -f - <<'EOF'\nspec: {}\nEOF\nkubectl get x # after":    "# after",
-	}
-	for text, want := range cases {
-		if got := shellComment(text); got != want {
-			t.Errorf("shellComment(%q) = %q, want %q", text, got, want)
-		}
-	}
-}

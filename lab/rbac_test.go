@@ -101,11 +101,33 @@ func TestSecretImageUpdaterMayNotReadIsNotRead(t *testing.T) {
 			if sawCanary(env.Registry.Authorizations(), c.canary) || sawCanary(env.Git.Authorizations(), c.canary) {
 				t.Error("the kube-system credential reached the registry or the git server")
 			}
+			// The fix gives Image Updater credentials of the reader's own
+			// where it reads Secrets; the read of the kube-system Secret by
+			// name comes only as the other way, saying where the Secret's
+			// credentials would then go. No step copies or reads it.
 			f := rep.RootCause
-			if f == nil || f.Fix == nil || !slices.ContainsFunc(f.Fix.Steps, func(s report.Step) bool {
-				return s.Lang == report.LangShell && strings.HasPrefix(s.Text, "kubectl apply -f - <<'EOF'\n") && strings.Contains(s.Text, "resourceNames: [") && strings.Contains(s.Text, "namespace: kube-system")
-			}) {
-				t.Errorf("the fix should give a Role by name in kube-system: %+v", f)
+			if f == nil || f.Fix == nil {
+				t.Fatalf("no fix: %+v", f)
+			}
+			var role, binding *report.Step
+			for i, s := range f.Fix.Steps {
+				for _, argv := range s.Run.Argvs(nil) {
+					if slices.Contains(argv, "get") && slices.Contains(argv, "secret") || slices.Contains(argv, "sed") {
+						t.Errorf("a step reads or copies a Secret: %q", argv)
+					}
+					if slices.Equal(argv[:5], []string{"kubectl", "-n", "kube-system", "create", "role"}) && slices.ContainsFunc(argv, func(w string) bool { return strings.HasPrefix(w, "--resource-name=") }) {
+						role = &f.Fix.Steps[i]
+					}
+					if len(argv) > 4 && argv[4] == "rolebinding" {
+						binding = &f.Fix.Steps[i]
+					}
+				}
+			}
+			if role == nil || binding == nil || !role.Or || !binding.Then || f.Fix.Steps[0].Or || len(f.Fix.Steps[0].Set) == 0 {
+				t.Errorf("the fix should first create credentials of the reader's own, then offer a Role by name in kube-system as the other way:\n%s", f.Fix.Script())
+			}
+			if !strings.Contains(f.Fix.Summary, "then sends its credentials to 127.0.0.1") || !strings.Contains(role.Say, "it then sends them to 127.0.0.1") {
+				t.Errorf("the grant does not say where the credentials go: %q / %q", f.Fix.Summary, role.Say)
 			}
 		})
 	}

@@ -50,7 +50,11 @@ func TestBuiltinScenarios(t *testing.T) {
 				}
 			}
 			checkAppLogLines(t, sc, r)
-			checkFixSteps(t, r)
+			objs, err := env.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFixSteps(t, r, objs)
 		})
 	}
 }

@@ -154,48 +154,24 @@ func stepTexts(f *report.Fix) []string {
 	var out []string
 	for _, s := range f.Numbered() {
 		var b strings.Builder
-		if s.Or {
-			b.WriteString("*or* ")
-		} else if s.N > 0 {
+		switch lead := s.Lead(); {
+		case s.N > 0:
 			fmt.Fprintf(&b, "*%d.* ", s.N)
+		case lead != "":
+			b.WriteString("*" + strings.TrimSuffix(lead, ": ") + "* ")
 		}
 		if s.Say != "" {
 			b.WriteString(md(s.Say) + " — ")
 		}
-		switch s.Lang {
-		case report.LangShell:
-			b.WriteString("_run_ (shell):")
-		case report.LangYAML:
-			if s.SameObject {
-				// An alternative to, or the next edit of, the object just named.
-				b.WriteString("_paste into the same object_, YAML:")
-				break
-			}
-			if s.Object != "" {
-				b.WriteString("_paste into " + md(s.Object) + "_")
-			}
-			switch {
-			case s.Object == "":
-				b.WriteString("_paste_ (YAML):")
-			case s.Edit != "":
-				b.WriteString(" (`" + tick(s.Edit) + "`), YAML:")
-			default:
-				b.WriteString(", YAML:")
-			}
-		default:
-			if s.Object != "" {
-				b.WriteString("_set in " + md(s.Object) + "_, value:")
-			} else {
-				b.WriteString("_write_ (value):")
-			}
+		action := s.Action()
+		if s.Object != "" && s.Lang != report.LangShell {
+			action = strings.Replace(action, s.Object, md(s.Object), 1)
 		}
-		b.WriteString("\n```" + code(strings.TrimRight(s.Text, "\n")) + "```")
-		if ph := s.Placeholders(); len(ph) > 0 {
-			for i := range ph {
-				ph[i] = "`" + tick(ph[i]) + "`"
-			}
-			b.WriteString("\nreplace " + strings.Join(ph, ", "))
+		b.WriteString("_" + action + "_")
+		if s.Lang == report.LangYAML && s.Edit != "" && !s.SameObject {
+			b.WriteString(" (`" + tick(s.Edit) + "`)")
 		}
+		b.WriteString(":\n```" + code(strings.TrimRight(s.Text, "\n")) + "```")
 		out = append(out, b.String())
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/shell"
 )
 
 // stepsReport is a blocked report whose root cause has a fix in steps, a
@@ -40,17 +41,20 @@ func stepsReport(steps ...report.Step) *report.Report {
 // as "or" under the step it replaces.
 func TestReportFixSteps(t *testing.T) {
 	r := stepsReport(
-		report.Run("create the pull secret", "kubectl -n argocd create secret docker-registry reg --docker-username=<user> --docker-password=<token>"),
-		report.Otherwise(report.Run("reuse the secret the pods pull with", "kubectl -n argocd get secret regcred")),
-		report.Paste("use it for the image", "ImageUpdater argocd/web", "kubectl -n argocd edit imageupdater web", "spec:\n  commonUpdateSettings:\n    pullSecret: pullsecret:argocd/reg\n"),
+		report.SetVars(report.Var{Name: "REGISTRY_USER", About: "a user"}, report.Var{Name: "REGISTRY_TOKEN", About: "its token"}),
+		report.RunWords("create the pull secret", append(shell.Args("kubectl", "-n", "argocd", "create", "secret", "docker-registry", "reg"),
+			shell.Concat(shell.Lit("--docker-username="), shell.Var("REGISTRY_USER")), shell.Concat(shell.Lit("--docker-password="), shell.Var("REGISTRY_TOKEN")))...),
+		report.Otherwise(report.Command("reuse the secret the pods pull with", "kubectl", "-n", "argocd", "get", "secret", "regcred")),
+		report.Paste("use it for the image", "ImageUpdater argocd/web", []string{"kubectl", "-n", "argocd", "edit", "imageupdater", "web"}, "spec:\n  commonUpdateSettings:\n    pullSecret: pullsecret:argocd/reg\n"),
 	)
 	p := Report(r, Options{Buttons: true})
 	msg := string(must(json.Marshal(p.Message)))
 	for _, want := range []string{
 		`*Fix:* Give Image Updater a pull secret for the registry. _(ImageUpdater argocd/web)_`,
-		"*1.* create the pull secret — _run_ (shell):\\n```kubectl -n argocd create secret docker-registry reg --docker-username=\\u0026lt;user\\u0026gt; --docker-password=\\u0026lt;token\\u0026gt;```\\nreplace `\\u0026lt;user\\u0026gt;`, `\\u0026lt;token\\u0026gt;`",
-		"*or* reuse the secret the pods pull with — _run_ (shell):\\n```kubectl -n argocd get secret regcred```",
-		"*2.* use it for the image — _paste into ImageUpdater argocd/web_ (`kubectl -n argocd edit imageupdater web`), YAML:\\n```spec:\\n  commonUpdateSettings:\\n    pullSecret: pullsecret:argocd/reg```",
+		"*1.* set your values (REGISTRY_USER: a user; REGISTRY_TOKEN: its token) — _fill in the quotes, then run (shell)_:\\n```REGISTRY_USER=''\\nREGISTRY_TOKEN=''```",
+		"*2.* create the pull secret — _run (shell)_:\\n```kubectl -n argocd create secret docker-registry reg --docker-username=\\\"${REGISTRY_USER:?set REGISTRY_USER first}\\\" --docker-password=\\\"${REGISTRY_TOKEN:?set REGISTRY_TOKEN first}\\\"```",
+		"*or* reuse the secret the pods pull with — _run (shell)_:\\n```kubectl -n argocd get secret regcred```",
+		"*3.* use it for the image — _paste into ImageUpdater argocd/web, YAML_ (`kubectl -n argocd edit imageupdater web`):\\n```spec:\\n  commonUpdateSettings:\\n    pullSecret: pullsecret:argocd/reg```",
 		// The stages: the root cause's stage once, the warning, one line for the rest.
 		`:x: Registry and network (the root cause)\n:warning: Sync — ` + "`SYNC_AUTOMATED_OFF`" + ` automated sync is off for this app\n:white_check_mark: 5 other stages passed · 1 skipped · 1 not verified`,
 		`*Not verified*\n• whether main accepts the push was not verified — verify: grant get on pods/log`,
@@ -75,8 +79,8 @@ func TestReportFixTooLong(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		yaml.WriteString("  - name: entry-number-" + strings.Repeat("x", i%7) + "\n")
 	}
-	r := stepsReport(report.Run("create the pull secret", "kubectl -n argocd create secret generic reg"),
-		report.Paste("list the registries", "ConfigMap argocd/argocd-image-updater-config", "kubectl -n argocd edit configmap argocd-image-updater-config", "registries:\n"+yaml.String()))
+	r := stepsReport(report.Command("create the pull secret", "kubectl", "-n", "argocd", "create", "secret", "generic", "reg"),
+		report.Paste("list the registries", "ConfigMap argocd/argocd-image-updater-config", []string{"kubectl", "-n", "argocd", "edit", "configmap", "argocd-image-updater-config"}, "registries:\n"+yaml.String()))
 	p := Report(r, Options{Buttons: true})
 	msg := string(must(json.Marshal(p.Message)))
 	if !strings.Contains(msg, "_(the full fix is in the thread)_") {

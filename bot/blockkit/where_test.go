@@ -48,7 +48,7 @@ func TestWherePayload(t *testing.T) {
 			for _, b := range p.Message.Blocks.BlockSet[1:] {
 				body += sectionText(b)
 			}
-			for _, want := range []string{"*running* (1)", "*held back* (1)", "`team/web-stable`", "*team/web-stable* `CANDIDATES_NEWER_TAGS_DROPPED`"} {
+			for _, want := range []string{"*running* (1)", "*held back* (1)", "`team/web-stable`", "*argocd/web-legacy* `SOURCE_KUSTOMIZE_NAME_NOT_USED`"} {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: no %q in %s", image, want, body)
 				}

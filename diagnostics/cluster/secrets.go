@@ -20,7 +20,11 @@ type AccessError struct {
 	// missing object or another failure.
 	Forbidden bool
 	NotFound  bool
-	Err       error
+	// Upstream is true when the API server answered with a 5xx: it failed on
+	// its way to what serves the read (for pods/log, the node's kubelet),
+	// not on the reader's permission.
+	Upstream bool
+	Err      error
 }
 
 // IsNotFound reports whether err is an AccessError for a missing object.
@@ -96,6 +100,7 @@ func newAccessError(verb, group, resource, ns, name string, err error) *AccessEr
 	if errors.As(err, &status) {
 		ae.Forbidden = apierrors.IsForbidden(err)
 		ae.NotFound = apierrors.IsNotFound(err)
+		ae.Upstream = status.Status().Code >= 500
 	}
 	return ae
 }

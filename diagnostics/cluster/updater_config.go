@@ -82,6 +82,7 @@ func (u *UpdaterInstall) registriesConf(ctx context.Context, spec *corev1.PodSpe
 		}
 		data, notFound, err := cms.get(ctx, s.Name)
 		where := fmt.Sprintf("ConfigMap %s/%s key %s (volume %q at %s)", u.Namespace, s.Name, key, mount.Name, mount.MountPath)
+		u.RegistriesConfMap = RegistriesConfMap{Name: s.Name, Key: key, Exists: !notFound && err == nil, Read: err == nil}
 		switch {
 		case err != nil:
 			u.RegistriesConfSource = where + ": could not be read"

@@ -76,6 +76,9 @@ type UpdaterInstall struct {
 	RegistriesConfPath   string
 	RegistriesConf       []byte
 	RegistriesConfSource string
+	// RegistriesConfMap is the ConfigMap and key mounted at
+	// RegistriesConfPath (Name "" when no ConfigMap provides the file).
+	RegistriesConfMap RegistriesConfMap
 	// Proxy is the proxy configuration Go's HTTP client derives from the
 	// environment.
 	Proxy Proxy
@@ -94,6 +97,14 @@ type UpdaterInstall struct {
 	// ConfigMaps): the description is incomplete there. Each is an
 	// *AccessError.
 	Partial []error
+}
+
+// RegistriesConfMap is where registries.conf comes from: a ConfigMap's key
+// mounted at the file's path; Exists: the ConfigMap exists (the key may not);
+// Read: it could be read (its content is then UpdaterInstall.RegistriesConf).
+type RegistriesConfMap struct {
+	Name, Key    string
+	Exists, Read bool
 }
 
 // Pod is one pod of the Image Updater Deployment, reduced to its health.

@@ -183,12 +183,12 @@ func markdownFix(w io.Writer, f *report.Fix) {
 			lang = "text"
 		}
 		fmt.Fprintf(w, "%s\n\n%s%s\n%s\n%s\n\n", escape(s.head), fence, lang, s.text, fence)
-		if len(s.placeholders) > 0 {
-			var ph []string
-			for _, x := range s.placeholders {
-				ph = append(ph, "`"+x+"`")
+		if s.context != "" {
+			fence := "```"
+			for strings.Contains(s.context, fence) {
+				fence += "`"
 			}
-			fmt.Fprintf(w, "replace %s\n\n", strings.Join(ph, ", "))
+			fmt.Fprintf(w, "which writes:\n\n%syaml\n%s\n%s\n\n", fence, strings.TrimRight(s.context, "\n"), fence)
 		}
 	}
 }

@@ -237,57 +237,36 @@ func writeFix(w io.Writer, f *report.Fix, indent string) {
 		for _, l := range strings.Split(s.text, "\n") {
 			fmt.Fprintf(w, "%s      %s\n", indent, l)
 		}
-		if len(s.placeholders) > 0 {
-			fmt.Fprintf(w, "%s    replace %s\n", indent, strings.Join(s.placeholders, ", "))
+		if s.context != "" {
+			fmt.Fprintf(w, "%s    which writes:\n", indent)
+			for _, l := range strings.Split(strings.TrimRight(s.context, "\n"), "\n") {
+				fmt.Fprintf(w, "%s      %s\n", indent, l)
+			}
 		}
 	}
 }
 
 // step is one fix step as the renderers show it: its head ("1. say — run
-// (shell):"), its text and the placeholders to replace.
+// (shell):"), its text, what it writes (YAML to read, not to paste).
 type step struct {
-	head, text   string
-	placeholders []string
-	lang         report.StepLang
+	head, text, context string
+	lang                report.StepLang
 }
 
 // stepLines are a fix's steps (a fix with only a snippet is one step of
-// its language), numbered, each naming its language, a YAML step its
-// object and the command that opens it; a step with Or reads "or: say".
+// its language), numbered, each saying what to do with its text.
 func stepLines(f *report.Fix) []step {
 	var out []step
 	for _, s := range f.Numbered() {
-		var b strings.Builder
-		if s.Or {
-			b.WriteString("or: ")
-		} else if s.N > 0 {
-			fmt.Fprintf(&b, "%d. ", s.N)
-		}
+		head := s.Lead()
 		if s.Say != "" {
-			b.WriteString(s.Say + " — ")
+			head += s.Say + " — "
 		}
-		switch s.Lang {
-		case report.LangShell:
-			b.WriteString("run (shell):")
-		case report.LangYAML:
-			switch {
-			case s.SameObject:
-				b.WriteString("paste into the same object, YAML:")
-			case s.Object == "":
-				b.WriteString("paste (YAML):")
-			case s.Edit != "":
-				fmt.Fprintf(&b, "paste into %s (%s), YAML:", s.Object, s.Edit)
-			default:
-				fmt.Fprintf(&b, "paste into %s, YAML:", s.Object)
-			}
-		default:
-			if s.Object != "" {
-				fmt.Fprintf(&b, "set in %s, value:", s.Object)
-			} else {
-				b.WriteString("write (value):")
-			}
+		head += s.Action() + ":"
+		if s.Lang == report.LangYAML && s.Edit != "" && !s.SameObject {
+			head = strings.TrimSuffix(head, ", YAML:") + " (" + s.Edit + "), YAML:"
 		}
-		out = append(out, step{head: b.String(), text: strings.TrimRight(s.Text, "\n"), placeholders: s.Placeholders(), lang: s.Lang})
+		out = append(out, step{head: head, text: strings.TrimRight(s.Text, "\n"), context: s.Context, lang: s.Lang})
 	}
 	return out
 }

@@ -147,20 +147,40 @@ type WhereLine struct {
 	Fix   *Fix   `json:"fix,omitempty"`
 }
 
-// FirstStopped is the first line, in the answer's order, that something
-// stops (not running, written or due) and whose diagnosis has a fix; nil
-// for none.
+// FirstStopped is the line of the most urgent app that something stops
+// (not running, written or due) and whose diagnosis has a fix, nil for
+// none: a wrong update first (it deploys what nobody wanted), then blocked,
+// then not deployed, then held back (often the owner's own choice, such as
+// a pin), then unknown; in the answer's order within each.
 func (w *Where) FirstStopped() *WhereLine {
+	var best *WhereLine
 	for i, l := range w.Apps {
-		switch l.Answer {
-		case WhereRunning, WhereWritten, WhereDue:
+		u := l.Answer.urgency()
+		if u == 0 || l.Fix == nil || l.Fix.Summary == "" {
 			continue
 		}
-		if l.Fix != nil && l.Fix.Summary != "" {
-			return &w.Apps[i]
+		if best == nil || u > best.Answer.urgency() {
+			best = &w.Apps[i]
 		}
 	}
-	return nil
+	return best
+}
+
+// urgency ranks what stops the tag, for FirstStopped (0: nothing stops it).
+func (a WhereAnswer) urgency() int {
+	switch a {
+	case WhereWrongUpdate:
+		return 5
+	case WhereBlocked:
+		return 4
+	case WhereNotDeployed:
+		return 3
+	case WhereHeldBack:
+		return 2
+	case WhereUnknown:
+		return 1
+	}
+	return 0
 }
 
 // Group is the lines with one answer.
