@@ -1,8 +1,8 @@
 package diagnostics_test
 
 import (
-	"slices"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 

@@ -1,11 +1,11 @@
 package diagnostics_test
 
 import (
-	"slices"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"

@@ -191,4 +191,3 @@ func checkPatch(t *testing.T, where string, s report.Step, objects []*unstructur
 		t.Errorf("%s: the patched %s is no object: %v", where, p.Object(), err)
 	}
 }
-
