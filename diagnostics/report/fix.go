@@ -136,7 +136,7 @@ func Apply(say string, doc any) Step {
 	return RunPipe(say, shell.Pipeline{{Argv: shell.Args("kubectl", "apply", "-f", "-"), Stdin: strings.TrimSuffix(b.String(), "\n")}})
 }
 
-// SetVars is the step that sets the reader's values, each to ” for them
+// SetVars is the step that sets the reader's values, each empty for them
 // to fill; it comes before the steps that use them.
 func SetVars(vars ...Var) Step {
 	names := make([]string, len(vars))

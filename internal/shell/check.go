@@ -112,7 +112,7 @@ func pipeline(script string, c syntax.Command) ([]*syntax.CallExpr, error) {
 	return nil, refuse(script, "a %T, not a command (line %d)", c, c.Pos().Line())
 }
 
-// assignments: NAME=” or NAME='literal', nothing else.
+// assignments: NAME set empty or to a quoted literal, nothing else.
 func assignments(script string, c *syntax.CallExpr) ([]string, error) {
 	var names []string
 	for _, a := range c.Assigns {

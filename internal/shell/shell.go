@@ -377,7 +377,8 @@ func (p Pipeline) Vars() []string {
 }
 
 // Assignments write the lines that set the reader's variables, each empty:
-// NAME=”. A command that uses one refuses to run until it is filled.
+// NAME= and two single quotes. A command that uses one refuses to run
+// until it is filled.
 func Assignments(names ...string) (string, error) {
 	lines := make([]string, len(names))
 	for i, n := range names {
