@@ -27,6 +27,12 @@ type confEntry struct {
 // the file cannot be parsed, the entry is YAML to merge by hand.
 func (r *run) registriesConfStep(say string, e confEntry) report.Step {
 	entryYAML, _ := mergeRegistriesConf(nil, e)
+	if r.install != nil {
+		// What the entry will read once merged into the file as it is.
+		if y, err := mergedEntry(r.install.RegistriesConf, e); err == nil {
+			entryYAML = y
+		}
+	}
 	if r.install == nil || r.install.RegistriesConfMap.Name == "" || !r.install.RegistriesConfMap.Read {
 		where := "registries.conf of Image Updater"
 		if r.install != nil {
@@ -124,6 +130,35 @@ func mergeRegistriesConf(current []byte, e confEntry) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// mergedEntry is the entry for e as it reads once merged into current:
+// "registries:" and that one entry.
+func mergedEntry(current []byte, e confEntry) (string, error) {
+	merged, err := mergeRegistriesConf(current, e)
+	if err != nil {
+		return "", err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(merged), &doc); err != nil {
+		return "", err
+	}
+	regs := mapValue(doc.Content[0], "registries")
+	for _, item := range regs.Content {
+		p, a := mapValue(item, "prefix"), mapValue(item, "api_url")
+		if e.prefix != "" && p != nil && p.Value == e.prefix || e.prefix == "" && p == nil && a != nil && a.Value == e.apiURL {
+			one := yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map",
+				Content: []*yaml.Node{scalar("registries"), {Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{item}}}}}}
+			var b bytes.Buffer
+			enc := yaml.NewEncoder(&b)
+			enc.SetIndent(2)
+			if err := enc.Encode(&one); err != nil {
+				return "", err
+			}
+			return b.String(), nil
+		}
+	}
+	return "", fmt.Errorf("the entry for %s is not in the merged file", e.prefix)
 }
 
 // mapValue is the value node of key in mapping m, or nil.

@@ -352,14 +352,27 @@ func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *
 			createPullSecret("create a pull secret for "+ep.Host()+" in namespace "+ns+", where Image Updater reads Secrets", ns, name, ep.APIURL, false)}
 		return confWhere, append(steps, r.registriesConfSteps("give the registry a rate limit and the account", e)...)
 	case registry.TLS:
-		ca := entry
-		ca.fields = []kv{{"ca_data", "-----BEGIN CERTIFICATE-----\n<the CA that signs the registry certificate, PEM>\n-----END CERTIFICATE-----\n"}}
-		caYAML, _ := mergeRegistriesConf(nil, ca)
-		insecure := entry
-		insecure.fields = []kv{{"insecure", true}}
-		steps := []report.Step{
-			report.Paste("trust the CA that signs the registry's certificate (v1.3+: ca_data; only you have the CA's PEM, so merge this entry by hand)", confWhere, r.editRegistriesConf(), caYAML),
-			report.Otherwise(r.registriesConfStep("or skip verification of "+ep.Host()+"'s certificate (Image Updater then trusts any certificate it is shown)", insecure)),
+		tls := re.Facts().TLS
+		var steps []report.Step
+		switch {
+		case tls.PlainHTTP:
+			e := entry
+			e.fields = []kv{{"api_url", "http://" + ep.Host()}}
+			steps = []report.Step{r.registriesConfStep("talk plain HTTP to "+ep.Host()+", as it answers", e)}
+		case tls.UnknownAuthority:
+			ca := entry
+			ca.fields = []kv{{"ca_data", "-----BEGIN CERTIFICATE-----\n<the CA that signs the registry certificate, PEM>\n-----END CERTIFICATE-----\n"}}
+			caYAML, _ := mergeRegistriesConf(nil, ca)
+			insecure := entry
+			insecure.fields = []kv{{"insecure", true}}
+			steps = []report.Step{
+				report.Paste("trust the CA that signs the registry's certificate (v1.3+: ca_data; only you have the CA's PEM, so merge this entry by hand)", confWhere, r.editRegistriesConf(), caYAML),
+				report.Otherwise(r.registriesConfStep("skip verification of "+ep.Host()+"'s certificate (Image Updater then trusts any certificate it is shown)", insecure)),
+			}
+		default:
+			insecure := entry
+			insecure.fields = []kv{{"insecure", true}}
+			steps = []report.Step{r.registriesConfStep("if "+ep.Host()+" is the registry you mean, skip verification of its certificate (Image Updater then trusts any certificate it is shown)", insecure)}
 		}
 		if restart, ok := r.restartStep(); ok {
 			steps = append(steps, restart)

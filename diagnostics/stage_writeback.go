@@ -15,6 +15,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -119,7 +120,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	remote, err := r.e.Git.LsRemote(ctx, repo, auth)
 	if err != nil {
-		return append(out, gitFailure(repo, err))
+		return append(out, r.gitFailure(repo, err))
 	}
 	src := r.editedSource("")
 	tracked := ""
@@ -160,7 +161,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
 	if err != nil {
-		return append(out, gitFailure(repo, err))
+		return append(out, r.gitFailure(repo, err))
 	}
 	if tf := r.checkTargetFile(snap, wb, base); tf != nil {
 		out = append(out, *tf)
@@ -373,19 +374,83 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 		}
 		if e.Match.Code == updaterlog.CodeCommitFailed {
 			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
-			if strings.Contains(e.Msg, "GH006") || strings.Contains(strings.ToLower(e.Msg), "protected branch") {
+			msg := strings.ToLower(e.Msg)
+			switch {
+			case strings.Contains(e.Msg, "GH006") || strings.Contains(msg, "protected branch") || strings.Contains(msg, "pre-receive hook declined"):
 				base := "main"
 				if wb := r.target.WriteBack; wb != nil && wb.BaseBranch != "" {
 					base = wb.BaseBranch
 				}
 				f = f.WithFix("The branch is protected: Image Updater cannot push to it. Write to another branch (base:target) and merge it, or use pull requests (v1.2+).",
 					"gitConfig.branch / gitConfig.pullRequest", r.protectedBranchSteps(base, forge.GitHub)...)
+			default:
+				// The catalogue's advice covers several causes; the logged
+				// error names one, which the write-back checks above (when
+				// one of them is the root cause) explain with its own fix.
+				f.Fix = &report.Fix{Summary: "Read the error Image Updater logged (above): an authentication error means the write-back credentials need renewing, a rejected or conflicting push clears or needs the branch changed, a missing branch needs creating."}
 			}
 			return []report.Finding{f.
 				With(ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
 		}
 	}
 	return nil
+}
+
+// gitFailure is the finding for a write-back repository Image Updater
+// cannot use. A certificate signed by a CA it does not trust is fixed where
+// Image Updater's git client (Argo CD's, vendored) looks for a CA: a file
+// named by the host in its TLS data path (ARGOCD_TLS_DATA_PATH, default
+// /app/config/tls), which it then hands to git as GIT_SSL_CAINFO. Argo CD's
+// argocd-tls-certs-cm does not reach Image Updater's pod, and its v1.3
+// install mounts its own serving certificate at /app/config/tls
+// (argocd-image-updater#346): so a ConfigMap with the CA is mounted at a path
+// of its own, and ARGOCD_TLS_DATA_PATH points there.
+func (r *run) gitFailure(repo string, err error) report.Finding {
+	f := gitFailure(repo, err)
+	var ge *gitsource.Error
+	if !errors.As(err, &ge) || ge.Kind != gitsource.TLS || !ge.Facts().TLS.UnknownAuthority || r.install == nil || cluster.IsArgoSSHURL(repo) {
+		return f
+	}
+	host := cluster.HostOf(repo)
+	ns, dep := r.install.Namespace, r.install.Name
+	steps := []report.Step{
+		report.SetVars(report.Var{Name: "CA_FILE", About: "the PEM file of the CA that signs " + host + "'s certificate"}),
+	}
+	summary := fmt.Sprintf("The certificate of %s is signed by a CA Image Updater does not trust. Its git client looks for a CA in a file named %s in its TLS data path (ARGOCD_TLS_DATA_PATH) and hands it to git as GIT_SSL_CAINFO; ", repo, host)
+	if cm := r.install.TLSCertsConfigMap; cm != "" && r.installEnv("ARGOCD_TLS_DATA_PATH") == "" {
+		summary += fmt.Sprintf("ConfigMap %s/%s is mounted there (/app/config/tls): add the CA under the key %s.", ns, cm, host)
+		steps = append(steps, report.RunPipe("add the CA to ConfigMap "+ns+"/"+cm+" under the key "+host+" (its other keys kept)", shell.Pipeline{
+			{Argv: append(shell.Args("kubectl", "-n", ns, "create", "configmap", cm), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--dry-run=client"), shell.Lit("-o"), shell.Lit("yaml"))},
+			shell.Cmd("kubectl", "apply", "-f", "-"),
+		}))
+		return f.WithFix(summary, "ConfigMap "+ns+"/"+cm+", key "+host, steps...)
+	}
+	const cm, dir = "argocd-image-updater-git-ca", "/app/config/git-tls"
+	summary += fmt.Sprintf("nothing provides it in Image Updater's pod (argocd-tls-certs-cm is Argo CD's): put the CA in a ConfigMap, mount it at %s on Deployment %s/%s and point ARGOCD_TLS_DATA_PATH there.", dir, ns, dep)
+	steps = append(steps,
+		report.RunWords("create ConfigMap "+ns+"/"+cm+" with the CA under the key "+host,
+			append(shell.Args("kubectl", "-n", ns, "create", "configmap", cm), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")))...),
+		report.PatchStep("mount it at "+dir+" in Image Updater's container and point ARGOCD_TLS_DATA_PATH there", report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: ns, Name: dep, Type: report.PatchStrategic,
+			Merge: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"volumes": []any{map[string]any{"name": "git-ca", "configMap": map[string]any{"name": cm}}},
+				"containers": []any{map[string]any{"name": r.install.Container,
+					"volumeMounts": []any{map[string]any{"name": "git-ca", "mountPath": dir, "readOnly": true}},
+					"env":          []any{map[string]any{"name": "ARGOCD_TLS_DATA_PATH", "value": dir}}}},
+			}}}}}))
+	return f.WithFix(summary, "Deployment "+ns+"/"+dep+", a volume at "+dir+" and env ARGOCD_TLS_DATA_PATH", steps...)
+}
+
+// installEnv is the value of an env var of Image Updater's container, "".
+func (r *run) installEnv(name string) string {
+	if r.install == nil {
+		return ""
+	}
+	for _, e := range r.install.Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
 }
 
 func gitFailure(repo string, err error) report.Finding {
@@ -519,7 +584,7 @@ func (r *run) protectedBranchSteps(branch string, f forge.Forge) []report.Step {
 		pr = "gitlab"
 	}
 	return []report.Step{side, report.Otherwise(r.writeBackStep("(v1.2+) open pull requests against "+branch,
-		kv{"gitConfig.branch", branch}, kv{"gitConfig.pullRequest." + pr, "{}"}))}
+		kv{"gitConfig.branch", branch}, kv{"gitConfig.pullRequest." + pr, map[string]any{}}))}
 }
 
 // logsShowCommit: Image Updater's log shows a successful write for the app

@@ -36,9 +36,6 @@ func decisiveStage(s report.StageID) bool {
 func finish(r *report.Report) {
 	fs := r.Findings()
 	for _, f := range fs {
-		if f.Fix != nil && len(f.Fix.Steps) > 0 && f.Fix.Snippet == "" {
-			f.Fix.Snippet, f.Fix.Lang = f.Fix.Script(), f.Fix.ScriptLang()
-		}
 		if f.Severity == report.Unknown {
 			r.NotVerified = append(r.NotVerified, report.NotVerified{Stage: f.Stage, Code: f.Code, What: f.Title, VerifyBy: f.Verify, Decides: f.Decides})
 		}
@@ -62,6 +59,13 @@ func finish(r *report.Report) {
 	if root >= 0 {
 		markRootCause(r, root)
 		fs[root].RootCause = true
+		settleSecondaryFixes(r, fs[root])
+		fs = r.Findings()
+	}
+	for _, f := range fs {
+		if f.Fix != nil && len(f.Fix.Steps) > 0 && f.Fix.Snippet == "" {
+			f.Fix.Snippet, f.Fix.Lang = f.Fix.Script(), f.Fix.ScriptLang()
+		}
 	}
 	switch {
 	case root >= 0 && fs[root].Severity == report.Fail:
@@ -237,6 +241,52 @@ func worst(fs []report.Finding) report.Severity {
 // markRootCause marks the i-th finding in stage order (as Report.Findings
 // lists them) as the root cause, so that renderers know it without matching
 // codes or titles.
+// settleSecondaryFixes keeps the other findings' fixes from contradicting
+// the root cause's: a commit failure in Image Updater's log under a
+// write-back root cause is that root cause at work (its fix is the root
+// cause's, not a generic one); a step that changes an object the root
+// cause's fix changes is left to after that fix (its exact patch was made
+// for the object as it is now).
+func settleSecondaryFixes(r *report.Report, root report.Finding) {
+	changed := map[string]bool{}
+	if root.Fix != nil {
+		for _, s := range root.Fix.Steps {
+			if s.Patch != nil {
+				changed[s.Patch.Object()] = true
+			}
+		}
+	}
+	for si := range r.Stages {
+		fs := r.Stages[si].Findings
+		for i := range fs {
+			f := &fs[i]
+			if f.RootCause || f.Fix == nil {
+				continue
+			}
+			if f.Code == report.CodeWriteBackCommitFailed && root.Stage == report.StageWriteBack {
+				f.Fix = nil
+				f.Detail = strings.TrimSpace(f.Detail + " The root cause above is why the commit failed; its fix is this finding's.")
+				continue
+			}
+			var keep []report.Step
+			dropped := false
+			for _, s := range f.Fix.Steps {
+				if s.Patch != nil && changed[s.Patch.Object()] {
+					dropped = true
+					continue
+				}
+				keep = append(keep, s)
+			}
+			if dropped {
+				fix := *f.Fix
+				fix.Steps = keep
+				fix.Summary += " (After the root cause's fix: it changes the same object, and this finding's patch was written for the object as it is now.)"
+				f.Fix = &fix
+			}
+		}
+	}
+}
+
 func markRootCause(r *report.Report, i int) {
 	for s := range r.Stages {
 		if fs := r.Stages[s].Findings; i < len(fs) {

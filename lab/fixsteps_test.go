@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	sigyaml "sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
@@ -185,6 +187,19 @@ func checkPatch(t *testing.T, where string, s report.Step, objects []*unstructur
 			t.Errorf("%s: the merge patch does not apply: %v\n%s", where, err, body)
 			return
 		}
+	case report.PatchStrategic:
+		if p.Kind != "Deployment" {
+			t.Errorf("%s: a strategic merge patch of a %s, which imgupd's test cannot apply", where, p.Kind)
+			return
+		}
+		out, err = strategicpatch.StrategicMergePatch(doc, []byte(body), appsv1.Deployment{})
+		if err != nil {
+			t.Errorf("%s: the strategic merge patch does not apply: %v\n%s", where, err, body)
+			return
+		}
+	default:
+		t.Errorf("%s: patch type %q", where, p.Type)
+		return
 	}
 	var back map[string]any
 	if err := json.Unmarshal(out, &back); err != nil || back["metadata"] == nil {

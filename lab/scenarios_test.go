@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,6 +242,12 @@ func TestBuiltinRootCauseFixes(t *testing.T) {
 				t.Errorf("root cause %s: the fix %q has no steps", rc.Code, rc.Fix.Summary)
 			case rc.Fix.Where == "" && !strings.Contains(rc.Fix.Script(), "kubectl "):
 				t.Errorf("root cause %s: the fix %q names no object (Where) and no kubectl command", rc.Code, rc.Fix.Summary)
+			case r.State != report.StateUnknown && !slices.ContainsFunc(rc.Fix.Steps, func(s report.Step) bool {
+				return s.Lang == report.LangShell && len(s.Run) > 0 && s.Refused == ""
+			}):
+				// An on-call engineer can paste at least one step as it is
+				// (after the step that sets the values only they know).
+				t.Errorf("root cause %s: no step of the fix runs as it is:\n%s", rc.Code, rc.Fix.Script())
 			}
 		})
 	}

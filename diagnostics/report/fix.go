@@ -336,6 +336,9 @@ type PatchType string
 const (
 	PatchJSON  PatchType = "json"
 	PatchMerge PatchType = "merge"
+	// PatchStrategic: Kubernetes' strategic merge patch, which merges
+	// lists of built-in types by their key (containers, volumes by name).
+	PatchStrategic PatchType = "strategic"
 )
 
 // Patch is one exact edit of one named object.
@@ -349,7 +352,7 @@ type Patch struct {
 	Type      PatchType `json:"type"`
 	// Ops are the JSON patch's operations (Type json).
 	Ops []PatchOp `json:"ops,omitempty"`
-	// Merge is the merge patch's document (Type merge).
+	// Merge is the merge patch's document (Type merge or strategic).
 	Merge any `json:"merge,omitempty"`
 }
 
