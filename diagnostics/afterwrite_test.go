@@ -62,7 +62,7 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 			}
 			// Widening the constraint alone leaves the written 1.20.3 in the
 			// spec (Image Updater writes nothing when no update is needed).
-			if s := argvWith(fix, "argocd", "argocd/web", "--kustomize-image", "/team/web:1.21.0"); s == nil || s != &fix.Steps[len(fix.Steps)-1] {
+			if s := argvWith(fix, "argocd", "argocd/web", "--kustomize-image=", "/team/web:1.21.0"); s == nil || s != &fix.Steps[len(fix.Steps)-1] {
 				t.Errorf("the fix does not put the running 1.21.0 back into the spec: %+v", fix)
 			}
 		})

@@ -136,7 +136,7 @@ func (r *run) fetchSource(ctx context.Context, src *argo.ApplicationSource) sour
 // .argocd-source files; each read one is a layer, in order.
 func (r *run) mergeValueFiles(ctx context.Context, c *sourceContent, own *gitsource.Snapshot) {
 	for i, vf := range c.helm.helm.ValueFiles {
-		snap, p, repo := own, path.Join(c.src.Path, vf), gitsource.NormalizeURL(c.src.RepoURL)
+		snap, p, repo := own, valueFileIn(c.src.Path, vf), gitsource.NormalizeURL(c.src.RepoURL)
 		if ref, rest, ok := strings.Cut(vf, "/"); ok && strings.HasPrefix(ref, "$") {
 			snap, p = nil, path.Clean(rest)
 			for i := range r.app.Spec.Sources {
@@ -241,10 +241,23 @@ func (r *run) helmWriteFor(sc sourceContent, src *argo.ApplicationSource) helmWr
 		return helmWrite{kind: layerParameter, where: t.Path, index: -1, above: len(sc.layers), read: true}
 	}
 	repo, target := gitsource.NormalizeURL(wb.Repository), path.Clean(t.Path)
+	// One file is one input, wherever Helm reads it: the chart's values.yaml
+	// listed again in helm.valueFiles (Image Updater's own e2e cases do
+	// this) is read twice from the same checkout, both times with what
+	// Image Updater wrote. So the write is in force from its first reading,
+	// and only what Helm applies after its last reading can outrank it.
+	first, last := -1, -1
 	for i, l := range sc.layers {
 		if l.file != "" && l.repo == repo && path.Clean(l.file) == target {
-			return helmWrite{kind: l.kind, where: l.where, index: i, above: i + 1, read: true}
+			if first < 0 {
+				first = i
+			}
+			last = i
 		}
+	}
+	if first >= 0 {
+		l := sc.layers[last]
+		return helmWrite{kind: l.kind, where: l.where, index: first, above: last + 1, read: true}
 	}
 	// Not there yet: the chart's values.yaml, or a listed value file.
 	if !isChartSource(src) && repo == gitsource.NormalizeURL(src.RepoURL) && target == path.Join(src.Path, "values.yaml") {
@@ -278,7 +291,18 @@ func (r *run) valueFilePath(src *argo.ApplicationSource, vf string) string {
 		}
 		return ""
 	}
-	return gitsource.NormalizeURL(src.RepoURL) + "\x00" + path.Join(src.Path, vf)
+	return gitsource.NormalizeURL(src.RepoURL) + "\x00" + valueFileIn(src.Path, vf)
+}
+
+// valueFileIn is the repository path of a valueFiles entry of a source at
+// srcPath, as Argo CD resolves it (util/io/path ResolveValueFilePathOrUrl):
+// relative to the source path, an absolute one relative to the repository
+// root.
+func valueFileIn(srcPath, vf string) string {
+	if strings.HasPrefix(vf, "/") {
+		return path.Clean(strings.TrimLeft(vf, "/"))
+	}
+	return path.Join(srcPath, vf)
 }
 
 // writesHelmValues: Image Updater writes this git target as a Helm values

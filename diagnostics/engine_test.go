@@ -48,8 +48,6 @@ func start(tb testing.TB, name string, edit func(*lab.Scenario)) *lab.Env {
 	return env
 }
 
-// stepWith is the fix's step of language lang whose text contains all of
-// want, or nil.
 // argvWith is the fix's shell step whose commands' words contain each of
 // want (a word equal to it, or holding it), read from the step's data.
 func argvWith(fix *report.Fix, want ...string) *report.Step {
@@ -72,6 +70,8 @@ func argvWith(fix *report.Fix, want ...string) *report.Step {
 	return nil
 }
 
+// stepWith is the fix's step of language lang whose text contains all of
+// want, or nil.
 func stepWith(fix *report.Fix, lang report.StepLang, want ...string) *report.Step {
 	if fix == nil {
 		return nil

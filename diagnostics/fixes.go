@@ -246,16 +246,16 @@ func (r *run) specRestore(im updater.ImageConfig, d updater.Decision) []string {
 		if k := kustomizeName(im); k != "" {
 			entry = k + "=" + entry
 		}
-		return []string{"argocd", "app", "set", app, "--kustomize-image", entry}
+		return []string{"argocd", "app", "set", app, "--kustomize-image=" + entry}
 	case src.Helm != nil:
 		if t := im.Target; t.Spec != "" {
-			return []string{"argocd", "app", "set", app, "--helm-set-string", t.Spec + "=" + im.Image.FullName() + ":" + running}
+			return []string{"argocd", "app", "set", app, "--helm-set-string=" + t.Spec + "=" + im.Image.FullName() + ":" + running}
 		}
 		tagP := im.Target.Tag
 		if tagP == "" {
 			tagP = "image.tag"
 		}
-		return []string{"argocd", "app", "set", app, "--helm-set-string", tagP + "=" + running}
+		return []string{"argocd", "app", "set", app, "--helm-set-string=" + tagP + "=" + running}
 	}
 	return nil
 }

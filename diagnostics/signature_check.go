@@ -79,7 +79,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 		f = f.WithFix("Sign "+pick+" with the key whose public half is in "+secret+" (field "+ck.Key+"), then let the next cycle write it.",
 			im.Image.FullName()+"@"+found.Digest,
 			cosignKeyVar(),
-			report.RunWords("sign the pick", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit(im.Image.FullName()+"@"+found.Digest)))
+			report.RunWords("sign the pick", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit("--"), shell.Lit(im.Image.FullName()+"@"+found.Digest)))
 	case signature.WrongKey:
 		f = find(report.CodeSignatureWrongKey, report.Fail, fmt.Sprintf("image %s: the pick %s is signed, but not with the key in %s", name, d.Selected.Tag, secret)).
 			With(digest, ev("signatures", fmt.Sprintf("%d found, none verifies with the key", len(found.Candidates))))
@@ -88,7 +88,7 @@ func (r *run) signatureFindings(ctx context.Context, ir *imageRegistry, im updat
 			cosignKeyVar(),
 			report.RunWords("write the public half of the key that signs the image to cosign.pub", shell.Lit("cosign"), shell.Lit("public-key"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit("--outfile"), shell.Lit("cosign.pub")),
 			storeCosignPub("store it in "+secret, ns, ck),
-			report.Otherwise(report.RunWords("or sign the image with the key the Secret holds (COSIGN_KEY its private half)", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit(im.Image.FullName()+"@"+found.Digest))))
+			report.Otherwise(report.RunWords("sign the image with the key the Secret holds (COSIGN_KEY its private half)", shell.Lit("cosign"), shell.Lit("sign"), shell.Lit("--key"), shell.Var("COSIGN_KEY"), shell.Lit("--"), shell.Lit(im.Image.FullName()+"@"+found.Digest))))
 	case signature.BadKey:
 		var ke *signature.KeyError
 		why := "it cannot be read"

@@ -203,7 +203,7 @@ func (r *run) updaterProxyFailure(f report.Finding, im updater.ImageConfig, ep u
 	return g.WithFix(fmt.Sprintf("Point %s at a proxy that works, or exempt the registry from the proxy.", env), "Deployment "+where+", env "+env+" / NO_PROXY",
 		proxyVar(),
 		r.setEnvStep("point "+env+" at that proxy", shell.Concat(shell.Lit(env+"="), shell.Var("PROXY_URL"))),
-		report.Otherwise(r.setEnvStep("or, instead, reach the registry directly", envLit("NO_PROXY", joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))))))
+		report.Otherwise(r.setEnvStep("reach the registry directly, past the proxy", envLit("NO_PROXY", joinNoProxy(r.install.Proxy.NoProxy, hostOnly(ep.Host()))))))
 }
 
 // errExtUnchecked marks an ext: credentials script imgupd cannot run.

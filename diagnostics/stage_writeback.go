@@ -575,7 +575,7 @@ func (r *run) branchAcceptsPush(ctx context.Context, wb *updater.WriteBack, repo
 // protectedBranchSteps are the write-back settings that avoid a protected
 // branch: a side branch to merge, or (in a CR, v1.2+) pull requests.
 func (r *run) protectedBranchSteps(branch string, f forge.Forge) []report.Step {
-	side := r.writeBackStep("commit to a side branch and merge it", kv{"gitConfig.branch", branch + ":image-updater"})
+	side := r.writeBackStep("commit to the side branch image-updater, created from "+branch+" (merge it into "+branch+" to deploy)", kv{"gitConfig.branch", branch + ":image-updater"})
 	if r.target.Mode != updater.ModeCR {
 		return []report.Step{side}
 	}
