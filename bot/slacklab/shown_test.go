@@ -72,7 +72,7 @@ func TestShowFormats(t *testing.T) {
 		"* not bold *":                   nil,
 		"*_both_*":                       {"bold:_both_", "italic:both"},
 		"*a\nb*":                         nil,
-		"∗bold∗ ˍitalˍ ∼strike∼ ˋcodeˋ":  nil,
+		"∗bold∗ ˍitalˍ ∼strike∼ ˋcodeˋ": nil,
 	}
 	for raw, want := range cases {
 		got, _, _ := ShowMrkdwn(raw)
