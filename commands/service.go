@@ -146,10 +146,10 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 		if res.Kind == KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t report.CandidateTable) bool { return t.Alias == c.Alias }) {
 			var aliases []string
 			for _, t := range res.Report.Candidates {
-				aliases = append(aliases, "`"+t.Alias+"`")
+				aliases = append(aliases, chatCode(t.Alias))
 			}
 			res.Kind = KindNotFound
-			res.Text = fmt.Sprintf("%s has no image alias `%s` with a candidate table", res.App, c.Alias)
+			res.Text = fmt.Sprintf("%s has no image alias %s with a candidate table", res.App, chatCode(c.Alias))
 			if len(aliases) > 0 {
 				res.Text += "; it has " + strings.Join(aliases, ", ")
 			}
@@ -316,7 +316,14 @@ func readError(what string, err error) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "reading " + what + " timed out"
 	}
-	return "cannot read " + what + ": " + clip(strings.Join(strings.Fields(err.Error()), " "))
+	return "cannot read " + what + ": " + clip(textutil.Visible(strings.Join(strings.Fields(err.Error()), " ")))
+}
+
+// chatCode is a value the cluster or the asker wrote as `code` in chat
+// Markdown: on one line with nothing hidden, its backticks (which would
+// end the span) written as '.
+func chatCode(s string) string {
+	return "`" + strings.ReplaceAll(textutil.Visible(s), "`", "'") + "`"
 }
 
 // nearestApps returns up to three "ns/app" names closest to name.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
@@ -40,14 +41,16 @@ func Progress(what string) Message {
 	return Notice(":hourglass_flowing_sand: " + what + "…")
 }
 
-// Explain renders a catalogue entry.
+// Explain renders a catalogue entry: imgupd's own text, compiled in, so its
+// * _ ~ ` are kept as written (mrkdwn.Own).
 func Explain(e report.Entry) Message {
-	body := fmt.Sprintf("*`%s`* (%s stage, %s)\n*%s*\n%s", tick(string(e.Code)), md(string(e.Stage)), md(string(e.Severity)), md(e.Title), md(e.Meaning))
+	own := mrkdwn.Own
+	body := fmt.Sprintf("*`%s`* (%s stage, %s)\n*%s*\n%s", tick(string(e.Code)), own(string(e.Stage)), own(string(e.Severity)), own(e.Title), own(e.Meaning))
 	blocks := []slack.Block{section(clipRunes(body, MaxSectionText))}
 	if e.Fix != "" {
-		blocks = append(blocks, section(clipRunes("*Fix:* "+md(e.Fix), MaxSectionText)))
+		blocks = append(blocks, section(clipRunes("*Fix:* "+own(e.Fix), MaxSectionText)))
 	}
-	return Message{Text: clipRunes(md(string(e.Code)+": "+e.Title), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
+	return Message{Text: clipRunes(own(string(e.Code)+": "+e.Title), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}}
 }
 
 // Tags renders the candidate tables of a report (one alias, or all) with
@@ -116,7 +119,7 @@ func logChunks(r *report.Report) []string {
 		}
 	}
 	for _, l := range r.UpdaterLog {
-		line := fmt.Sprintf("%s %-*s %s", l.Time.UTC().Format("15:04:05"), width, code(strings.ToUpper(l.Level)), code(l.Message))
+		line := fmt.Sprintf("%s %-*s %s", l.Time.UTC().Format("15:04:05"), width, codeLine(strings.ToUpper(l.Level)), codeLine(l.Message))
 		line = clipRunes(line, 400) + "\n"
 		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line) > MaxSectionText-8 {
 			flush()

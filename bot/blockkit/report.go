@@ -8,6 +8,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
@@ -122,7 +123,7 @@ func headerText(r *report.Report) string {
 		answer = r.App.String() + " — " + r.State.Title()
 	}
 	e := r.State.Emoji() + " "
-	return e + clipRunes(textutil.OneLine(answer), MaxHeaderText-utf8.RuneCountInString(e))
+	return e + clipRunes(mrkdwn.Plain(textutil.OneLine(answer)), MaxHeaderText-utf8.RuneCountInString(e))
 }
 
 // rootCause is the root cause's section: its code, its own title, the
@@ -394,7 +395,7 @@ func candidateTable(c report.CandidateTable, rows int) string {
 		if t.Rank > 0 {
 			rank = fmt.Sprintf("%2d", t.Rank)
 		}
-		fmt.Fprintf(&b, "%s %-20s %s\n", rank, clipRunes(code(t.Tag), 20), clipRunes(code(strings.TrimPrefix(string(t.Fate), "dropped: ")+": "+t.Why), 110))
+		fmt.Fprintf(&b, "%s %-20s %s\n", rank, clipRunes(codeLine(t.Tag), 20), clipRunes(codeLine(strings.TrimPrefix(string(t.Fate), "dropped: ")+": "+t.Why), 110))
 	}
 	b.WriteString("```")
 	return clipRunes(b.String(), MaxSectionText)
@@ -488,24 +489,42 @@ func mdText(text string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.MarkdownType, text, false, true)
 }
 
+// plain is a plain_text object, shown as written: on one line, nothing
+// hidden (mrkdwn.Plain; callers that clip apply it first).
 func plain(s string) *slack.TextBlockObject {
-	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+	return slack.NewTextBlockObject(slack.PlainTextType, mrkdwn.Plain(s), false, false)
 }
 
 // clipRunes clips s to n runes at a word boundary (the last space in the
 // second half, as textutil.ClipWords), ending with "…" (and closing a code
-// block it cut open). It never cuts an entity (&amp; &lt; &gt;) in two:
-// Slack would show the half.
+// block or an inline code span it cut open: the rest of the line would
+// otherwise be read as markup, or the code as text). It never cuts an
+// entity (&amp; &lt; &gt;) in two: Slack would show the half.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
 	cut := wordCut(r, n-1) + "…"
-	if strings.Count(cut, "```")%2 == 1 {
+	switch {
+	case strings.Count(cut, "```")%2 == 1:
 		cut = wordCut(r, n-4) + "…```"
+	case openSpan(cut):
+		cut = wordCut(r, n-2) + "…`"
 	}
 	return cut
+}
+
+// openSpan reports whether the last line of s (no code block open) has an
+// inline code span it does not close.
+func openSpan(s string) bool {
+	if i := strings.LastIndex(s, "```"); i >= 0 {
+		s = s[i+3:]
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Count(s, "`")%2 == 1
 }
 
 // wordCut is r's first n runes (n < len(r)), backed up to the last space

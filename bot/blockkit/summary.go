@@ -11,6 +11,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
@@ -43,7 +44,7 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 		title = "Image Updater summary"
 	}
 	need := s.NeedAttention()
-	head := fmt.Sprintf("%s %s: ", s.Worst.Emoji(), title)
+	head := fmt.Sprintf("%s %s: ", s.Worst.Emoji(), mrkdwn.Plain(title))
 	switch {
 	case s.Total == 0:
 		head += render.NoApp
@@ -238,9 +239,9 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	if to == "" {
 		to = t.To
 	}
-	head := fmt.Sprintf("%s %s is now %s", to.Emoji(), r.App, to.Title())
+	head := fmt.Sprintf("%s %s is now %s", to.Emoji(), mrkdwn.Plain(r.App.String()), to.Title())
 	if recovery {
-		head = fmt.Sprintf("%s %s recovered: %s", to.Emoji(), r.App, to.Title())
+		head = fmt.Sprintf("%s %s recovered: %s", to.Emoji(), mrkdwn.Plain(r.App.String()), to.Title())
 	}
 	head = summaryClipWords(head, MaxHeaderText)
 	cause := render.AnswerCause(r.Answer, to)

@@ -146,7 +146,7 @@ func TestSummaryMessage(t *testing.T) {
 			"🟡 `payments/ledger` held back by configuration: newer tags are not candidates · since 3d 4h\n" +
 			"⚪ `payments-eu/slow` unknown · `CHECK_TIMEOUT` · registry and network · since 3d 4h\n" +
 			"_Details in the thread._",
-		"cluster prod-eu · namespaces payments,payments-*, projects payments · 2026-11-29 12:00 UTC · scanned in 3.2s · 1 not managed by Image Updater",
+		"cluster prod-eu · namespaces payments,payments-∗, projects payments · 2026-11-29 12:00 UTC · scanned in 3.2s · 1 not managed by Image Updater",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("message lacks %q:\n%s", want, all)

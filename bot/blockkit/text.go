@@ -9,11 +9,12 @@ import (
 // How values reach Slack's mrkdwn (package mrkdwn says why): running text,
 // inline code, code blocks.
 var (
-	esc     = mrkdwn.Escape
-	md      = mrkdwn.Running
-	tick    = mrkdwn.Inline
-	code    = mrkdwn.Block
-	noFence = mrkdwn.NoFence
+	esc      = mrkdwn.Escape
+	md       = mrkdwn.Running
+	tick     = mrkdwn.Inline
+	code     = mrkdwn.Block
+	codeLine = mrkdwn.BlockLine
+	noFence  = mrkdwn.NoFence
 )
 
 // Mrkdwn is mrkdwn that may be sent as is: imgupd's own markup, its values

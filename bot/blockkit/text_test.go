@@ -16,7 +16,7 @@ func TestMentions(t *testing.T) {
 		ChannelMention("C0DEPLOYS1"):  "<#C0DEPLOYS1>",
 		ChannelMention("D0DIRECT01"):  "D0DIRECT01",
 		ChannelMention("<!here>"):     "&lt;!here&gt;",
-		ChannelMention("general:x:y"): "general:\u200bx:y",
+		ChannelMention("general:x:y"): "general:\u200bx:\u200by",
 	} {
 		if in != want {
 			t.Errorf("got %q, want %q", in, want)

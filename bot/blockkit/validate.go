@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // LimitError is one place where a payload breaks a Slack limit or a rule of
@@ -42,7 +44,13 @@ const MaxButtonLabel = 30
 //     user, by ID, no label) and `<#C…>`/`<#G…>` (a channel, by ID, no label)
 //     — and a raw `&` only in &amp;, &lt; or &gt;. Specials (`<!channel>`,
 //     `<!here>`, `<!subteam^…>`), labelled links (`<https://…|label>`) and
-//     labelled mentions are never allowed: the bot writes none.
+//     labelled mentions are never allowed: the bot writes none;
+//   - what Slack would not show as itself, in every text (mrkdwn,
+//     plain_text, the fallback): no control character but a line break (no
+//     ESC, CR, tab, C1 control), no bidi control, no zero-width or other
+//     format character — bar the zero-width space right after a colon with
+//     which imgupd breaks an emoji shortcode (mrkdwn.NoEmoji). Values show
+//     such characters as escapes (\u202e).
 func Validate(p Payload) []error {
 	errs := checkMessage("message", p.Message)
 	for i, m := range p.Thread {
@@ -88,6 +96,7 @@ func checkMessage(where string, m Message) []error {
 		c.bad("/text", "fallback text has %d characters (1–%d)", l, MaxMessageText)
 	}
 	c.sequences("/text", msg.Text)
+	c.hidden("/text", msg.Text)
 	if len(msg.Blocks) == 0 || len(msg.Blocks) > MaxBlocks {
 		c.bad("", "%d blocks (1–%d)", len(msg.Blocks), MaxBlocks)
 	}
@@ -223,6 +232,19 @@ func (c *checker) text(ptr string, v any, max int, what string, plainOnly bool) 
 	}
 	if typ == "mrkdwn" {
 		c.sequences(ptr+"/text", s)
+	}
+	c.hidden(ptr+"/text", s)
+}
+
+// hidden refuses the characters Slack would not show as itself.
+func (c *checker) hidden(ptr, s string) {
+	prev := rune(0)
+	for i, r := range s {
+		ok := r == '\n' || r == '\u200b' && prev == ':' || !textutil.IsHidden(r)
+		if !ok {
+			c.bad(ptr, "hidden character %U at %q: write it visibly (textutil.Visible)", r, around(s, i))
+		}
+		prev = r
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
@@ -19,7 +20,7 @@ const whereTop = 8
 // apps grouped by answer, the fix of the first app something stops, and
 // in the thread every app with its answer.
 func Where(w *report.Where) Payload {
-	head := w.Worst().Emoji() + " " + textutil.ClipWords(textutil.OneLine(w.Head()), MaxHeaderText-3)
+	head := w.Worst().Emoji() + " " + textutil.ClipWords(mrkdwn.Plain(textutil.OneLine(w.Head())), MaxHeaderText-3)
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(clipRunes(head, MaxHeaderText)))}
 	if about := whereAboutLines(w); len(about) > 0 {
 		blocks = append(blocks, section(clipRunes(strings.Join(about, "\n"), budgetRootCause)))

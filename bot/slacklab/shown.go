@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Shown is a message read back as a Slack client shows it, for tests that
@@ -21,7 +22,19 @@ type Shown struct {
 	Live []Live
 	// Emoji are the shortcodes shown as emoji, as ":name:".
 	Emoji []string
+	// Formats are the runs of text Slack formats: code spans, bold,
+	// italic, struck through.
+	Formats []Format
 }
+
+// Format is one run of text Slack shows formatted.
+type Format struct {
+	Ptr  string // where ("/text", "/blocks/3/text")
+	Kind string // code, bold, italic, strike
+	Text string // the text formatted, as shown, without its markers
+}
+
+func (f Format) String() string { return fmt.Sprintf("%s %s %q", f.Ptr, f.Kind, f.Text) }
 
 // ShownText is one text object as shown.
 type ShownText struct {
@@ -31,9 +44,12 @@ type ShownText struct {
 	Type string
 	// Shown is the text as shown: the markup characters (* _ ` ~) are kept,
 	// entities decoded, control sequences replaced by what Slack shows for
-	// them, an emoji by ⟦emoji:name⟧; zero-width spaces, which show as
-	// nothing, are dropped outside code.
+	// them, an emoji by ⟦emoji:name⟧; a zero-width space right after a
+	// colon (where imgupd breaks an emoji shortcode) is dropped outside
+	// code, any other is kept, to be seen.
 	Shown string
+	// Formats are its formatted runs (Ptr unset).
+	Formats []Format
 	// Code are the contents of its ``` code blocks as shown and as pasted
 	// (zero-width spaces kept: a copy carries them).
 	Code []string
@@ -70,6 +86,7 @@ func Show(text string, blocks json.RawMessage) (Shown, error) {
 	t, live, emoji := ShowMrkdwn(text)
 	s.Text = t.Shown
 	s.add("/text", live, emoji)
+	s.addFormats("/text", t.Formats)
 	if len(blocks) == 0 || string(blocks) == "null" {
 		return s, nil
 	}
@@ -79,6 +96,13 @@ func Show(text string, blocks json.RawMessage) (Shown, error) {
 	}
 	s.walk("/blocks", v)
 	return s, nil
+}
+
+func (s *Shown) addFormats(ptr string, fs []Format) {
+	for _, f := range fs {
+		f.Ptr = ptr
+		s.Formats = append(s.Formats, f)
+	}
 }
 
 func (s *Shown) add(ptr string, live []Live, emoji []string) {
@@ -105,6 +129,7 @@ func (s *Shown) walk(ptr string, v any) {
 			t, live, emoji := ShowMrkdwn(text)
 			t.Ptr = ptr
 			s.add(ptr+"/text", live, emoji)
+			s.addFormats(ptr+"/text", t.Formats)
 			s.Texts = append(s.Texts, t)
 			return
 		case isText && typ == "plain_text":
@@ -136,11 +161,14 @@ func ShowMrkdwn(raw string) (t ShownText, live []Live, emoji []string) {
 			t.Code = append(t.Code, shown)
 			b.WriteString("```" + shown + "```")
 		case seg.span:
+			t.Formats = append(t.Formats, Format{Kind: "code", Text: shown})
 			b.WriteString("`" + shown + "`")
 		default:
 			shown, e := applyEmoji(shown)
 			emoji = append(emoji, e...)
-			b.WriteString(strings.ReplaceAll(shown, "\u200b", ""))
+			shown = strings.ReplaceAll(shown, ":\u200b", ":")
+			t.Formats = append(t.Formats, emphasis(shown)...)
+			b.WriteString(shown)
 		}
 	}
 	t.Shown = b.String()
@@ -325,4 +353,45 @@ func numbers(name string) bool {
 		}
 	}
 	return true
+}
+
+// markers are the characters that format running text, and how.
+var markers = map[rune]string{'*': "bold", '_': "italic", '~': "strike"}
+
+// emphasis finds the bold, italic and struck-through runs of running text
+// (no code in it) as Slack reads them: a marker opens a run where it
+// follows the start of the line or a character that is not a letter or a
+// digit and comes before a character that is not a space; the same marker
+// closes it, on the same line, after a character that is not a space and
+// before the end of the line or a character that is not a letter or a
+// digit. Runs nest (*_a_*); a marker that opens nothing is text.
+func emphasis(s string) []Format {
+	var out []Format
+	for _, line := range strings.Split(s, "\n") {
+		out = append(out, lineEmphasis([]rune(line))...)
+	}
+	return out
+}
+
+func lineEmphasis(r []rune) []Format {
+	var out []Format
+	alnum := func(i int) bool {
+		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
+	}
+	space := func(i int) bool { return i < 0 || i >= len(r) || unicode.IsSpace(r[i]) }
+	for i := 0; i < len(r); i++ {
+		kind, ok := markers[r[i]]
+		if !ok || alnum(i-1) || space(i+1) {
+			continue
+		}
+		for j := i + 2; j < len(r); j++ {
+			if r[j] == r[i] && !space(j-1) && !alnum(j+1) {
+				out = append(out, Format{Kind: kind, Text: string(r[i+1 : j])})
+				out = append(out, lineEmphasis(r[i+1:j])...)
+				i = j
+				break
+			}
+		}
+	}
+	return out
 }

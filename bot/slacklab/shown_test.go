@@ -58,3 +58,30 @@ func TestShowMessage(t *testing.T) {
 		t.Errorf("live %v, emoji %v", s.Live, s.Emoji)
 	}
 }
+
+// TestShowFormats: the reader reports the runs Slack formats — code spans,
+// and bold, italic and struck-through text whose markers stand at a word's
+// edge — and not a marker inside a word (snake_case) or one that closes
+// nothing.
+func TestShowFormats(t *testing.T) {
+	cases := map[string][]string{
+		"*bold* _ital_ ~strike~ `code`":  {"bold:bold", "italic:ital", "strike:strike", "code:code"},
+		"*Fix:* a _(where)_":             {"bold:Fix:", "italic:(where)"},
+		"HTTPS_PROXY and NO_PROXY a*b*c": nil,
+		"~1.2 and ~1.3":                  nil,
+		"* not bold *":                   nil,
+		"*_both_*":                       {"bold:_both_", "italic:both"},
+		"*a\nb*":                         nil,
+		"∗bold∗ ˍitalˍ ∼strike∼ ˋcodeˋ": nil,
+	}
+	for raw, want := range cases {
+		got, _, _ := ShowMrkdwn(raw)
+		var kinds []string
+		for _, f := range got.Formats {
+			kinds = append(kinds, f.Kind+":"+f.Text)
+		}
+		if !reflect.DeepEqual(kinds, want) {
+			t.Errorf("%q: formats %v, want %v", raw, kinds, want)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func writeScenarioJSON(io streams, results []scenarioResult) error {
 		DurationMs    int64   `json:"durationMs"`
 		Error         string  `json:"error,omitempty"`
 	}
-	var rows []row
+	rows := []row{}
 	for _, r := range results {
 		x := row{Name: r.sc.Name, Expected: r.sc.Expect, ExpectedState: r.sc.ExpectState, Passed: r.passed, DurationMs: r.took.Milliseconds()}
 		if r.err != nil {

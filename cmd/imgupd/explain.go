@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 func newExplainCmd(io streams) *cobra.Command {
@@ -111,6 +113,7 @@ Severity is the code's usual one: **fail** means Image Updater does not update t
 	}
 }
 
-func mdCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
-}
+// mdCell is catalogue text in a table cell, shown as written: its
+// placeholders (<alias>, <app>) are not read as HTML tags (GitHub drops
+// those), its | does not end the cell (render.MarkdownText).
+func mdCell(s string) string { return render.MarkdownText(textutil.OneLine(s)) }

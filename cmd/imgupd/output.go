@@ -76,13 +76,22 @@ func (fs formats[T]) check(name string) error {
 	return err
 }
 
-// write prints v in the format named name.
+// write prints v in the format named name, through a shownWriter: JSON
+// formats (json, blockkit) with JSON's escapes, the others with the
+// terminal's (see shownWriter), so that no control sequence reaches the
+// terminal whatever a renderer missed.
 func (fs formats[T]) write(io streams, name string, v T) error {
 	f, err := fs.lookup(name)
 	if err != nil {
 		return err
 	}
-	return f.write(io, v)
+	out := newShownWriter(io.Out, shownModeOf(f.name))
+	io.Out = out
+	err = f.write(io, v)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // formatError is an -o value that is not one of the command's formats.

@@ -171,7 +171,9 @@ func splitList(s string) []string {
 	return parts
 }
 
-func oneLine(s string) string { return textutil.OneLine(s) }
+// oneLine is an error message on one line with nothing hidden: errors
+// carry text a registry, git or the API server wrote.
+func oneLine(s string) string { return textutil.Visible(textutil.OneLine(s)) }
 
 // nearest is the closest of candidates to s, or "" when even that is more
 // than half of s (plus two) away.

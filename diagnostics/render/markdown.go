@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown (issues, wikis,
@@ -20,14 +21,14 @@ func Markdown(w io.Writer, r *report.Report) {
 	if headlineSaysMore(r) {
 		p("%s\n\n", escape(r.Headline))
 	}
-	p("state `%s` (exit %d) · Image Updater %s (%s mode)%s\n\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
+	p("state %s (exit %d) · Image Updater %s (%s mode)%s\n\n", MarkdownCode(string(r.State)), r.State.ExitCode(), escape(r.UpdaterVersion), escape(orDash(r.Mode)), assumed(r))
 	if rc := r.RootCause; rc != nil {
-		p("**%s** `%s`: %s\n\n", rootLabel(r), rc.Code, escape(rc.Title))
+		p("**%s** %s: %s\n\n", rootLabel(r), MarkdownCode(string(rc.Code)), escape(rc.Title))
 		if rc.Detail != "" {
 			p("%s\n\n", escape(rc.Detail))
 		}
 		for _, e := range rc.Evidence {
-			p("- %s: %s\n", escape(e.Label), inlineCode(e.Display()))
+			p("- %s: %s\n", escape(e.Label), MarkdownCode(e.Display()))
 		}
 		if len(rc.Evidence) > 0 {
 			p("\n")
@@ -61,32 +62,32 @@ func Markdown(w io.Writer, r *report.Report) {
 			cell = escape(s.SkipReason)
 		default:
 			if f := s.WorstFinding(); f != nil {
-				cell = "`" + string(f.Code) + "`"
+				cell = MarkdownCellCode(string(f.Code))
 				if f.RootCause {
 					cell += " (the root cause)"
 				}
 			}
 		}
-		p("| %s | %s | %s |\n", Symbol(s.Status), s.Title, cell)
+		p("| %s | %s | %s |\n", Symbol(s.Status), escape(s.Title), cell)
 	}
 	for _, s := range r.Stages {
 		for _, f := range s.Findings {
 			if f.Severity == report.Pass || f.Severity == report.Info || f.RootCause {
 				continue
 			}
-			p("\n%s **%s** `%s`: %s\n", Symbol(f.Severity), s.Title, f.Code, escape(f.Title))
+			p("\n%s **%s** %s: %s\n", Symbol(f.Severity), escape(s.Title), MarkdownCode(string(f.Code)), escape(f.Title))
 			if len(f.Evidence) > 0 {
 				p("\n")
 			}
 			for _, e := range f.Evidence {
-				p("- %s: %s\n", escape(e.Label), inlineCode(e.Display()))
+				p("- %s: %s\n", escape(e.Label), MarkdownCode(e.Display()))
 			}
 			p("\n")
 			markdownFix(w, f.Fix)
 		}
 	}
 	for _, c := range r.Candidates {
-		p("\n**Candidates for %s** (%s): %s\n\n| rank | tag | fate | why |\n|---|---|---|---|\n", c.Alias, c.Image, escape(c.Decision.Reason))
+		p("\n**Candidates for %s** (%s): %s\n\n| rank | tag | fate | why |\n|---|---|---|---|\n", escape(c.Alias), escape(c.Image), escape(c.Decision.Reason))
 		for i, t := range c.Decision.Tags {
 			if i == 30 {
 				p("| | … %d more | | |\n", len(c.Decision.Tags)-30)
@@ -96,19 +97,22 @@ func Markdown(w io.Writer, r *report.Report) {
 			if t.Rank > 0 {
 				rank = fmt.Sprint(t.Rank)
 			}
-			p("| %s | `%s` | %s | %s |\n", rank, t.Tag, t.Fate, escape(t.Why))
+			p("| %s | %s | %s | %s |\n", rank, MarkdownCellCode(t.Tag), escape(string(t.Fate)), escape(t.Why))
 		}
 	}
 	if len(r.UpdaterLog) > 0 {
+		// Each line on one line with nothing hidden, in a block whose
+		// fences no run of backticks in a message can close.
 		width := 0
 		for _, l := range r.UpdaterLog {
-			width = max(width, len(l.Level))
+			width = max(width, len(textutil.Visible(l.Level)))
 		}
-		p("\n**Image Updater's log lines about %s** (the last %d, secrets masked)\n\n```text\n", r.App.String(), len(r.UpdaterLog))
+		var lines strings.Builder
 		for _, l := range r.UpdaterLog {
-			p("%s %-*s %s\n", l.Time.UTC().Format("15:04:05"), width, strings.ToUpper(l.Level), strings.ReplaceAll(l.Message, "```", "'''"))
+			fmt.Fprintf(&lines, "%s %-*s %s\n", l.Time.UTC().Format("15:04:05"), width, textutil.Visible(strings.ToUpper(l.Level)), textutil.Visible(l.Message))
 		}
-		p("```\n")
+		fence := markdownFence(lines.String())
+		p("\n**Image Updater's log lines about %s** (the last %d, secrets masked)\n\n%stext\n%s%s\n", escape(r.App.String()), len(r.UpdaterLog), fence, lines.String(), fence)
 	}
 	p("\n</details>\n")
 }
@@ -136,7 +140,7 @@ func markdownStages(r *report.Report) []string {
 			unverified++
 			continue
 		}
-		line := Symbol(st) + " " + s.Title
+		line := Symbol(st) + " " + escape(s.Title)
 		var shown *report.Finding
 		root := false
 		for _, sev := range []report.Severity{report.Fail, report.Unknown, report.Warn} {
@@ -150,7 +154,7 @@ func markdownStages(r *report.Report) []string {
 		}
 		switch {
 		case shown != nil:
-			line += fmt.Sprintf(" — `%s` %s", shown.Code, escape(shown.Title))
+			line += fmt.Sprintf(" — %s %s", MarkdownCode(string(shown.Code)), escape(shown.Title))
 		case root:
 			line += " (the root cause)"
 		}
@@ -174,38 +178,23 @@ func markdownFix(w io.Writer, f *report.Fix) {
 	}
 	fmt.Fprint(w, "\n\n")
 	for _, s := range stepLines(f) {
-		fence := "```"
-		for strings.Contains(s.text, fence) {
-			fence += "`"
-		}
+		// A step is pasted as shown: its lines as they are (internal/shell
+		// writes no raw control; anything else hidden is shown), in a block
+		// no run of backticks in it can close.
+		text := textutil.VisibleLines(s.text)
 		lang := map[report.StepLang]string{report.LangShell: "sh", report.LangYAML: "yaml"}[s.lang]
 		if lang == "" {
 			lang = "text"
 		}
-		fmt.Fprintf(w, "%s\n\n%s%s\n%s\n%s\n\n", escape(s.head), fence, lang, s.text, fence)
+		fence := markdownFence(text)
+		fmt.Fprintf(w, "%s\n\n%s%s\n%s\n%s\n\n", escape(s.head), fence, lang, text, fence)
 		if s.context != "" {
-			fence := "```"
-			for strings.Contains(s.context, fence) {
-				fence += "`"
-			}
-			fmt.Fprintf(w, "which writes:\n\n%syaml\n%s\n%s\n\n", fence, strings.TrimRight(s.context, "\n"), fence)
+			context := textutil.VisibleLines(strings.TrimRight(s.context, "\n"))
+			fence := markdownFence(context)
+			fmt.Fprintf(w, "which writes:\n\n%syaml\n%s\n%s\n\n", fence, context, fence)
 		}
 	}
 }
 
-// inlineCode is s as Markdown inline code, whatever backticks it holds.
-func inlineCode(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return fence + pad + s + pad + fence
-}
-
-func escape(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
-}
+// escape is running text: MarkdownText.
+func escape(s string) string { return MarkdownText(s) }

@@ -50,7 +50,7 @@ var placeholder = report.AppRef{Namespace: "NAMESPACE", Name: "APP"}
 func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", s.Worst.Mark(), SummaryHeader(s))
+	p("%s  %s\n", s.Worst.Mark(), vis(SummaryHeader(s)))
 	if s.Partial {
 		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
 	}
@@ -75,16 +75,16 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 		appW, codeW, causeW := 0, 0, 0
 		for _, g := range s.Attention {
 			for _, l := range g.Apps {
-				appW = max(appW, utf8.RuneCountInString(l.App.String()))
-				codeW = max(codeW, len(l.Code))
+				appW = max(appW, utf8.RuneCountInString(vis(l.App.String())))
+				codeW = max(codeW, utf8.RuneCountInString(vis(string(l.Code))))
 				causeW = max(causeW, utf8.RuneCountInString(summaryClip(LineCause(l), o.TitleWidth)))
 			}
 		}
 		appW, codeW = min(appW, 64), min(codeW, 40)
 		for _, g := range s.Attention {
-			p("\n%s %s · %s (%d)\n", g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
+			p("\n%s %s · %s (%d)\n", g.State.Mark(), vis(g.State.Title()), vis(StageTitle(g.Stage)), len(g.Apps))
 			for _, l := range g.Apps {
-				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, l.App.String(), codeW, orDash(string(l.Code)), causeW, summaryClip(LineCause(l), o.TitleWidth))
+				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, vis(l.App.String()), codeW, vis(orDash(string(l.Code))), causeW, summaryClip(LineCause(l), o.TitleWidth))
 				if a := LineAges(l, s.At); a != "" {
 					line += "  " + a
 				}
@@ -94,9 +94,9 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 	}
 	p("\n")
 	if first := firstAttention(s); first != nil {
-		p("Next: %s shows an app's full report and its fix, e.g. %s\n", o.Next(placeholder), o.Next(first.App))
+		p("Next: %s shows an app's full report and its fix, e.g. %s\n", vis(o.Next(placeholder)), vis(o.Next(first.App)))
 	} else if s.Total > 0 {
-		p("Nothing needs anyone. %s shows an app's full report.\n", o.Next(placeholder))
+		p("Nothing needs anyone. %s shows an app's full report.\n", vis(o.Next(placeholder)))
 	}
 }
 
@@ -128,19 +128,19 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 	}
 	for _, g := range s.Attention {
 		p("\n### %s %s · %s (%d)\n\n| app | code | cause | since | newer tag waiting |\n|---|---|---|---|---|\n",
-			g.State.Mark(), g.State.Title(), StageTitle(g.Stage), len(g.Apps))
+			g.State.Mark(), escape(g.State.Title()), escape(StageTitle(g.Stage)), len(g.Apps))
 		for _, l := range g.Apps {
 			code := "—"
 			if l.Code != "" {
-				code = "`" + string(l.Code) + "`"
+				code = MarkdownCellCode(string(l.Code))
 			}
-			p("| `%s` | %s | %s | %s | %s |\n", l.App, code, escape(summaryClip(LineCause(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
+			p("| %s | %s | %s | %s | %s |\n", MarkdownCellCode(l.App.String()), code, escape(summaryClip(LineCause(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
 		}
 	}
 	if first := firstAttention(s); first != nil {
-		p("\n`%s` shows an app's full report and its fix (`%s`).\n", o.Next(placeholder), o.Next(first.App))
+		p("\n%s shows an app's full report and its fix (%s).\n", MarkdownCode(o.Next(placeholder)), MarkdownCode(o.Next(first.App)))
 	} else if s.Total > 0 {
-		p("\nNothing needs anyone. `%s` shows an app's full report.\n", o.Next(placeholder))
+		p("\nNothing needs anyone. %s shows an app's full report.\n", MarkdownCode(o.Next(placeholder)))
 	}
 }
 
@@ -329,7 +329,9 @@ func roundDuration(d time.Duration) string {
 
 // summaryClip shortens s, on one line, to n runes at a word boundary,
 // ending in "…".
-func summaryClip(s string, n int) string { return textutil.ClipWords(textutil.OneLine(s), n) }
+func summaryClip(s string, n int) string {
+	return textutil.ClipWords(textutil.Visible(textutil.OneLine(s)), n)
+}
 
 // summaryUpperFirst capitalizes a sentence's first letter.
 func summaryUpperFirst(s string) string {

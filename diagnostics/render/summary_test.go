@@ -155,7 +155,7 @@ func TestSummaryMarkdown(t *testing.T) {
 	render.SummaryMarkdown(&b, s)
 	out := b.String()
 	for _, want := range []string{
-		"## ✗ Image Updater fleet on prod-eu · namespaces payments-* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
+		"## ✗ Image Updater fleet on prod-eu · namespaces payments-\\* · 2026-11-29 12:00 UTC · 9 app(s) in 3.2s · partial\n",
 		"**Partial:**",
 		"| | state | apps |\n|---|---|---:|\n| ✗ | blocked | 2 |\n| ↯ | wrong update | 1 |\n| ◌ | not deployed | 1 |\n| ⊘ | held back by configuration | 1 |\n| ? | unknown | 1 |\n| ➜ | update on its way | 1 |\n| ✔ | up to date | 2 |\n",
 		"### ✗ blocked · Target (1)",

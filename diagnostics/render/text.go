@@ -10,7 +10,15 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
+
+// vis is a value as a terminal shows it: on one line, every control,
+// escape sequence, bidi control and zero-width character written as its
+// escape (textutil.Visible), so that nothing the cluster wrote moves the
+// cursor, clears the screen, sets a title, makes a link or starts a line.
+// Every string of a report but imgupd's own constants goes through it.
+func vis(s string) string { return textutil.Visible(s) }
 
 // Symbols per status, as in `flux check`.
 var symbols = map[report.Severity]string{
@@ -39,15 +47,15 @@ func Text(w io.Writer, r *report.Report, o TextOptions) {
 		o.MaxTags = 12
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", StateMark(r.State), answer(r))
+	p("%s  %s\n", StateMark(r.State), vis(answer(r)))
 	if headlineSaysMore(r) {
-		p("   %s\n", r.Headline)
+		p("   %s\n", vis(r.Headline))
 	}
-	p("   state %s (exit %d) · Image Updater %s (%s mode)%s\n", r.State, r.State.ExitCode(), r.UpdaterVersion, orDash(r.Mode), assumed(r))
+	p("   state %s (exit %d) · Image Updater %s (%s mode)%s\n", vis(string(r.State)), r.State.ExitCode(), vis(r.UpdaterVersion), vis(orDash(r.Mode)), assumed(r))
 	if rc := r.RootCause; rc != nil {
-		p("\n%s [%s] %s\n", rootLabel(r), rc.Code, rc.Title)
+		p("\n%s [%s] %s\n", rootLabel(r), vis(string(rc.Code)), vis(rc.Title))
 		if rc.Detail != "" {
-			p("   %s\n", rc.Detail)
+			p("   %s\n", vis(rc.Detail))
 		}
 		writeEvidence(w, rc.Evidence, "   ")
 		writeFix(w, rc.Fix, "   ")
@@ -61,15 +69,15 @@ func Text(w io.Writer, r *report.Report, o TextOptions) {
 		writeStages(w, r, o)
 	}
 	for _, c := range r.Candidates {
-		p("\nCandidates for %s (%s): %s\n", c.Alias, c.Image, c.Decision.Reason)
+		p("\nCandidates for %s (%s): %s\n", vis(c.Alias), vis(c.Image), vis(c.Decision.Reason))
 		writeTags(w, c.Decision, o.MaxTags)
 	}
 	if nv := notVerifiedOf(r); len(nv) > 0 {
 		p("\nNot verified:\n")
 		for _, u := range nv {
-			p("   - %s%s\n", u.What, decidesNote(u))
+			p("   - %s%s\n", vis(u.What), decidesNote(u))
 			if u.VerifyBy != "" {
-				p("     verify: %s\n", u.VerifyBy)
+				p("     verify: %s\n", vis(u.VerifyBy))
 			}
 		}
 	}
@@ -98,11 +106,11 @@ func writeStages(w io.Writer, r *report.Report, o TextOptions) {
 		case s.Status == report.Unknown && !onlyNotVerified(s, nv):
 			writeStage(w, s, o)
 		case s.Status == report.Unknown:
-			unverified = append(unverified, s.Title)
+			unverified = append(unverified, vis(s.Title))
 			fallthrough
 		default:
 			if s.Status != report.Unknown {
-				passed = append(passed, s.Title)
+				passed = append(passed, vis(s.Title))
 			}
 			for _, f := range s.Findings {
 				if f.Role == report.RoleContext && (f.Severity == report.Pass || f.Severity == report.Info) {
@@ -118,16 +126,16 @@ func writeStages(w io.Writer, r *report.Report, o TextOptions) {
 		fmt.Fprintf(w, "%s %d %s not verified (below): %s\n", Symbol(report.Unknown), len(unverified), plural(len(unverified), "stage", "stages"), strings.Join(unverified, ", "))
 	}
 	for _, f := range context {
-		fmt.Fprintf(w, "   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
+		fmt.Fprintf(w, "   %s [%s] %s\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
 	}
 	said := map[string]bool{}
 	for _, s := range skipped {
 		switch {
 		case said[s.SkipReason]:
-			fmt.Fprintf(w, "%s %s — skipped (as above)\n", Symbol(s.Status), s.Title)
+			fmt.Fprintf(w, "%s %s — skipped (as above)\n", Symbol(s.Status), vis(s.Title))
 		default:
 			said[s.SkipReason] = true
-			fmt.Fprintf(w, "%s %s — %s\n", Symbol(s.Status), s.Title, orDash(s.SkipReason))
+			fmt.Fprintf(w, "%s %s — %s\n", Symbol(s.Status), vis(s.Title), vis(orDash(s.SkipReason)))
 		}
 	}
 }
@@ -152,9 +160,9 @@ func onlyNotVerified(s report.StageResult, nv map[report.Code]bool) bool {
 // Verbose; otherwise the problems and the context).
 func writeStage(w io.Writer, s report.StageResult, o TextOptions) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s %s", Symbol(s.Status), s.Title)
+	p("%s %s", Symbol(s.Status), vis(s.Title))
 	if s.SkipReason != "" {
-		p(" — %s", s.SkipReason)
+		p(" — %s", vis(s.SkipReason))
 	}
 	p("\n")
 	for _, f := range s.Findings {
@@ -163,13 +171,13 @@ func writeStage(w io.Writer, s report.StageResult, o TextOptions) {
 		}
 		if f.RootCause {
 			if o.Verbose {
-				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), f.Code, f.Title)
+				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
 			} else {
-				p("   %s [%s] (root cause, above)\n", Symbol(f.Severity), f.Code)
+				p("   %s [%s] (root cause, above)\n", Symbol(f.Severity), vis(string(f.Code)))
 			}
 			continue
 		}
-		p("   %s [%s] %s\n", Symbol(f.Severity), f.Code, f.Title)
+		p("   %s [%s] %s\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
 		if o.Verbose || f.Severity == report.Fail || f.Severity == report.Warn || f.Severity == report.Unknown {
 			writeEvidence(w, f.Evidence, "      ")
 			if f.Severity != report.Pass && f.Severity != report.Info {
@@ -219,7 +227,7 @@ func plural(n int, one, many string) string {
 
 func writeEvidence(w io.Writer, ev []report.Evidence, indent string) {
 	for _, e := range ev {
-		fmt.Fprintf(w, "%s· %s: %s\n", indent, e.Label, e.Display())
+		fmt.Fprintf(w, "%s· %s: %s\n", indent, vis(e.Label), vis(e.Display()))
 	}
 }
 
@@ -227,19 +235,21 @@ func writeFix(w io.Writer, f *report.Fix, indent string) {
 	if f == nil || f.Summary == "" {
 		return
 	}
-	fmt.Fprintf(w, "%s→ Fix: %s", indent, f.Summary)
+	fmt.Fprintf(w, "%s→ Fix: %s", indent, vis(f.Summary))
 	if f.Where != "" {
-		fmt.Fprintf(w, " (%s)", f.Where)
+		fmt.Fprintf(w, " (%s)", vis(f.Where))
 	}
 	fmt.Fprintln(w)
 	for _, s := range stepLines(f) {
-		fmt.Fprintf(w, "%s  %s\n", indent, s.head)
-		for _, l := range strings.Split(s.text, "\n") {
+		fmt.Fprintf(w, "%s  %s\n", indent, vis(s.head))
+		// A step's lines are its own (a command, a YAML document); what
+		// else it holds is shown (internal/shell writes no raw control).
+		for _, l := range strings.Split(textutil.VisibleLines(s.text), "\n") {
 			fmt.Fprintf(w, "%s      %s\n", indent, l)
 		}
 		if s.context != "" {
 			fmt.Fprintf(w, "%s    which writes:\n", indent)
-			for _, l := range strings.Split(strings.TrimRight(s.context, "\n"), "\n") {
+			for _, l := range strings.Split(textutil.VisibleLines(strings.TrimRight(s.context, "\n")), "\n") {
 				fmt.Fprintf(w, "%s      %s\n", indent, l)
 			}
 		}
@@ -282,7 +292,7 @@ func writeTags(w io.Writer, d updater.Decision, max int) {
 		if t.Rank > 0 {
 			rank = fmt.Sprintf("%2d", t.Rank)
 		}
-		fmt.Fprintf(w, "   %s %-24s %-22s %s\n", rank, t.Tag, strings.TrimPrefix(string(t.Fate), "dropped: "), t.Why)
+		fmt.Fprintf(w, "   %s %-24s %-22s %s\n", rank, vis(t.Tag), vis(strings.TrimPrefix(string(t.Fate), "dropped: ")), vis(t.Why))
 		shown++
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -33,7 +34,7 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 			render.Text(&b, r, render.TextOptions{})
 			out := b.String()
 			lines := strings.Split(out, "\n")
-			if want := r.State.Mark() + "  " + r.Answer; lines[0] != want {
+			if want := r.State.Mark() + "  " + textutil.Visible(r.Answer); lines[0] != want {
 				t.Errorf("line 1 is %q, want %q", lines[0], want)
 			}
 			var passed []string
@@ -62,20 +63,20 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 				t.Errorf("\"Not verified\" %d times:\n%s", n, out)
 			}
 			if rc := r.RootCause; rc != nil {
-				if n := strings.Count(out, rc.Title); n != 1 {
+				if n := strings.Count(out, textutil.Visible(rc.Title)); n != 1 {
 					t.Errorf("the root cause's title is said %d times:\n%s", n, out)
 				}
 			}
 			var md strings.Builder
 			render.Markdown(&md, r)
-			if want := "## " + r.State.Emoji() + " " + r.Answer + "\n"; !strings.HasPrefix(md.String(), want) {
+			if want := "## " + r.State.Emoji() + " " + render.MarkdownText(r.Answer) + "\n"; !strings.HasPrefix(md.String(), want) {
 				t.Errorf("the Markdown report does not open with %q:\n%s", want, md.String())
 			}
 			if n := strings.Count(md.String(), "Not verified"); n > 1 {
 				t.Errorf("the Markdown report says \"Not verified\" %d times:\n%s", n, md.String())
 			}
 			if rc := r.RootCause; rc != nil {
-				if n := strings.Count(md.String(), strings.ReplaceAll(rc.Title, "|", "\\|")); n != 1 {
+				if n := strings.Count(md.String(), render.MarkdownText(rc.Title)); n != 1 {
 					t.Errorf("the Markdown report says the root cause's title %d times:\n%s", n, md.String())
 				}
 			}

@@ -17,9 +17,9 @@ import (
 func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 	o = o.withDefaults()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", wh.Worst().Mark(), wh.Head())
+	p("%s  %s\n", wh.Worst().Mark(), vis(wh.Head()))
 	for _, l := range whereAbout(wh) {
-		p("   %s\n", l)
+		p("   %s\n", vis(l))
 	}
 	if wh.Partial {
 		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
@@ -29,23 +29,23 @@ func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 	}
 	width := 0
 	for _, l := range wh.Apps {
-		width = max(width, utf8.RuneCountInString(l.App.String()))
+		width = max(width, utf8.RuneCountInString(vis(l.App.String())))
 	}
 	for _, a := range report.WhereAnswers() {
 		g := wh.Group(a)
 		if len(g) == 0 {
 			continue
 		}
-		p("\n%s %s (%d)\n", a.State().Mark(), a.Title(), len(g))
+		p("\n%s %s (%d)\n", a.State().Mark(), vis(a.Title()), len(g))
 		for _, l := range g {
-			p("   %-*s  %s\n", width, l.App.String(), textutil.ClipWords(textutil.OneLine(l.Says(wh.Tag)), 180))
+			p("   %-*s  %s\n", width, vis(l.App.String()), textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180))
 		}
 	}
 	if l := wh.FirstStopped(); l != nil && l.Fix != nil {
-		p("\n%s: ", l.App)
+		p("\n%s: ", vis(l.App.String()))
 		writeFix(w, l.Fix, "")
 	}
-	p("\n`%s` shows an app's full report.\n", o.Next(placeholder))
+	p("\n`%s` shows an app's full report.\n", vis(o.Next(placeholder)))
 }
 
 // WhereMarkdown writes the answer for issues and chat.
@@ -64,16 +64,16 @@ func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
 		if len(g) == 0 {
 			continue
 		}
-		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", a.State().Emoji(), a.Title(), len(g))
+		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", a.State().Emoji(), escape(a.Title()), len(g))
 		for _, l := range g {
-			p("| `%s` | `%s` | %s |\n", strings.ReplaceAll(l.App.String(), "`", "'"), strings.ReplaceAll(l.Image, "`", "'"), escape(strings.ReplaceAll(l.Says(wh.Tag), "|", "\\|")))
+			p("| %s | %s | %s |\n", MarkdownCellCode(l.App.String()), MarkdownCellCode(l.Image), escape(l.Says(wh.Tag)))
 		}
 	}
 	if l := wh.FirstStopped(); l != nil {
-		p("\n### %s `%s`\n\n", escape(l.App.String()), l.Code)
+		p("\n### %s %s\n\n", escape(l.App.String()), MarkdownCode(string(l.Code)))
 		markdownFix(w, l.Fix)
 	}
-	p("\n`%s` shows an app's full report.\n", o.Next(placeholder))
+	p("\n%s shows an app's full report.\n", MarkdownCode(o.Next(placeholder)))
 }
 
 // whereAbout are the answer's particulars: which tag and why that one, a

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // JSON is the documented JSON form of a simulation (docs/cli.md).
@@ -102,20 +103,24 @@ const (
 	textDropped    = 15
 )
 
-// WriteText prints a readable report with the candidate table.
+// WriteText prints a readable report with the candidate table. Every
+// value the registry or the flags gave (tags, error text, the image) is
+// shown on one line with its controls visible (textutil.Visible): a tag
+// name cannot move the cursor, break the table or start a line.
 func WriteText(w io.Writer, r Result, o TextOptions) {
 	d := r.Decision
+	vis := textutil.Visible
 	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(kv, "Image\t%s\n", d.Image)
-	fmt.Fprintf(kv, "Registry\t%s · repository %s · %s credentials · endpoint %s\n", r.APIURL, r.Repository, r.CredentialsUsed, r.Resolution.Rule)
-	fmt.Fprintf(kv, "Updater\t%s\n", d.Version)
-	c := d.Constraint
+	fmt.Fprintf(kv, "Image\t%s\n", vis(d.Image))
+	fmt.Fprintf(kv, "Registry\t%s · repository %s · %s credentials · endpoint %s\n", vis(r.APIURL), vis(r.Repository), vis(r.CredentialsUsed), vis(string(r.Resolution.Rule)))
+	fmt.Fprintf(kv, "Updater\t%s\n", vis(d.Version))
+	c := vis(d.Constraint)
 	if c == "" {
 		c = "(none)"
 	}
 	strategy := d.Strategy.String()
 	if d.ConstraintMeaning != "" {
-		fmt.Fprintf(kv, "Strategy\t%s · constraint %s: %s\n", strategy, c, d.ConstraintMeaning)
+		fmt.Fprintf(kv, "Strategy\t%s · constraint %s: %s\n", strategy, c, vis(d.ConstraintMeaning))
 	} else {
 		fmt.Fprintf(kv, "Strategy\t%s · constraint %s is not used by this strategy\n", strategy, c)
 	}
@@ -124,21 +129,21 @@ func WriteText(w io.Writer, r Result, o TextOptions) {
 		if d.Platforms.FromController {
 			src = "the controller's platform, none configured"
 		}
-		fmt.Fprintf(kv, "Platforms\t%s (%s)\n", d.Platforms.String(), src)
+		fmt.Fprintf(kv, "Platforms\t%s (%s)\n", vis(d.Platforms.String()), src)
 	}
 	fmt.Fprintf(kv, "Tags\t%d listed · %d after filters · %d candidates\n", d.Listed, d.Filtered, d.Candidates)
 	if d.RunningTag != "" || d.RunningDigest != "" || d.UpdateNeeded != nil {
-		fmt.Fprintf(kv, "Running\t%s\n", updater.ImageRef{Tag: d.RunningTag, Digest: d.RunningDigest}.TagWithDigest())
+		fmt.Fprintf(kv, "Running\t%s\n", vis(updater.ImageRef{Tag: d.RunningTag, Digest: d.RunningDigest}.TagWithDigest()))
 	}
 	pick := "none"
 	if d.Selected != nil {
-		pick = d.Selected.String()
+		pick = vis(d.Selected.String())
 		if d.Selected.FromRunningTag {
 			pick += " (the running tag, kept because no tag survived)"
 		}
 	}
 	fmt.Fprintf(kv, "Pick\t%s\n", pick)
-	fmt.Fprintf(kv, "Outcome\t%s: %s\n", d.Outcome, d.Reason)
+	fmt.Fprintf(kv, "Outcome\t%s: %s\n", d.Outcome, vis(d.Reason))
 	kv.Flush()
 
 	if len(d.Tags) > 0 {
@@ -165,7 +170,7 @@ func WriteText(w io.Writer, r Result, o TextOptions) {
 			} else {
 				shownDrop++
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rank, f.Tag, strings.TrimPrefix(string(f.Fate), "dropped: "), f.Why)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rank, vis(f.Tag), vis(strings.TrimPrefix(string(f.Fate), "dropped: ")), vis(f.Why))
 		}
 		tw.Flush()
 		if len(hidden) > 0 {
@@ -188,7 +193,7 @@ func WriteText(w io.Writer, r Result, o TextOptions) {
 	if len(warn) > 0 {
 		fmt.Fprintln(w, "\nImage Updater would log:")
 		for _, l := range warn {
-			fmt.Fprintln(w, "  "+l)
+			fmt.Fprintln(w, "  "+vis(l))
 		}
 	}
 }

