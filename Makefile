@@ -6,8 +6,12 @@ BENCHTIME ?= 5x
 .PHONY: test unit race fuzz e2e dockerfile-test bench try build plugin vet fmt-check demo image manifests
 
 ## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
-## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah)
-test: vet fmt-check unit race fuzz e2e dockerfile-test
+## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah),
+## one after the other, stopping at the first that fails; prints each tier's wall time at the end
+## (scripts/tiers.sh). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
+TIERS ?= vet fmt-check unit race fuzz e2e dockerfile-test
+test:
+	@MAKE="$(MAKE)" ./scripts/tiers.sh $(TIERS)
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
