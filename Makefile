@@ -45,9 +45,9 @@ unit:
 	    scripts/testtime --echo -n 15 --save "$$json"; \
 	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
 
-## race: the packages with concurrency, under the race detector
+## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it)
 race:
-	CGO_ENABLED=1 $(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
+	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
 
 ## fuzz: every Fuzz target for FUZZTIME each, one worker each, as many targets at once as CPUs
 ## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time)
