@@ -72,6 +72,7 @@ results=$(mktemp -d)
 bins=$(mktemp -d)
 trap 'rm -rf "$results" "$bins"' EXIT
 gocache=$("$GO" env GOCACHE)
+module=$("$GO" list -m)
 files=$(grep -rl --include='*_test.go' -E '^func Fuzz' . | sed 's|^\./||' | sort)
 
 # One instrumented test binary per package, one package after the other (the go command compiles in parallel).
@@ -79,7 +80,7 @@ start=$SECONDS
 for dir in $(for f in $files; do echo "./$(dirname "$f")"; done | sort -u); do
   bin=$(binary "$dir")
   if "$GO" test -c -fuzz=. -o "$bin" "$dir" >"$bin.log" 2>&1; then
-    "$GO" list -f '{{.ImportPath}}' "$dir" >"$bin.importpath"
+    echo "$module/${dir#./}" >"$bin.importpath"
   else
     rm -f "$bin"
   fi
