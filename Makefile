@@ -5,9 +5,21 @@ BENCHTIME ?= 5x
 
 .PHONY: test unit race fuzz e2e dockerfile-test bench try build plugin vet fmt-check demo image manifests
 
+# Every tier but race compiles as the image builds imgupd (deploy/image: CGO_ENABLED=0, -trimpath), so
+# the packages compiled once serve vet, the unit tests, deploy/image's `go build`, fuzzing, the e2e tier
+# and the Dockerfile's build (which mounts the same Go build cache): on a cold cache, imgupd and its
+# dependencies are compiled once, not once per configuration. race needs cgo and compiles on its own.
+CGO_ENABLED ?= 0
+export CGO_ENABLED
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+
 ## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
-## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah)
-test: vet fmt-check unit race fuzz e2e dockerfile-test
+## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah),
+## one after the other, stopping at the first that fails; prints each tier's wall time at the end
+## (scripts/tiers.sh). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
+TIERS ?= vet fmt-check unit race fuzz e2e dockerfile-test
+test:
+	@MAKE="$(MAKE)" ./scripts/tiers.sh $(TIERS)
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
@@ -23,13 +35,19 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1)
+## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1); prints go test's
+## usual lines, then the slowest packages and tests (scripts/testtime; TESTJSON=FILE keeps the events).
+## -parallel 4: the tests marked t.Parallel wait mostly on loopback servers and git processes, not CPU.
+TESTJSON ?=
 unit:
-	$(GO) test -count=1 -timeout 30m ./...
+	@json=$${TESTJSON:-$$(mktemp)}; \
+	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m ./...; echo $$? > "$$json.status"; } | \
+	    scripts/testtime --echo -n 15 --save "$$json"; \
+	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
 
-## race: the packages with concurrency, under the race detector
+## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it)
 race:
-	$(GO) test -count=1 -race ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
+	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
 
 ## fuzz: every Fuzz target for FUZZTIME each, one worker each, as many targets at once as CPUs
 ## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time)

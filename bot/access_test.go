@@ -134,6 +134,7 @@ func payload(env *lab.Env, m slacklab.Message) string {
 // cluster with them reads exactly what the cluster without them reads: nothing of the hidden
 // apps' repositories, registry, pull secret or project.
 func TestHiddenAppsChangeNoAnswer(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	cmds := []string{
 		"summary",
 		"summary --name secret*",
@@ -238,6 +239,7 @@ func TestHiddenAppsChangeNoAnswer(t *testing.T) {
 // details included — with 🔒 on the mention instead of the verdict; what #deploys may see is
 // public; a click on a public report is decided for the clicker.
 func TestPersonalGrantsAnswerPrivately(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	var rec *recorder.Log
 	h := startScenario(t, vaultFleet(true), vaultAccess(&rec))
 	const note = "Only you can see this: the access rule `platform` grants you `argocd/secret-0001`, not this channel."
@@ -344,6 +346,7 @@ func (g *gate) Waiting() int {
 // response_url, after a mention as an ephemeral message with ⌛); explain takes no turn; carol
 // still gets a turn; once the first answers, alice has her turn back.
 func TestOnePersonCannotTakeEveryTurn(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	g := &gate{open: make(chan struct{})}
 	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, _ *slacklab.Config) {
 		g.Diagnoser = c.Service.Engine
@@ -401,6 +404,7 @@ func TestOnePersonCannotTakeEveryTurn(t *testing.T) {
 // "privategroup" is looked up and its rules apply by name; when the lookup fails, rules for
 // every channel do not apply (rules naming it by ID still do).
 func TestGroupDMsAreNotChannels(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	const group, ops = "G0GROUPDM1", "G0OPSPRIV1"
 	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, s *slacklab.Config) {
 		c.Service.Policy = &commands.Policy{Rules: []commands.Rule{

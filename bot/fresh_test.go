@@ -21,6 +21,7 @@ import (
 // 1.* picks it), new tags pushed to the registry, an edited ImageUpdater
 // CR.
 func TestRerunSeesEveryChange(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	sc, err := lab.LoadFile("testdata/fresh-rerun.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ func (s *shownAnswers) check(where string, msgs ...blockkit.Message) {
 // carries no live sequence and shows no emoji the bot did not write; and the
 // hostile text is shown, as written.
 func TestHostileScenariosShowNothingLive(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	all, err := lab.Builtins()
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +185,7 @@ func (failingApps) Applications(context.Context, string) ([]argo.Application, er
 // written in the parse error, the help and the progress note: their own
 // mention or link does not become live in the bot's answer.
 func TestHostileCommandTextShownAsWritten(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	sh := &shownAnswers{t: t}
 	for _, text := range []string{
 		"<!channel> diagnose web",

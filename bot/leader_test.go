@@ -39,7 +39,7 @@ func TestOnlyTheLeaderConnects(t *testing.T) {
 	}
 	wait := func(what string, cond func() bool) { t.Helper(); waitUntil(t, what, cond) }
 	a := startReplica("replica-a")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	if err := srv.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -81,25 +81,28 @@ type replica struct {
 }
 
 // startLeaderReplica runs a bot made from cfg as a leader candidate on the
-// Lease imgupd/imgupd, with short Lease timings.
+// Lease imgupd/imgupd. A leader releases the Lease when it stops, and a
+// standby retries every 100 ms, so a failover takes no Lease expiry; the
+// Lease's own durations are long enough that a loaded machine's leader
+// renews in time (a missed renewal would hand the Lease over mid-test).
 func startLeaderReplica(kube kubernetes.Interface, id string, cfg bot.Config) *replica {
 	r := &replica{b: bot.New(cfg), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {
 		r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
-			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond})
+			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 100 * time.Millisecond})
 	}()
 	return r
 }
 
-// waitUntil polls cond until it holds, failing the test after 20 s.
+// waitUntil polls cond until it holds, failing the test after patience.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			t.Fatalf("waited %s until %s", patience, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -377,7 +377,7 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 		return n
 	}
 	a := startReplica("replica-a")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	if err := srv.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -446,7 +446,7 @@ func TestSchedulesWithoutTheRoleFailAtStart(t *testing.T) {
 				Service:   &commands.Service{Policy: &commands.Policy{}, Fleet: &fleet.Scanner{}},
 				Schedules: []bot.Schedule{{Name: "fleet", Cron: "@daily", Channel: deploys}},
 				State:     &bot.ConfigMapStore{Client: kube.CoreV1(), Namespace: "imgupd", Name: bot.DefaultStateConfigMap}})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), patience)
 			defer cancel()
 			err := b.RunAsLeader(ctx, bot.LeaderConfig{Client: kube.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: "x"})
 			var se *bot.SetupError

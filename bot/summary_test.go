@@ -48,6 +48,7 @@ func isSummary(m slacklab.Message) bool {
 // grants, so that summary is for the clicker alone; a mention answers in its thread; a forged
 // button value is refused.
 func TestSummaryOnDemand(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	h := startScenario(t, paymentsFleet(lab.FleetSpec{Apps: 12, Repos: 3, Broken: 4}), onlyPayments)
 	h.send(slacklab.SlashCommand("env-sum-1", slash(alice, deploys, "summary", h.srv.ResponseURL("s1"))))
 	ack, err := h.srv.WaitAck(h.ctx(), "env-sum-1")
@@ -127,6 +128,7 @@ func TestSummaryOnDemand(t *testing.T) {
 // TestSummaryInADirectMessage: `summary` written to the bot directly is answered in the
 // conversation, its details in the summary's thread.
 func TestSummaryInADirectMessage(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	h := startScenario(t, lab.FleetScenario(lab.FleetSpec{Apps: 6, Repos: 2, Broken: 3}), allowDMs, func(c *bot.Config, _ *slacklab.Config) {
 		c.Service.Fleet = &fleet.Scanner{Engine: c.Service.Engine.(*diagnostics.Engine)}
 	})

@@ -38,6 +38,7 @@ func isWhere(m slacklab.Message) bool {
 // that channel may see (namespace argocd), each in its group, and no trace of team's apps;
 // a mention in a thread answers there; bad input gets the grammar and a suggestion.
 func TestWhereInSlack(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
 	h := startScenario(t, whereFleet(t), onlyArgocd)
 	image := h.env.Vars["REGISTRY"] + "/team/web:1.2.0"
 	h.send(slacklab.SlashCommand("env-where-1", slash(alice, deploys, "where "+image, h.srv.ResponseURL("w1"))))

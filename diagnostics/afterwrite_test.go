@@ -30,6 +30,7 @@ func findingsOf(r *report.Report, c report.Code) []report.Finding {
 }
 
 func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
+	t.Parallel() // its own lab
 	for _, name := range []string{"constraint-downgrade", "constraint-downgrade-after-write", "constraint-downgrade-git-after-write"} {
 		t.Run(name, func(t *testing.T) {
 			r := diagnose(t, name, nil)
@@ -70,6 +71,7 @@ func TestDowngradeStaysWrongOnceWritten(t *testing.T) {
 }
 
 func TestRollbackPinIsOnItsWay(t *testing.T) {
+	t.Parallel() // its own lab
 	for _, tc := range []struct{ name, written string }{
 		{"rollback-pin", "on Image Updater's next cycle"},
 		{"rollback-pin-after-write", "written, Argo CD deploys it on its next sync"},
@@ -94,6 +96,7 @@ func TestRollbackPinIsOnItsWay(t *testing.T) {
 // rollback; a range that leaves the running version out is a downgrade, even
 // one that admits only the same tag here. Both before and after the write.
 func TestWhatCountsAsAPin(t *testing.T) {
+	t.Parallel() // its own lab
 	cases := []struct {
 		constraint string
 		want       report.Code
@@ -109,6 +112,7 @@ func TestWhatCountsAsAPin(t *testing.T) {
 	for _, scen := range []string{"rollback-pin", "rollback-pin-after-write"} {
 		for _, tc := range cases {
 			t.Run(scen+"/"+tc.constraint, func(t *testing.T) {
+				t.Parallel() // each its own lab
 				r := diagnose(t, scen, func(sc *lab.Scenario) {
 					sc.Objects = strings.Replace(sc.Objects, `imageName: "${REGISTRY}/team/web:1.0.0"`, `imageName: "${REGISTRY}/team/web:`+tc.constraint+`"`, 1)
 				})
@@ -130,6 +134,7 @@ func TestWhatCountsAsAPin(t *testing.T) {
 // TestDigestPinIsARollback: the digest strategy following an older version
 // tag moves the image down to it, as asked.
 func TestDigestPinIsARollback(t *testing.T) {
+	t.Parallel() // its own lab
 	r := diagnose(t, "rollback-pin", func(sc *lab.Scenario) {
 		sc.Objects = strings.Replace(sc.Objects, `imageName: "${REGISTRY}/team/web:1.0.0"`,
 			`imageName: "${REGISTRY}/team/web:1.0.0"`+"\n      commonUpdateSettings: {updateStrategy: digest}", 1)
@@ -145,6 +150,7 @@ func TestDigestPinIsARollback(t *testing.T) {
 // (and not deciding the answer). Once the log shows the rejection, the
 // answer is blocked (article-4-protected-branch).
 func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
+	t.Parallel() // its own lab
 	r := diagnose(t, "protected-branch-unknown-forge-before", nil)
 	if r.State != report.StateOnItsWay {
 		t.Fatalf("state %s, want update-on-its-way\n%s", r.State, dump(r))
@@ -167,6 +173,7 @@ func TestUnknownForgePushBeforeTheCycle(t *testing.T) {
 // TestOtherWrongPicksStayWrongOnceWritten: a pick the CR did not ask for
 // (the CRD-defaulted strategy's) is as wrong in the spec as before it.
 func TestOtherWrongPicksStayWrongOnceWritten(t *testing.T) {
+	t.Parallel() // its own lab
 	r := diagnose(t, "crd-defaulted-strategy", func(sc *lab.Scenario) {
 		sc.Objects = strings.Replace(sc.Objects, `targetRevision: main, kustomize: {}}`,
 			`targetRevision: main, kustomize: {images: ["${REGISTRY}/team/web:2.0.0"]}}`, 1)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
@@ -135,8 +136,16 @@ func TestEndlessGit(t *testing.T) {
 			srv := httptest.NewServer(labgit.Endless{Mode: tc.mode})
 			t.Cleanup(srv.Close)
 			env := start(t, tc.scenario, func(sc *lab.Scenario) { replaceAll(sc, "${GIT}/config.git", srv.URL+"/config.git") })
+			// The reads end at their byte bounds (32 MiB of refs, 64 MiB of pack), whatever the
+			// machine's speed: the lab's deadlines (lab.Timeout) are far beyond them, so a
+			// diagnosis that reaches one says the machine is too slow, not what imgupd answers.
 			var r *report.Report
+			t0 := time.Now()
 			grew := heapwatch.Measure(func() { r = env.Diagnose(context.Background()) })
+			if took := time.Since(t0); took >= lab.Timeout {
+				t.Fatalf("machine too slow: the diagnosis took %s, the lab's deadline is %s; the byte bounds were not reached in time\n%s",
+					took.Round(time.Second), lab.Timeout, dump(r))
+			}
 			t.Logf("heap +%.1f MiB\n%s", grew.MiB(), dump(r))
 			if grew.Peak > 4*(64<<20) {
 				t.Errorf("the heap grew by %.0f MiB, more than 4× the 64 MiB pack bound", grew.MiB())

@@ -37,6 +37,7 @@ func findingOf(r *report.Report, c report.Code) *report.Finding {
 // nothing; the team-wide CR moves the image to 2.0.0 anyway. That is the
 // answer, not "held back".
 func TestOtherCRMovesImageTheOwnCRHolds(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, multiCR, func(sc *lab.Scenario) {
 		replaceIn(t, &sc.Objects, `imageName: "${REGISTRY}/team/web:~1.0"`, `imageName: "${REGISTRY}/team/web:~1.1"`)
 	})
@@ -56,6 +57,7 @@ func TestOtherCRMovesImageTheOwnCRHolds(t *testing.T) {
 // The team-wide CR's ref already has labelSelectors: the fix adds
 // matchExpressions to them instead of replacing them.
 func TestCRsDisagreeFixKeepsTheTeamSelector(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, multiCR, func(sc *lab.Scenario) {
 		replaceIn(t, &sc.Objects, "kind: Application\nmetadata: {name: web, namespace: argocd}",
 			"kind: Application\nmetadata: {name: web, namespace: argocd, labels: {team: web}}")
@@ -77,6 +79,7 @@ func TestCRsDisagreeFixKeepsTheTeamSelector(t *testing.T) {
 // it with the team CR's settings; imgupd says it does not judge it, and
 // the answer for web's own image stands.
 func TestOtherCRImageNotJudged(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, multiCR, func(sc *lab.Scenario) {
 		sc.Registry.Repositories["team/api"] = []lab.Image{{Tag: "2.3.0"}, {Tag: "2.4.0"}}
 		replaceIn(t, &sc.Objects, `summary: {images: ["${REGISTRY}/team/web:1.0.0"]}`,
@@ -114,6 +117,7 @@ func TestOtherCRImageNotJudged(t *testing.T) {
 // After the cycle the team CR's write is in the spec and its log: the
 // answer is the same as before it, with the write as evidence.
 func TestCRsDisagreeAfterTheWrite(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, multiCR+"-after", nil)
 	r := env.Diagnose(context.Background())
 	if r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != report.CodeCandidatesCRsDisagree {

@@ -98,6 +98,7 @@ func dump(r *report.Report) string {
 }
 
 func TestAppNotFoundSuggestsNames(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, healthy, nil)
 	r := env.Engine().Diagnose(context.Background(), diagnostics.Request{App: "wbe", Namespace: "argocd"})
 	if r.RootCause == nil || r.RootCause.Code != report.CodeAppNotFound || !strings.Contains(r.RootCause.Title, "did you mean web?") {
@@ -113,6 +114,7 @@ func TestAppNotFoundSuggestsNames(t *testing.T) {
 // TestForbiddenReadNamesRule: a read RBAC forbids becomes a finding that
 // names the missing rule, never a pass.
 func TestForbiddenReadNamesRule(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, healthy, nil)
 	reader := env.Engine().Cluster.(*cluster.Reader)
 	reader.Dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("list", "imageupdaters", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -133,16 +135,32 @@ func TestForbiddenReadNamesRule(t *testing.T) {
 }
 
 // TestDeadline: a registry slower than the diagnosis's deadline does not
-// hang it; the report says what was not finished.
+// hang it; the report says what was not finished. The registry holds the
+// tag list until the client gives up (10 minutes), so only the diagnosis's
+// deadline ends the read, however slow the machine. The deadline (20 s,
+// imgupd's default) leaves the stages before the registry the time a loaded
+// machine needs; a diagnosis that ran out of it before the registry says the
+// machine is too slow, and the minute allowed after it is a net for a
+// diagnosis that hangs, not a timing.
 func TestDeadline(t *testing.T) {
+	t.Parallel() // its own lab; it waits out its deadline
 	env := start(t, healthy, func(sc *lab.Scenario) {
-		sc.Registry.Behaviours = append(sc.Registry.Behaviours, lab.Behaviour{Repo: "team/web", Delay: "5s", Only: "tags"})
+		sc.Registry.Behaviours = append(sc.Registry.Behaviours, lab.Behaviour{Repo: "team/web", Delay: "10m", Only: "tags"})
 	})
-	env.Engine().Options.Timeout = 1500 * time.Millisecond
+	const deadline = 20 * time.Second
+	env.Engine().Options.Timeout = deadline
 	t0 := time.Now()
 	r := env.Diagnose(context.Background())
-	if d := time.Since(t0); d > 4*time.Second {
-		t.Fatalf("diagnosis took %s with a 1.5 s deadline", d)
+	if d := time.Since(t0); d > deadline+time.Minute {
+		t.Fatalf("the diagnosis hung: it took %s with a %s deadline", d.Round(time.Second), deadline)
+	}
+	for _, nv := range r.NotVerified {
+		if nv.Stage == report.StageRegistry {
+			break
+		}
+		if nv.Code == report.CodeCheckTimeout || strings.Contains(nv.What, "deadline") || strings.Contains(nv.What, "timed out") {
+			t.Fatalf("machine too slow: the diagnosis ran out of its %s before the registry stage: %+v", deadline, nv)
+		}
 	}
 	if r.State != report.StateUnknown || len(r.NotVerified) == 0 || !r.NotVerified[0].Decides {
 		t.Fatalf("state %s, not verified %+v\n%s", r.State, r.NotVerified, dump(r))
@@ -155,6 +173,7 @@ func TestDeadline(t *testing.T) {
 // TestLogSecretsRedacted: Image Updater's own log lines are evidence; the
 // credentials they may carry never reach the report.
 func TestLogSecretsRedacted(t *testing.T) {
+	t.Parallel() // its own lab
 	const pass, token = "CANARY-log-pass-51ab", "CANARY-log-token-9f02"
 	env := start(t, healthy, func(sc *lab.Scenario) {
 		sc.Logs += `time="2026-11-29T10:05:00Z" level=error msg="Could not update application spec: could not push to https://bot:` + pass +
@@ -214,6 +233,7 @@ func threeImages(sc *lab.Scenario) {
 // per newest-build tag and one config per distinct image; a second
 // diagnosis on the same engine fetches no config again.
 func TestRegistryRequestsAreMinimal(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, healthy, threeImages)
 	env.Registry.ResetRequests()
 	r := env.Diagnose(context.Background())
@@ -266,6 +286,7 @@ func BenchmarkDiagnoseThreeImages(b *testing.B) {
 // evidence with its count and the time of its latest occurrence, not five
 // copies pushing older, different errors out.
 func TestLogErrorsGroupRepeats(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, healthy, func(sc *lab.Scenario) {
 		sc.Logs += `time="2026-11-29T09:58:00Z" level=warning msg="Could not fetch credentials: stale" application=argocd/web` + "\n"
 		for _, ts := range []string{"10:00:01", "10:02:00", "10:04:00", "10:06:00", "10:08:00", "10:10:00"} {
@@ -298,6 +319,7 @@ func TestLogErrorsGroupRepeats(t *testing.T) {
 // write-back stage, as the root cause (it had no finding at all, and the
 // state was unknown).
 func TestV0WriteBackConfigErrorIsTheAnswer(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, "updater-v0-18-pull-secret-in-kube-system", func(sc *lab.Scenario) {
 		const pull = `argocd-image-updater.argoproj.io/web.pull-secret: "secret:kube-system/registry-admin#creds"`
 		i := strings.Index(sc.Objects, pull)

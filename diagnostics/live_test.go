@@ -27,6 +27,7 @@ func findings(r *report.Report, c report.Code) []report.Finding {
 // their parameters; when none of the three runs, an image not live is the
 // root cause and the app is blocked.
 func TestNotLiveImagesDecideOnlyWhenNoneIsLive(t *testing.T) {
+	t.Parallel() // its own lab
 	const sc = "live-multi-image-one-live"
 	t.Run("one live", func(t *testing.T) {
 		r := start(t, sc, nil).Diagnose(context.Background())
@@ -67,6 +68,7 @@ func TestNotLiveImagesDecideOnlyWhenNoneIsLive(t *testing.T) {
 // image that never moves), and each keeps its override with the names the
 // fix gives, before and after the write.
 func TestKustomizeNamesKeepPortOverridesApart(t *testing.T) {
+	t.Parallel() // its own lab
 	named := func(s *lab.Scenario) {
 		replaceIn(t, &s.Objects, `imageName: "${REGISTRY}/team/web:~1.0"`, `imageName: "${REGISTRY}/team/web:~1.0"
       manifestTargets: {kustomize: {name: "${REGISTRY}/team/web"}}`)

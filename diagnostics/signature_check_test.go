@@ -23,6 +23,7 @@ func diagnoseWeb(env *lab.Env) *report.Report {
 // Image Updater's ServiceAccount may read configmaps but not secrets:
 // imgupd does not read the key either, and says Image Updater cannot.
 func TestSignatureKeyForbiddenForUpdater(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, "signature-unsigned-pick", func(sc *lab.Scenario) {
 		sc.Objects += `
 ---
@@ -60,6 +61,7 @@ subjects: [{kind: ServiceAccount, name: argocd-image-updater, namespace: argocd}
 // semver needs nothing else): the signature cannot be read, and the
 // answer is unknown, not "on its way".
 func TestSignatureUnreadable(t *testing.T) {
+	t.Parallel() // its own lab
 	env := start(t, "healthy-signed-pick", func(sc *lab.Scenario) {
 		sc.Registry.Behaviours = append(sc.Registry.Behaviours, lab.Behaviour{Repo: "team/web", Status: 500, Only: "manifests"})
 	})
@@ -80,6 +82,7 @@ func TestSignatureUnreadable(t *testing.T) {
 
 // After the cycle, Image Updater's own line is evidence on the root cause.
 func TestSignatureLogLineIsEvidence(t *testing.T) {
+	t.Parallel() // its own lab
 	r := diagnoseWeb(start(t, "signature-unsigned-pick-after", nil))
 	rc := r.RootCause
 	if rc == nil || rc.Code != report.CodeSignatureMissing {

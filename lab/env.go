@@ -92,7 +92,8 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		return nil, err
 	}
 	opts := diagnostics.Options{ControllerPlatform: updater.DefaultControllerPlatform,
-		OwnProxy: func(*http.Request) (*url.URL, error) { return nil, nil }}
+		OwnProxy: func(*http.Request) (*url.URL, error) { return nil, nil },
+		Timeout:  Timeout, StageTimeout: Timeout}
 	if sc.Now != "" {
 		now, err := time.Parse(time.RFC3339, sc.Now)
 		if err != nil {
@@ -107,13 +108,21 @@ func StartServers(ctx context.Context, sc *Scenario) (env *Env, err error) {
 		}
 		opts.OwnProxy = func(*http.Request) (*url.URL, error) { return p, nil }
 	}
-	fc, err := forge.New()
+	fc, err := forge.New(forge.WithRequestTimeout(Timeout))
 	if err != nil {
 		return nil, err
 	}
-	env.engine = &diagnostics.Engine{Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
+	env.engine = &diagnostics.Engine{Registry: registry.New(), Git: gitsource.New(gitsource.WithTimeout(Timeout)), Forge: fc,
+		Charts: helmchart.New(helmchart.WithTimeout(Timeout)), Options: opts}
 	return env, nil
 }
+
+// Timeout is the lab engine's deadline for a diagnosis, for each of its stages and for each git,
+// chart or forge request, where imgupd's defaults are 20 s, 10 s, 60 s, 30 s and 10 s. The lab's
+// servers are on loopback and answer (those that never end are cut by imgupd's byte bounds, not by
+// time), so a deadline there would measure only the machine: on a loaded one, the defaults turned
+// answers into CHECK_TIMEOUT. A test of a deadline sets its own (Engine().Options).
+const Timeout = 3 * time.Minute
 
 // UseCluster points the engine at a cluster.
 func (e *Env) UseCluster(c diagnostics.Cluster) { e.engine.Cluster = c }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/imgupd/imgupd/bot/blockkit"
@@ -13,6 +14,34 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 )
+
+// builtinRun is one built-in scenario diagnosed once for the package's tests
+// (TestBuiltinScenarios and TestBuiltinRootCauseFixes read the same report), with
+// the secrets its environment held.
+type builtinRun struct {
+	once    sync.Once
+	rep     *report.Report
+	secrets []string
+	err     error
+}
+
+var builtinRuns sync.Map // scenario name → *builtinRun
+
+func diagnoseBuiltin(sc *Scenario) *builtinRun {
+	v, _ := builtinRuns.LoadOrStore(sc.Name, &builtinRun{})
+	d := v.(*builtinRun)
+	d.once.Do(func() {
+		env, err := Start(context.Background(), sc)
+		if err != nil {
+			d.err = err
+			return
+		}
+		defer env.Close()
+		d.rep = env.Diagnose(context.Background())
+		d.secrets = env.Secrets()
+	})
+	return d
+}
 
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
 // it expects, leaks none of its secrets, shows Image Updater's lines about
@@ -29,12 +58,11 @@ func TestBuiltinScenarios(t *testing.T) {
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
-			env, err := Start(context.Background(), sc)
-			if err != nil {
-				t.Fatal(err)
+			d := diagnoseBuiltin(sc)
+			if d.err != nil {
+				t.Fatal(d.err)
 			}
-			defer env.Close()
-			r := env.Diagnose(context.Background())
+			r := d.rep
 			var b strings.Builder
 			render.Text(&b, r, render.TextOptions{Verbose: true})
 			if !sc.Matches(r) {
@@ -45,7 +73,7 @@ func TestBuiltinScenarios(t *testing.T) {
 			b.Write(j)
 			bk, _ := json.Marshal(blockkit.Report(r, blockkit.Options{Buttons: true}))
 			b.Write(bk)
-			for _, secret := range env.Secrets() {
+			for _, secret := range d.secrets {
 				if strings.Contains(b.String(), secret) {
 					t.Fatalf("secret value %q leaked into the report", secret)
 				}
@@ -227,11 +255,11 @@ func TestBuiltinRootCauseFixes(t *testing.T) {
 			if sc.ExpectState == "" {
 				t.Fatal("built-in scenarios must name expectState")
 			}
-			r, err := Run(context.Background(), sc)
-			if err != nil {
-				t.Fatal(err)
+			d := diagnoseBuiltin(sc)
+			if d.err != nil {
+				t.Fatal(d.err)
 			}
-			rc := r.RootCause
+			rc := d.rep.RootCause
 			if rc == nil {
 				return
 			}

@@ -3,7 +3,10 @@
 # Go fuzzes one target per invocation, so targets are found and run one by one,
 # $FUZZJOBS at a time (default: the number of CPUs), each with one fuzzing worker
 # (-parallel 1): the same CPU time as one target at a time with a worker per CPU,
-# in a fraction of the wall time.
+# in a fraction of the wall time. Each package's fuzzing test binary (coverage-
+# instrumented: go test -c -fuzz) is built once, before any target runs, and every
+# target of the package runs that binary in the package's directory, as go test
+# would: no target waits for a link, nor for the go command, while the others fuzz.
 #
 # Go 1.26's fuzz coordinator has a race at the -fuzztime boundary (golang/go#75804, fixed in Go 1.27):
 # when the deadline fires while a worker is mid-call, the target fails with a bare
@@ -36,8 +39,15 @@ selfcheck() {
 }
 selfcheck
 
-run_one() { # dir name log
-  "$GO" test "$1" -run '^$' -fuzz "^${2}\$" -fuzztime "$FUZZTIME" -parallel 1 >"$3" 2>&1
+# binary DIR: the package's fuzzing test binary, built by build_binaries.
+binary() { printf '%s/%s.test' "$bins" "$(printf '%s' "${1#./}" | tr -c 'A-Za-z0-9_.' '_')"; }
+
+run_one() { # dir name log: what `go test DIR -run '^$' -fuzz NAME -parallel 1` runs
+  local bin ip
+  bin=$(binary "$1")
+  ip=$(cat "$bin.importpath")
+  (cd "$1" && "$bin" -test.paniconexit0 -test.timeout=10m -test.run='^$' -test.fuzz="^${2}\$" \
+    -test.fuzztime="$FUZZTIME" -test.parallel=1 -test.fuzzcachedir="$gocache/fuzz/$ip") >"$3" 2>&1
 }
 
 # fuzz_target DIR NAME: one target, re-run once after the deadline race; its
@@ -47,6 +57,10 @@ fuzz_target() {
   local dir=$1 name=$2 key
   key=$(printf '%s' "${dir#./}.$name" | tr -c 'A-Za-z0-9_.' '_')
   local log="$results/$key.log" out="$results/$key"
+  if [ ! -x "$(binary "$dir")" ]; then
+    { echo "FAIL fuzz $dir $name: the fuzzing test binary did not build:"; tail -30 "$(binary "$dir").log"; } >"$out"
+    return
+  fi
   if run_one "$dir" "$name" "$log"; then echo ok >"$out"; return; fi
   if deadline_flake "$log"; then
     if run_one "$dir" "$name" "$log"; then echo flaked-ok >"$out"; return; fi
@@ -55,9 +69,26 @@ fuzz_target() {
 }
 
 results=$(mktemp -d)
-trap 'rm -rf "$results"' EXIT
+bins=$(mktemp -d)
+trap 'rm -rf "$results" "$bins"' EXIT
+gocache=$("$GO" env GOCACHE)
+module=$("$GO" list -m)
+files=$(grep -rl --include='*_test.go' -E '^func Fuzz' . | sed 's|^\./||' | sort)
+
+# One instrumented test binary per package, one package after the other (the go command compiles in parallel).
+start=$SECONDS
+for dir in $(for f in $files; do echo "./$(dirname "$f")"; done | sort -u); do
+  bin=$(binary "$dir")
+  if "$GO" test -c -fuzz=. -o "$bin" "$dir" >"$bin.log" 2>&1; then
+    echo "$module/${dir#./}" >"$bin.importpath"
+  else
+    rm -f "$bin"
+  fi
+done
+echo "fuzz: test binaries built in $((SECONDS - start)) s"
+
 count=0
-while IFS= read -r file; do
+for file in $files; do
   dir=./$(dirname "$file")
   for name in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
     count=$((count + 1))
@@ -65,7 +96,7 @@ while IFS= read -r file; do
     while [ "$(jobs -rp | wc -l)" -ge "$FUZZJOBS" ]; do wait -n || true; done
     fuzz_target "$dir" "$name" &
   done
-done < <(grep -rl --include='*_test.go' -E '^func Fuzz' . | sed 's|^\./||' | sort)
+done
 wait
 failed=0
 flaked=0

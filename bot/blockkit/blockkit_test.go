@@ -1,7 +1,6 @@
 package blockkit
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/lab"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden payloads in testdata/golden")
@@ -23,25 +21,21 @@ var update = flag.Bool("update", false, "rewrite the golden payloads in testdata
 // stays within Slack's limits, names the root cause, and matches its golden
 // JSON (go test ./bot/blockkit -update rewrites them).
 func TestScenarioPayloads(t *testing.T) {
-	all, err := lab.Builtins()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := diagnoseBuiltins(t)
 	snippets, ran := 0, 0
 	defer func() {
 		if !t.Failed() && ran == len(all) && snippets < 20 {
 			t.Errorf("only %d fix snippets read back: the check would check nothing", snippets)
 		}
 	}()
-	for _, sc := range all {
+	for _, d := range all {
+		sc := d.sc
 		t.Run(sc.Name, func(t *testing.T) {
-			env, err := lab.Start(context.Background(), sc)
-			if err != nil {
-				t.Fatal(err)
+			if d.err != nil {
+				t.Fatal(d.err)
 			}
-			defer env.Close()
 			ran++
-			r := env.Diagnose(context.Background())
+			r := d.rep
 			p := Report(r, Options{Buttons: true})
 			for _, e := range Validate(p) {
 				t.Error(e)
@@ -58,32 +52,29 @@ func TestScenarioPayloads(t *testing.T) {
 			norm := string(got)
 			// Commit hashes depend on file contents, which hold the
 			// random loopback ports: name the branch heads instead.
-			for repo, spec := range sc.Git.Repositories {
-				for branch := range spec.Branches {
-					if h, err := env.Git.BranchHash(repo, branch); err == nil {
-						norm = strings.ReplaceAll(norm, h, "${HEAD:"+repo+"/"+branch+"}")
-						norm = strings.ReplaceAll(norm, h[:8], "${HEAD:"+repo+"/"+branch+"}")
-					}
-				}
+			for head, h := range d.heads {
+				norm = strings.ReplaceAll(norm, h, "${HEAD:"+head+"}")
+				norm = strings.ReplaceAll(norm, h[:8], "${HEAD:"+head+"}")
 			}
 			// Every address the scenario's servers got (longest first, so
 			// ${GIT_SSH} is not half-replaced by ${GIT}).
-			keys := make([]string, 0, len(env.Vars))
-			for k, v := range env.Vars {
+			vars := d.vars
+			keys := make([]string, 0, len(vars))
+			for k, v := range vars {
 				if v != "" && !strings.Contains(v, "\n") {
 					keys = append(keys, k)
 				}
 			}
 			sort.Slice(keys, func(i, j int) bool {
-				if len(env.Vars[keys[i]]) != len(env.Vars[keys[j]]) {
-					return len(env.Vars[keys[i]]) > len(env.Vars[keys[j]])
+				if len(vars[keys[i]]) != len(vars[keys[j]]) {
+					return len(vars[keys[i]]) > len(vars[keys[j]])
 				}
 				return keys[i] < keys[j]
 			})
 			for _, k := range keys {
-				norm = replaceValue(norm, env.Vars[k], "${"+k+"}")
+				norm = replaceValue(norm, vars[k], "${"+k+"}")
 				// Fixes may rewrite http:// as https://.
-				if u, ok := strings.CutPrefix(env.Vars[k], "http://"); ok {
+				if u, ok := strings.CutPrefix(vars[k], "http://"); ok {
 					norm = replaceValue(norm, "https://"+u, "https://${"+k+"#host}")
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -343,33 +342,15 @@ func TestAlert(t *testing.T) {
 // cmd/imgupd/demo.go builds it).
 func demoFleet(t *testing.T) *fleet.Result {
 	t.Helper()
-	all, err := lab.Builtins()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := diagnoseBuiltins(t)
 	res := &fleet.Result{Cluster: "lab", StartedAt: summaryAt, Duration: 5 * time.Second, Apps: make([]report.AppResult, len(all))}
-	errs := make([]error, len(all))
-	sem := make(chan struct{}, 2)
-	var wg sync.WaitGroup
-	for i, sc := range all {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			rep, err := lab.Run(context.Background(), sc)
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", sc.Name, err)
-				return
-			}
-			rep.App = report.AppRef{Namespace: "lab", Name: sc.Name}
-			res.Apps[i] = fleet.ResultOf(rep, "default")
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	for i, d := range all {
+		if d.err != nil {
+			t.Fatal(d.err)
 		}
+		rep := *d.rep // the report is shared by the package's tests
+		rep.App = report.AppRef{Namespace: "lab", Name: d.sc.Name}
+		res.Apps[i] = fleet.ResultOf(&rep, "default")
 	}
 	return res
 }

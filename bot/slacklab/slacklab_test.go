@@ -44,8 +44,11 @@ func newServer(t *testing.T, cfg Config) *Server {
 	return srv
 }
 
+// patience bounds a wait for what should happen: a net for what never does, not a timing.
+const patience = time.Minute
+
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -72,7 +75,7 @@ func startClient(t *testing.T, srv *Server, opts ...socketmode.Option) *socketmo
 // next returns the next event of type typ, skipping others.
 func next(t *testing.T, client *socketmode.Client, typ socketmode.EventType) socketmode.Event {
 	t.Helper()
-	timeout := time.After(3 * time.Second)
+	timeout := time.After(patience)
 	for {
 		select {
 		case e := <-client.Events:

@@ -12,6 +12,7 @@ import (
 // TestDemoSummary: demo --summary is every built-in scenario as one fleet,
 // an app lab/NAME each with the scenario's answer.
 func TestDemoSummary(t *testing.T) {
+	t.Parallel() // with TestDemoJSON, after the tests that change the package's hooks
 	all, err := lab.Builtins()
 	if err != nil {
 		t.Fatal(err)

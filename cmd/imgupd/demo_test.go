@@ -9,7 +9,8 @@ import (
 )
 
 func TestDemoJSON(t *testing.T) {
-	code, out, errOut := runCLI(t, nil, "demo", "-o", "json")
+	t.Parallel() // with TestDemoSummary, after the tests that change the package's hooks
+	code, out, errOut := runCLI(t, nil, "demo", "-o", "json", "--parallel", "8")
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -79,6 +80,22 @@ type Options struct {
 	Go string
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+
+	// built, when set, holds binaries already built from Dir at Version: a platform found there
+	// is not built again, and what is built is added. The command never sets it; the tests share
+	// one `go build` per platform through it (and build a second time only where the second
+	// build is what they check).
+	built *builtBinaries
+}
+
+// builtBinaries are binaries built once and reused, by platform, version and module root.
+type builtBinaries struct {
+	mu   sync.Mutex
+	bins map[string][]byte
+}
+
+func (b *builtBinaries) key(o *Options, p platform) string {
+	return p.String() + "\x00" + o.Version + "\x00" + o.Dir
 }
 
 // Result is what a build produced.
@@ -464,6 +481,14 @@ func buildIndex(ctx context.Context, o *Options, plats []platform) (v1.ImageInde
 
 // goBuild builds ./cmd/imgupd for p, statically, with the version stamped in, and returns the binary.
 func goBuild(ctx context.Context, o *Options, p platform, tmp string) ([]byte, error) {
+	if o.built != nil {
+		o.built.mu.Lock()
+		defer o.built.mu.Unlock()
+		if b, ok := o.built.bins[o.built.key(o, p)]; ok {
+			fmt.Fprintf(o.Log, "image: %s: the binary built before (version %s)\n", p, o.Version)
+			return b, nil
+		}
+	}
 	out := filepath.Join(tmp, "imgupd-"+strings.ReplaceAll(p.String(), "/", "-"))
 	cmd := exec.CommandContext(ctx, o.Go, "build", "-trimpath",
 		"-ldflags", "-s -w -X main.version="+o.Version,
@@ -486,6 +511,12 @@ func goBuild(ctx context.Context, o *Options, p platform, tmp string) ([]byte, e
 		return nil, fmt.Errorf("go build %s: %w", p, err)
 	}
 	fmt.Fprintf(o.Log, "image: %s: built in %s, %.1f MiB\n", p, time.Since(start).Round(100*time.Millisecond), mib(len(b)))
+	if o.built != nil {
+		if o.built.bins == nil {
+			o.built.bins = map[string][]byte{}
+		}
+		o.built.bins[o.built.key(o, p)] = b
+	}
 	return b, nil
 }
 

@@ -32,8 +32,11 @@ import (
 )
 
 // Every build in these tests is of the host platform only, with every default that would run git
-// given explicitly. The first build (a full `go build` of ./cmd/imgupd with -trimpath: minutes on a
-// cold build cache, seconds when cached) is shared by the tests through hostBuild.
+// given explicitly. One `go build` of ./cmd/imgupd with -trimpath (minutes on a cold build cache,
+// seconds when cached; Go's build cache, GOCACHE, is the machine's) is shared by the tests: hostBuild
+// writes the first image, and every Run with hostOptions takes the binary it built (Options.built).
+// TestReproducible alone builds again, since a second build is what it checks; with the build cache
+// warm from the first, that one links only.
 
 const (
 	testVersion  = "v9.8.7-imagetest"
@@ -45,9 +48,11 @@ var (
 	shareDir    string // removed after the tests
 
 	hostOnce   sync.Once
+	hostBuilt  builtBinaries // the binaries built by the tests, shared (Options.built)
 	hostResult Result
 	hostLayout string
 	hostErr    error
+	hostSlow   bool // the first build failed because the test binary's deadline came
 )
 
 func TestMain(m *testing.M) {
@@ -113,18 +118,33 @@ func hostOptions(t *testing.T) Options {
 		Created:   testCreated,
 		CABundle:  testCABundle(t),
 		Log:       testLog{t},
+		built:     &hostBuilt,
 	}
 }
 
-// buildContext ends a little before the test binary's deadline, so a slow build fails as one.
+// buildContext ends a little before the test binary's deadline (go test -timeout), the only limit
+// on a build here, so that a build the machine could not finish in time is said to be that
+// (buildFailed), not killed with the test binary.
 func buildContext(t *testing.T) context.Context {
 	ctx := context.Background()
 	if dl, ok := t.Deadline(); ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, dl.Add(-20*time.Second))
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-30*time.Second))
 		t.Cleanup(cancel)
 	}
 	return ctx
+}
+
+// buildFailed fails the test for a Run that failed: as "machine too slow" when ctx's deadline, the
+// test binary's, ended it, which says nothing of the image builder.
+func buildFailed(t *testing.T, ctx context.Context, what string, err error) {
+	t.Helper()
+	if ctx.Err() != nil {
+		dl, _ := ctx.Deadline()
+		t.Fatalf("machine too slow: %s did not finish before the test binary's deadline (%s; go test -timeout, "+
+			"a cold build cache compiles all of imgupd with -trimpath): %v", what, dl.Format(time.TimeOnly), err)
+	}
+	t.Fatalf("%s: %v", what, err)
 }
 
 // hostBuild builds the host platform's image into an OCI layout once per test binary.
@@ -138,10 +158,16 @@ func hostBuild(t *testing.T) (Result, string) {
 		hostLayout = filepath.Join(shareDir, "first", "oci")
 		opts.OCILayout = hostLayout
 		start := time.Now()
-		hostResult, hostErr = Run(buildContext(t), opts)
+		ctx := buildContext(t)
+		hostResult, hostErr = Run(ctx, opts)
 		t.Logf("first build: %s", time.Since(start).Round(100*time.Millisecond))
+		hostSlow = hostErr != nil && ctx.Err() != nil
 	})
 	if hostErr != nil {
+		if hostSlow {
+			t.Fatalf("machine too slow: the first build did not finish before the test binary's deadline "+
+				"(go test -timeout; a cold build cache compiles all of imgupd with -trimpath): %v", hostErr)
+		}
 		t.Fatalf("first build: %v", hostErr)
 	}
 	return hostResult, hostLayout
@@ -231,10 +257,12 @@ func TestLayout(t *testing.T) {
 func TestReproducible(t *testing.T) {
 	first, firstDir := hostBuild(t)
 	opts := hostOptions(t)
+	opts.built = nil // a second go build: the one binary it does not share
 	opts.OCILayout = filepath.Join(t.TempDir(), "oci")
-	second, err := Run(buildContext(t), opts)
+	ctx := buildContext(t)
+	second, err := Run(ctx, opts)
 	if err != nil {
-		t.Fatal(err)
+		buildFailed(t, ctx, "the second build", err)
 	}
 	if second.Digest != first.Digest {
 		t.Fatalf("second build's index digest %s, first %s", second.Digest, first.Digest)
@@ -258,9 +286,10 @@ func TestPush(t *testing.T) {
 	opts := hostOptions(t)
 	opts.Push = ref
 	opts.Insecure = true
-	res, err := Run(buildContext(t), opts)
+	ctx := buildContext(t)
+	res, err := Run(ctx, opts)
 	if err != nil {
-		t.Fatal(err)
+		buildFailed(t, ctx, "the push", err)
 	}
 	if res.Digest != first.Digest {
 		t.Errorf("pushed index digest %s, layout build %s", res.Digest, first.Digest)
@@ -413,9 +442,13 @@ func TestBuildFails(t *testing.T) {
 		OCILayout: filepath.Join(t.TempDir(), "oci"),
 		Dir:       mod,
 	}
-	_, err := Run(buildContext(t), opts)
+	ctx := buildContext(t)
+	_, err := Run(ctx, opts)
 	if err == nil {
 		t.Fatal("Run succeeded on a module that does not compile")
+	}
+	if ctx.Err() != nil {
+		buildFailed(t, ctx, "the build of a broken module", err)
 	}
 	line := oneLine(err.Error())
 	for _, want := range []string{"go build linux/" + runtime.GOARCH, "exit status 1", "undefined: undefinedThing", "undefined: alsoUndefined"} {

@@ -29,11 +29,13 @@ func TestRootFS(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("--rootfs sets owners: needs root")
 	}
+	hostBuild(t) // the binary, built once for every test
 	opts := hostOptions(t)
 	opts.RootFS = filepath.Join(t.TempDir(), "rootfs")
-	res, err := Run(buildContext(t), opts)
+	ctx := buildContext(t)
+	res, err := Run(ctx, opts)
 	if err != nil {
-		t.Fatal(err)
+		buildFailed(t, ctx, "--rootfs", err)
 	}
 	if res.String() != opts.RootFS || len(res.Platforms) != 1 || res.Platforms[0] != hostPlatform() {
 		t.Errorf("result %+v", res)

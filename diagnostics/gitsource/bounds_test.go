@@ -35,9 +35,11 @@ func TestReadsStopAtTheBound(t *testing.T) {
 			srv := httptest.NewServer(labgit.Endless{Mode: tc.mode})
 			t.Cleanup(srv.Close)
 			url := srv.URL + "/team/app.git"
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			// The bounds are bytes; the deadlines (this one and the client's) are nets, far
+			// beyond the seconds the reads take, so that only a machine too slow reaches them.
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			c := New()
+			c := New(WithTimeout(3 * time.Minute))
 			var err error
 			grew := heapwatch.Measure(func() {
 				if tc.op == "ls-remote" {
@@ -47,6 +49,9 @@ func TestReadsStopAtTheBound(t *testing.T) {
 				}
 			})
 			var ge *Error
+			if ctx.Err() != nil {
+				t.Fatalf("machine too slow: the read did not reach its bound in 3 minutes: %v", err)
+			}
 			if !errors.As(err, &ge) || ge.Kind != TooLarge {
 				t.Fatalf("error %v, want a TooLarge *Error", err)
 			}

@@ -86,7 +86,7 @@ func pushCharts(t *testing.T, r *labregistry.Server, base, name string, versions
 // whatever came back, and returns it.
 func values(t *testing.T, src Source, auth Auth, opts ...Option) (*Chart, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a net for a hang, not a timing
 	defer cancel()
 	ch, err := New(opts...).Values(ctx, src, auth)
 	noCanaries(t, ch, err, src, auth)

@@ -36,7 +36,7 @@ func targetOf(s *labregistry.Server, repo string) Target {
 }
 
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a net for a hang, not a timing
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -215,7 +215,7 @@ func TestMetadataPerTagFailures(t *testing.T) {
 
 func TestMetadataCanceled(t *testing.T) {
 	t.Parallel()
-	s := startLab(t, labregistry.WithRepoBehaviour("app", labregistry.Behaviour{Delay: 5 * time.Second, Only: "manifests"}))
+	s := startLab(t, labregistry.WithRepoBehaviour("app", labregistry.Behaviour{Delay: 10 * time.Minute, Only: "manifests"})) // held until the client gives up
 	push(t, s, "app", labregistry.Image{Tag: "1"}, labregistry.Image{Tag: "2"})
 	c := New(WithConcurrency(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)

@@ -24,6 +24,7 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 	}
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel() // each its own lab
 			env, err := lab.Start(context.Background(), sc)
 			if err != nil {
 				t.Fatal(err)

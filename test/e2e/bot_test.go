@@ -47,7 +47,7 @@ func TestBotOnRealAPIServer(t *testing.T) {
 	b := bot.New(bot.Config{BotToken: bot.Secret(bt), AppToken: bot.Secret(at), APIURL: srv.APIURL(),
 		Service: &commands.Service{Apps: reader, Engine: eng, Policy: policy, Cluster: "e2e"},
 		Log:     slog.New(slog.DiscardHandler)})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a net for what never happens, not a timing
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
@@ -146,11 +146,11 @@ func TestLeaderElectionWithShippedRBAC(t *testing.T) {
 		go func() {
 			// The Lease deploy/rbac.yaml creates and names: imgupd may create no other.
 			done <- b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: id,
-				LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond})
+				LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 200 * time.Millisecond}) // a leader releases the Lease when it stops; a loaded API server renews in time
 		}()
 		return b, cancel, done
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a net for what never happens, not a timing
 	defer cancel()
 	_, stopA, doneA := run("a")
 	if err := srv.WaitConnections(ctx, 1); err != nil {
@@ -192,7 +192,7 @@ func TestLeaderElectionWithoutTheRoleFailsClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bot.New(bot.Config{BotToken: "xoxb-x", AppToken: "xapp-x", APIURL: "http://127.0.0.1:1/", Service: &commands.Service{Policy: &commands.Policy{}}})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a net, not a timing
 	defer cancel()
 	err = b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: "x"})
 	if err == nil || !strings.Contains(err.Error(), "may not read its Lease imgupd/imgupd") {

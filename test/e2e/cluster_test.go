@@ -100,7 +100,7 @@ func startAPIServer(binDir string) (*apiServer, error) {
 	s.procs = append(s.procs, api)
 	s.config = &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(ports[2]), BearerToken: token,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 200, Burst: 400}
-	if err := s.waitReady(60 * time.Second); err != nil {
+	if err := s.waitReady(5 * time.Minute); err != nil { // a loaded machine starts it slowly
 		s.stop()
 		return nil, err
 	}

@@ -187,7 +187,7 @@ func setup() error {
 			}
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // a net: a loaded API server establishes CRDs slowly
 	for _, name := range []string{"applications.argoproj.io", "appprojects.argoproj.io", "imageupdaters.argocd-image-updater.argoproj.io"} {
 		for {
 			crd, err := c.dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})

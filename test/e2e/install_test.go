@@ -185,7 +185,7 @@ func installServiceMonitorCRD(t *testing.T, admin *client) {
 				crdErr = err
 				return
 			}
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(3 * time.Minute) // a net: a loaded API server establishes CRDs slowly
 			for {
 				crd, err := admin.dyn.Resource(crdGVR).Get(ctx, o.GetName(), metav1.GetOptions{})
 				if err == nil && established(crd) {

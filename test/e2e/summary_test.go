@@ -136,7 +136,7 @@ func runSummaryBot(t *testing.T, srv *slacklab.Server, eng *diagnostics.Engine, 
 		}
 		// The Lease deploy/rbac.yaml creates and names: imgupd may create no other.
 		r.done <- r.b.RunAsLeader(ctx, bot.LeaderConfig{Client: kc.CoordinationV1(), Namespace: "imgupd", Name: "imgupd", Identity: leader,
-			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond})
+			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 200 * time.Millisecond}) // a leader releases the Lease when it stops; a loaded API server renews in time
 	}()
 	return r
 }
@@ -175,7 +175,7 @@ func summaryRuns(b *bot.Bot, result string) int {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // a net for what never happens, not a timing
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)
@@ -302,7 +302,7 @@ func TestOnlyTheLeaderRunsSchedulesOnRealAPIServer(t *testing.T) {
 	defer slack.Close()
 	clock := testingclock.NewFakeClock(summaryT0)
 	a := runSummaryBot(t, slack, eng, clock, "imgupd", "a")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a net for what never happens, not a timing
 	defer cancel()
 	if err := slack.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func TestSchedulesWithoutTheRoleFailClearly(t *testing.T) {
 		Service:   &commands.Service{Policy: fleetRules, Fleet: &fleet.Scanner{}},
 		Schedules: []bot.Schedule{{Name: "fleet", Cron: "@daily", Channel: summaryChannel, Scope: report.Scope{Namespaces: []string{"argocd"}}}},
 		State:     &bot.ConfigMapStore{Client: kc.CoreV1(), Namespace: "imgupd", Name: summaryCM}})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a net, not a timing
 	defer cancel()
 	// The leader, once it holds the Lease and has verified its tokens, reads the state first.
 	err = b.Run(ctx)
