@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,9 @@ type builtinRun struct {
 	once    sync.Once
 	rep     *report.Report
 	secrets []string
+	// objects are the scenario's Kubernetes objects as the lab stored them
+	// (the fixes' patches are applied to them).
+	objects []*unstructured.Unstructured
 	err     error
 }
 
@@ -39,6 +43,7 @@ func diagnoseBuiltin(sc *Scenario) *builtinRun {
 		defer env.Close()
 		d.rep = env.Diagnose(context.Background())
 		d.secrets = env.Secrets()
+		d.objects, d.err = env.Objects()
 	})
 	return d
 }
@@ -79,11 +84,7 @@ func TestBuiltinScenarios(t *testing.T) {
 				}
 			}
 			checkAppLogLines(t, sc, r)
-			objs, err := env.Objects()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFixSteps(t, r, objs)
+			checkFixSteps(t, r, d.objects)
 		})
 	}
 }
