@@ -271,7 +271,7 @@ func TestBuiltinRootCauseFixes(t *testing.T) {
 				t.Errorf("root cause %s: the fix %q has no steps", rc.Code, rc.Fix.Summary)
 			case rc.Fix.Where == "" && !strings.Contains(rc.Fix.Script(), "kubectl "):
 				t.Errorf("root cause %s: the fix %q names no object (Where) and no kubectl command", rc.Code, rc.Fix.Summary)
-			case r.State != report.StateUnknown && !slices.ContainsFunc(rc.Fix.Steps, func(s report.Step) bool {
+			case d.rep.State != report.StateUnknown && !slices.ContainsFunc(rc.Fix.Steps, func(s report.Step) bool {
 				return s.Lang == report.LangShell && len(s.Run) > 0 && s.Refused == ""
 			}):
 				// An on-call engineer can paste at least one step as it is
