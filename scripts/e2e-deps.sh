@@ -15,6 +15,14 @@ bin=$cache/bin
 mkdir -p "$bin"
 GO=${GO:-go}
 
+# One build at a time: a second run on the same machine (another checkout's CI, a developer's make e2e)
+# waits for the first to fill the cache instead of compiling kube-apiserver beside it.
+if command -v flock >/dev/null 2>&1 && [ -z "${IMGUPD_E2E_DEPS_LOCKED:-}" ]; then
+  exec 9>"$cache/.lock"
+  flock 9
+  export IMGUPD_E2E_DEPS_LOCKED=1
+fi
+
 if [ ! -x "$bin/etcd" ]; then
   if command -v etcd >/dev/null 2>&1; then
     ln -sf "$(command -v etcd)" "$bin/etcd"
