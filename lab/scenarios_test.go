@@ -15,8 +15,9 @@ import (
 
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
 // it expects, leaks none of its secrets, shows Image Updater's lines about
-// the app (checkAppLogLines), and writes its fixes as steps
-// (checkFixSteps).
+// the app (checkAppLogLines), writes its fixes as steps (checkFixSteps),
+// and each step, copied from each renderer and pasted into bash, runs what
+// its data says and nothing else (checkPaste, subtest "paste").
 func TestBuiltinScenarios(t *testing.T) {
 	all, err := Builtins()
 	if err != nil {
@@ -55,6 +56,7 @@ func TestBuiltinScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkFixSteps(t, r, objs)
+			t.Run("paste", func(t *testing.T) { checkPaste(t, r) })
 		})
 	}
 }
