@@ -487,7 +487,9 @@ func checkPaste(t *testing.T, r *report.Report) {
 			continue
 		}
 		for _, f := range formats {
-			if !slices.ContainsFunc(f.fixes, func(s shownFix) bool { return reflect.DeepEqual(s.fix, rc.Fix) || f.name == "json snippet" && s.fix.Snippet == rc.Fix.Snippet }) {
+			if !slices.ContainsFunc(f.fixes, func(s shownFix) bool {
+				return reflect.DeepEqual(s.fix, rc.Fix) || f.name == "json snippet" && s.fix.Snippet == rc.Fix.Snippet
+			}) {
 				t.Errorf("%s: the root cause's fix is not shown with its steps", f.name)
 			}
 		}
