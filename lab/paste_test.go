@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -19,6 +20,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // This file is the paste test: a fix is read where the reader reads it (a
@@ -270,10 +272,18 @@ func textFixes(t *testing.T, out string, fixes []*report.Fix) []shownFix {
 			continue
 		}
 		sf := shownFix{fix: fix}
+		steps := fix.Numbered()
 		j := i + 1 + strings.Count(fix.Summary+fix.Where, "\n")
-		for j < len(lines) && strings.HasPrefix(lines[j], indent+"  ") && !strings.HasPrefix(lines[j], indent+"   ") && len(sf.steps) < len(fix.Numbered()) {
-			head := strings.TrimPrefix(lines[j], indent+"  ")
-			j++
+		for j < len(lines) && strings.HasPrefix(lines[j], indent+"  ") && !strings.HasPrefix(lines[j], indent+"   ") && len(sf.steps) < len(steps) {
+			// A head is one line, unless a value in it breaks it: then the
+			// lines it spans are the head's, not commands (checkTerminal
+			// says so).
+			n := 1 + strings.Count(steps[len(sf.steps)].Say, "\n")
+			if j+n > len(lines) {
+				break
+			}
+			head := strings.TrimPrefix(strings.Join(lines[j:j+n], "\n"), indent+"  ")
+			j += n
 			var code []string
 			for j < len(lines) && strings.HasPrefix(lines[j], indent+"      ") {
 				code = append(code, lines[j])
@@ -417,6 +427,12 @@ func slackFixes(t *testing.T, doc string, fixes []*report.Fix) []shownFix {
 			if k := strings.LastIndex(head, "\n"); k >= 0 {
 				head = head[k+1:]
 			}
+			if !strings.HasSuffix(head, "_:") && !strings.HasSuffix(head, "`):") {
+				// Not under a step's head: a value in the text around the
+				// steps opened it, and Slack shows it as code to copy.
+				t.Errorf("slack: the fix %q shows a code block that is no step's (a value's ``` in the text before it):\n%s\nafter: %s", textutil.Clip(fix.Summary, 80), code, textutil.Visible(textutil.Clip(between, 300)))
+				continue
+			}
 			sf.steps = append(sf.steps, shownStep{head: head, shell: strings.HasSuffix(head, "(shell)_:"), code: code})
 		}
 		at = cur
@@ -458,21 +474,16 @@ func snippetFixes(t *testing.T, r *report.Report) []shownFix {
 // other command, no file appears). A step that is YAML to merge or a value
 // to write is never shown as shell. The terminal report holds no character
 // a terminal would act on or hide.
-func checkPaste(t *testing.T, r *report.Report) {
+func checkPaste(t *testing.T, r *report.Report, objects []*unstructured.Unstructured) {
 	fixes := fixesOf(r)
 	if !slices.ContainsFunc(fixes, func(f *report.Fix) bool { return len(f.AllSteps()) > 0 }) {
 		return
 	}
+	checkOptions(t, fixes, objects)
 	k := newPasteKit(t)
 	var text, md bytes.Buffer
 	render.Text(&text, r, render.TextOptions{Verbose: true})
 	render.Markdown(&md, r)
-	for _, rn := range text.String() {
-		if rn != '\n' && textutil.IsHidden(rn) {
-			t.Errorf("text: the terminal report holds %q, which a terminal acts on or hides (what the reader sees is not what they copy)", rn)
-			break
-		}
-	}
 	formats := []struct {
 		name  string
 		fixes []shownFix
@@ -560,10 +571,10 @@ func checkPaste(t *testing.T, r *report.Report) {
 			}
 			got, out, appeared := k.run(t, pasted, interactive)
 			if len(appeared) > 0 {
-				t.Errorf("%s: pasting the fixes made %q: a value ran a command\nbash said:\n%s\npasted:\n%s", how, appeared, out, pasted)
+				t.Errorf("%s: pasting the fixes made %q: a value ran a command\nbash said:\n%s\npasted:\n%s", how, appeared, textutil.Clip(out, 3000), textutil.Clip(pasted, 4000))
 			}
 			if msg := compareRuns(got, want); msg != "" {
-				t.Errorf("%s: %s\nbash said:\n%s\npasted:\n%s", how, msg, textutil.Clip(out, 3000), pasted)
+				t.Errorf("%s: %s\nbash said:\n%s\npasted:\n%s", how, msg, textutil.Clip(out, 3000), textutil.Clip(pasted, 4000))
 			}
 		}
 	}
@@ -600,4 +611,102 @@ func sameInput(got, want string) bool {
 		return false
 	}
 	return reflect.DeepEqual(g, w)
+}
+
+// checkTerminal: the terminal report shows what the cluster, a registry,
+// git or a log wrote, and a terminal acts on none of it: no escape
+// sequence (ESC[2J clears the screen, a cursor move can paint another
+// command over a step's), no carriage return, no other control, bidi or
+// zero-width character; and a step's head, which names values, stays on
+// its line (a value's line break would show its next lines as text of
+// their own, unindented, under the step).
+func checkTerminal(t *testing.T, r *report.Report) {
+	var text bytes.Buffer
+	render.Text(&text, r, render.TextOptions{Verbose: true})
+	for i, line := range strings.Split(text.String(), "\n") {
+		if j := strings.IndexFunc(line, textutil.IsHidden); j >= 0 {
+			rn, _ := utf8.DecodeRuneInString(line[j:])
+			t.Errorf("text: line %d holds %q, which a terminal acts on or hides: %s", i+1, rn, textutil.Visible(textutil.Clip(line, 300)))
+			break
+		}
+	}
+	for _, f := range fixesOf(r) {
+		for _, s := range f.Numbered() {
+			if strings.Contains(s.Say, "\n") {
+				t.Errorf("text: the head of step \"%s\" is shown on %d lines (a value's line break, raw)", textutil.Visible(textutil.Clip(s.Say, 120)), 1+strings.Count(s.Say, "\n"))
+			}
+		}
+		if strings.Contains(f.Summary+f.Where, "\n") {
+			t.Errorf("text: the fix \"%s\" is shown on %d lines (a value's line break, raw)", textutil.Visible(textutil.Clip(f.Summary, 120)), 1+strings.Count(f.Summary+f.Where, "\n"))
+		}
+	}
+}
+
+// valueFlags are the options of the fixes' programs that take the next
+// word as their value: a value there is no option.
+var valueFlags = []string{"-n", "--namespace", "-p", "-o", "-f", "-l", "--type", "-C", "-m", "-c", "--key", "--outfile"}
+
+// checkOptions: no value the cluster wrote becomes an option of the
+// program a step runs. A word that starts with - before the program's --,
+// not the value of an option, must not be a string the scenario's objects
+// hold (whole, or after the last / of a reference such as
+// pullsecret:ns/name).
+func checkOptions(t *testing.T, fixes []*report.Fix, objects []*unstructured.Unstructured) {
+	values := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				values[k] = true
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			values[x] = true
+			if i := strings.LastIndex(x, "/"); i >= 0 {
+				values[x[i+1:]] = true
+			}
+		}
+	}
+	for _, o := range objects {
+		walk(o.Object)
+	}
+	for _, f := range fixes {
+		for _, s := range f.Steps {
+			for _, argv := range s.Run.Argvs(shell.Sentinels(s.Vars()...)) {
+				for i := 1; i < len(argv); i++ {
+					w := argv[i]
+					if w == "--" {
+						break
+					}
+					if !strings.HasPrefix(w, "-") || len(w) < 2 || slices.Contains(valueFlags, argv[i-1]) {
+						continue
+					}
+					if values[w] {
+						t.Errorf("the cluster's value \"%s\" is an option of %s in step \"%s\" (%s): put it after -- or in an option's value", textutil.Visible(textutil.Clip(w, 80)), argv[0], textutil.Visible(textutil.Clip(s.Say, 80)), textutil.Clip(s.Text, 300))
+					}
+				}
+			}
+		}
+	}
+}
+
+// scenarioInputs is what the scenario's cluster, registry and git hold, as
+// text: a <…> in a command that this holds is the cluster's value, not a
+// placeholder imgupd left for the reader.
+func scenarioInputs(t *testing.T, sc *Scenario) string {
+	var b bytes.Buffer
+	b.WriteString(sc.Objects + "\n" + sc.Logs + "\n")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, v := range []any{sc.Registry, sc.Git, sc.HelmRepo} {
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
 }

@@ -16,8 +16,10 @@ import (
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
 // it expects, leaks none of its secrets, shows Image Updater's lines about
 // the app (checkAppLogLines), writes its fixes as steps (checkFixSteps),
-// and each step, copied from each renderer and pasted into bash, runs what
-// its data says and nothing else (checkPaste, subtest "paste").
+// each step, copied from each renderer and pasted into bash, runs what its
+// data says and nothing else (checkPaste, subtest "paste"), and the terminal
+// report shows what the cluster wrote without a terminal acting on it
+// (checkTerminal, subtest "terminal").
 func TestBuiltinScenarios(t *testing.T) {
 	all, err := Builtins()
 	if err != nil {
@@ -55,8 +57,9 @@ func TestBuiltinScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkFixSteps(t, r, objs)
-			t.Run("paste", func(t *testing.T) { checkPaste(t, r) })
+			checkFixSteps(t, r, objs, scenarioInputs(t, sc))
+			t.Run("paste", func(t *testing.T) { checkPaste(t, r, objs) })
+			t.Run("terminal", func(t *testing.T) { checkTerminal(t, r) })
 		})
 	}
 }
