@@ -239,11 +239,8 @@ func whichFix(fixes []*report.Fix, rest string, shown func(string) string) *repo
 	for _, f := range fixes {
 		s := shown(f.Summary)
 		ok := strings.HasPrefix(rest, s)
-		if !ok {
-			line, _, _ := strings.Cut(rest, "\n")
-			if i := strings.Index(line, "…"); i >= 20 {
-				ok = strings.HasPrefix(s, line[:i])
-			}
+		if i := strings.Index(rest, "…"); !ok && i >= 20 && i < len(s) {
+			ok = strings.HasPrefix(s, rest[:i])
 		}
 		if ok && len(s) > bestLen {
 			best, bestLen = f, len(s)
