@@ -137,6 +137,7 @@ var silentScenarios = map[string]string{
 	"helm-chart-from-oci-repo":           "no write in the objects yet; nothing fails before it",
 	"multi-source-image-in-other-source": "no write in the objects yet; nothing fails before it",
 	"hostile-git":                        "no write in the objects yet; nothing fails before it",
+	"hostile-source-path":                "no write in the objects yet; nothing fails before it",
 	// The scenario's point: Image Updater's logs cannot be read.
 	"healthy-logs-and-source-unreadable": "pods/log is forbidden",
 	"protected-branch-github-api":        "the node does not serve logs; the forge's API answers instead",
