@@ -150,6 +150,7 @@ var silentScenarios = map[string]string{
 	"report-1-image-not-live": "image not live is logged at debug level only",
 	// A CR in a namespace the controller does not watch is never reconciled (§1.4, §10.11).
 	"report-9-cr-in-unwatched-namespace": "the CR is never reconciled",
+	"hostile-watch-namespaces":           "the CR is never reconciled",
 	// A crash-looping controller runs no cycle.
 	"updater-crash-loop": "the controller crash-loops before any cycle",
 	// No controller, no logs.
