@@ -159,6 +159,7 @@ var silentScenarios = map[string]string{
 	"updater-v1-1-no-tags-keeps-running-tag": "v1.1 keeps the running tag silently (debug only)",
 	// v1.3 drops pre-releases without a constraint silently (§10.18).
 	"updater-v1-3-prerelease-ignored": "pre-releases are ignored at debug level only",
+	"hostile-ignore-tags":             "tags dropped by ignoreTags are logged at trace level only",
 	// v1.x ignores annotations without a CR: no cycle for the app (§1.5, §10.11).
 	"upgrade-v1-without-crs": "no ImageUpdater CR selects the app",
 	// Before the first cycle of issue 15's "before" forms: nothing per app yet.
