@@ -139,6 +139,7 @@ var silentScenarios = map[string]string{
 	"hostile-git":                        "no write in the objects yet; nothing fails before it",
 	"hostile-source-path":                "no write in the objects yet; nothing fails before it",
 	"hostile-kustomize-images":           "before Image Updater's cycle: nothing written or logged yet",
+	"hostile-writeback-target":           "before Image Updater's cycle: nothing written or logged yet",
 	"hostile-annotation-value":           "v0.x logs the missing annotation at trace level",
 	// The scenario's point: Image Updater's logs cannot be read.
 	"healthy-logs-and-source-unreadable": "pods/log is forbidden",
