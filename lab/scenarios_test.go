@@ -119,6 +119,7 @@ var silentScenarios = map[string]string{
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
 	"proxy-missing":                 "no referenced wording for a missing proxy; no line is invented",
+	"hostile-no-proxy":              "no referenced wording for a missing proxy; no line is invented",
 	"healthy-up-to-date":            "nothing to update: at info level nothing is logged per app",
 	"healthy-through-updater-proxy": "the update is due on the next cycle; nothing logged per app yet",
 	"sync-off-update-due":           "the update is due on the next cycle; nothing logged per app yet",
@@ -140,7 +141,7 @@ var silentScenarios = map[string]string{
 	"hostile-source-path":                "no write in the objects yet; nothing fails before it",
 	"hostile-kustomize-images":           "before Image Updater's cycle: nothing written or logged yet",
 	"hostile-writeback-target":           "before Image Updater's cycle: nothing written or logged yet",
-	"hostile-annotation-value":           "v0.x logs the missing annotation at trace level",
+	"hostile-annotation-value":           "the update is due on the next cycle; nothing logged per app yet",
 	// The scenario's point: Image Updater's logs cannot be read.
 	"healthy-logs-and-source-unreadable": "pods/log is forbidden",
 	"protected-branch-github-api":        "the node does not serve logs; the forge's API answers instead",
@@ -151,7 +152,6 @@ var silentScenarios = map[string]string{
 	"report-1-image-not-live": "image not live is logged at debug level only",
 	// A CR in a namespace the controller does not watch is never reconciled (§1.4, §10.11).
 	"report-9-cr-in-unwatched-namespace": "the CR is never reconciled",
-	"hostile-watch-namespaces":           "the CR is never reconciled",
 	// A crash-looping controller runs no cycle.
 	"updater-crash-loop": "the controller crash-loops before any cycle",
 	// No controller, no logs.
