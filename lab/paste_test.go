@@ -399,11 +399,10 @@ func slackFixes(t *testing.T, doc string, fixes []*report.Fix) []shownFix {
 				break
 			}
 			between := doc[cur : cur+o]
-			if strings.Contains(between, mark) {
-				break
-			}
-			if strings.Contains(between, "(the full fix is in the thread)") {
+			if next, full := strings.Index(between, mark), strings.Index(between, "(the full fix is in the thread)"); full >= 0 && (next < 0 || full < next) {
 				sf.partial = true
+				break
+			} else if next >= 0 {
 				break
 			}
 			c := strings.Index(doc[cur+o+3:], "```")
@@ -525,7 +524,11 @@ func checkPaste(t *testing.T, r *report.Report, objects []*unstructured.Unstruct
 				continue
 			}
 			if len(sf.steps) != len(steps) && !sf.partial || len(sf.steps) > len(steps) {
-				t.Errorf("%s: the fix %q shows %d of its %d steps", f.name, textutil.Clip(sf.fix.Summary, 80), len(sf.steps), len(steps))
+				var heads []string
+				for _, ss := range sf.steps {
+					heads = append(heads, textutil.Visible(textutil.Clip(ss.head, 100)))
+				}
+				t.Errorf("%s: the fix %q shows %d of its %d steps: %q", f.name, textutil.Clip(sf.fix.Summary, 80), len(sf.steps), len(steps), heads)
 			}
 			for i, ss := range sf.steps {
 				if i >= len(steps) {
@@ -586,7 +589,7 @@ func compareRuns(got, want []ran) string {
 		case i >= len(got):
 			return fmt.Sprintf("command %d did not run: %s (%d ran)", i+1, want[i], len(got))
 		case !slices.Equal(got[i].argv, want[i].argv):
-			return fmt.Sprintf("command %d ran\n  %s\nmeant\n  %s", i+1, got[i], want[i])
+			return fmt.Sprintf("command %d ran\n  %s\nmeant\n  %s%s", i+1, got[i], want[i], firstDifference(got[i].argv, want[i].argv))
 		case !sameInput(got[i].stdin, want[i].stdin):
 			return fmt.Sprintf("command %d %q read\n  %q\nmeant\n  %q", i+1, got[i].argv, got[i].stdin, want[i].stdin)
 		}
@@ -706,4 +709,20 @@ func scenarioInputs(t *testing.T, sc *Scenario) string {
 		}
 	}
 	return b.String()
+}
+
+// firstDifference says where two argvs part: the word and the text from
+// the first byte that differs, for values too long to compare by eye.
+func firstDifference(got, want []string) string {
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] == want[i] {
+			continue
+		}
+		j := 0
+		for j < len(got[i]) && j < len(want[i]) && got[i][j] == want[i][j] {
+			j++
+		}
+		return fmt.Sprintf("\nword %d differs at byte %d of %d: ran %q…, meant %q…", i, j, len(want[i]), textutil.Clip(got[i][j:], 60), textutil.Clip(want[i][j:], 60))
+	}
+	return fmt.Sprintf("\n%d words ran, %d meant", len(got), len(want))
 }
