@@ -275,7 +275,8 @@ func textFixes(t *testing.T, out string, fixes []*report.Fix) []shownFix {
 			// A head is one line, unless a value in it breaks it: then the
 			// lines it spans are the head's, not commands (checkTerminal
 			// says so).
-			n := 1 + strings.Count(steps[len(sf.steps)].Say, "\n")
+			st := steps[len(sf.steps)]
+			n := 1 + strings.Count(st.Lead()+st.Say+st.Action()+st.Edit, "\n")
 			if j+n > len(lines) {
 				break
 			}
@@ -632,8 +633,8 @@ func checkTerminal(t *testing.T, r *report.Report) {
 	}
 	for _, f := range fixesOf(r) {
 		for _, s := range f.Numbered() {
-			if strings.Contains(s.Say, "\n") {
-				t.Errorf("text: the head of step \"%s\" is shown on %d lines (a value's line break, raw)", textutil.Visible(textutil.Clip(s.Say, 120)), 1+strings.Count(s.Say, "\n"))
+			if head := s.Lead() + s.Say + s.Action() + s.Edit; strings.Contains(head, "\n") {
+				t.Errorf("text: the head of step \"%s\" is shown on %d lines (a value's line break, raw)", textutil.Visible(textutil.Clip(s.Say+" — "+s.Action(), 120)), 1+strings.Count(head, "\n"))
 			}
 		}
 		if strings.Contains(f.Summary+f.Where, "\n") {
