@@ -43,11 +43,13 @@ var anglesRE = regexp.MustCompile(`<([A-Za-z][^<>\n]*)>`)
 // exactly the argv its data says, word for word, and nothing else (no
 // command substitution, no second command, no redirection, no expansion but
 // of the reader's own variables, each set by an earlier step); the program is
-// one a fix may run; no <placeholder> is left for bash to read as a
-// redirection; each patch is valid JSON and applies to the object as the lab
-// stores it (the test operations hold); a YAML step names its object and
-// parses. It returns the steps it checked.
-func checkFixSteps(t *testing.T, r *report.Report, objects []*unstructured.Unstructured) int {
+// one a fix may run; no <placeholder> of imgupd's is left in a command for
+// the reader to replace (a <…> the scenario's own input holds is the
+// cluster's value, which the command carries as written); each patch is
+// valid JSON and applies to the object as the lab stores it (the test
+// operations hold); a YAML step names its object and parses. It returns the
+// steps it checked.
+func checkFixSteps(t *testing.T, r *report.Report, objects []*unstructured.Unstructured, inputs string) int {
 	t.Helper()
 	checked := 0
 	for _, f := range r.Findings() {
@@ -115,8 +117,11 @@ func checkFixSteps(t *testing.T, r *report.Report, objects []*unstructured.Unstr
 						t.Errorf("%s: runs %q, not a program a fix may run", where, argv[0])
 					}
 				}
-				if m := anglesRE.FindString(s.Text); m != "" {
-					t.Errorf("%s: %s is left for the reader to replace in a command:\n%s", where, m, s.Text)
+				for _, m := range anglesRE.FindAllString(s.Text, -1) {
+					if !strings.Contains(inputs, m) {
+						t.Errorf("%s: %s is left for the reader to replace in a command:\n%s", where, m, s.Text)
+						break
+					}
 				}
 				want = append(want, shell.Statement{Run: argvs})
 				if s.Patch != nil {

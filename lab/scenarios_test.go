@@ -50,8 +50,11 @@ func diagnoseBuiltin(sc *Scenario) *builtinRun {
 
 // TestBuiltinScenarios: every scenario shipped in the binary gives the code
 // it expects, leaks none of its secrets, shows Image Updater's lines about
-// the app (checkAppLogLines), and writes its fixes as steps
-// (checkFixSteps).
+// the app (checkAppLogLines), writes its fixes as steps (checkFixSteps),
+// each step, copied from each renderer and pasted into bash, runs what its
+// data says and nothing else (checkPaste, subtest "paste"), and the terminal
+// report shows what the cluster wrote without a terminal acting on it
+// (checkTerminal, subtest "terminal").
 func TestBuiltinScenarios(t *testing.T) {
 	all, err := Builtins()
 	if err != nil {
@@ -84,7 +87,9 @@ func TestBuiltinScenarios(t *testing.T) {
 				}
 			}
 			checkAppLogLines(t, sc, r)
-			checkFixSteps(t, r, d.objects)
+			checkFixSteps(t, r, d.objects, scenarioInputs(t, sc))
+			t.Run("paste", func(t *testing.T) { checkPaste(t, r, d.objects) })
+			t.Run("terminal", func(t *testing.T) { checkTerminal(t, r) })
 		})
 	}
 }
@@ -144,6 +149,7 @@ var silentScenarios = map[string]string{
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).
 	"proxy-missing":                 "no referenced wording for a missing proxy; no line is invented",
+	"hostile-no-proxy":              "no referenced wording for a missing proxy; no line is invented",
 	"healthy-up-to-date":            "nothing to update: at info level nothing is logged per app",
 	"healthy-through-updater-proxy": "the update is due on the next cycle; nothing logged per app yet",
 	"sync-off-update-due":           "the update is due on the next cycle; nothing logged per app yet",
@@ -162,6 +168,10 @@ var silentScenarios = map[string]string{
 	"helm-chart-from-oci-repo":           "no write in the objects yet; nothing fails before it",
 	"multi-source-image-in-other-source": "no write in the objects yet; nothing fails before it",
 	"hostile-git":                        "no write in the objects yet; nothing fails before it",
+	"hostile-source-path":                "no write in the objects yet; nothing fails before it",
+	"hostile-kustomize-images":           "before Image Updater's cycle: nothing written or logged yet",
+	"hostile-writeback-target":           "before Image Updater's cycle: nothing written or logged yet",
+	"hostile-annotation-value":           "the update is due on the next cycle; nothing logged per app yet",
 	// The scenario's point: Image Updater's logs cannot be read.
 	"healthy-logs-and-source-unreadable": "pods/log is forbidden",
 	"protected-branch-github-api":        "the node does not serve logs; the forge's API answers instead",
@@ -180,6 +190,7 @@ var silentScenarios = map[string]string{
 	"updater-v1-1-no-tags-keeps-running-tag": "v1.1 keeps the running tag silently (debug only)",
 	// v1.3 drops pre-releases without a constraint silently (§10.18).
 	"updater-v1-3-prerelease-ignored": "pre-releases are ignored at debug level only",
+	"hostile-ignore-tags":             "tags dropped by ignoreTags are logged at trace level only",
 	// v1.x ignores annotations without a CR: no cycle for the app (§1.5, §10.11).
 	"upgrade-v1-without-crs": "no ImageUpdater CR selects the app",
 	// Before the first cycle of issue 15's "before" forms: nothing per app yet.

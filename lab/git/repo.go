@@ -277,13 +277,35 @@ func (b *builder) commit(ref string, parent int, c CommitSpec, replace bool) (in
 	return b.mark, nil
 }
 
-// repoFilePath checks a path for the fast-import stream.
+// repoFilePath checks a path and writes it for the fast-import stream: as
+// it is, or C-quoted when it holds what fast-import would misread (a line
+// break, a control character, a leading quote, a backslash), as git allows
+// any byte in a path but NUL.
 func repoFilePath(p string) (string, error) {
 	p = strings.TrimPrefix(p, "/")
-	if p == "" || strings.HasPrefix(p, "\"") || strings.ContainsAny(p, "\n\x00") || strings.Contains("/"+p+"/", "/../") {
+	if p == "" || strings.Contains(p, "\x00") || strings.Contains("/"+p+"/", "/../") {
 		return "", fmt.Errorf("invalid file path %q", p)
 	}
-	return p, nil
+	if !strings.HasPrefix(p, "\"") && strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) < 0 {
+		return p, nil
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), nil
 }
 
 // git runs one git command against the bare repository with a clean,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,33 @@ func TestRepoURL(t *testing.T) {
 		if got := s.RepoURL(in); got != want {
 			t.Errorf("RepoURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHostilePaths: a path holds any byte but NUL, as git allows (a line
+// break, a quote, a backslash, an escape sequence, a leading -): the
+// repository has exactly that path, with its content.
+func TestHostilePaths(t *testing.T) {
+	t.Parallel()
+	s := startT(t)
+	odd := "apps/-x$(touch pwned)`id`'\"\\\nEOF\n\x1b[2J\r\u202e/kustomization.yaml"
+	if err := s.CreateRepo("odd", RepoSpec{Branches: map[string]BranchSpec{"main": {Files: map[string]string{odd: "resources: []\n", `"quoted`: "q\n"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := gitCLI(t, dir, "clone", "--quiet", s.RepoURL("odd"), "w"); err != nil {
+		t.Fatalf("clone: %v\n%s", err, out)
+	}
+	out, err := gitCLI(t, filepath.Join(dir, "w"), "ls-files", "-z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	slices.Sort(got)
+	if want := []string{`"quoted`, odd}; !slices.Equal(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "w", filepath.FromSlash(odd))); err != nil || string(b) != "resources: []\n" {
+		t.Errorf("content %q, %v", b, err)
 	}
 }
