@@ -33,16 +33,17 @@ func pullSecretName(host string) string {
 // replace: an existing Secret of that name is updated (kubectl apply).
 func createPullSecret(say, ns, name, apiURL string, replace bool) report.Step {
 	create := []shell.Word{
-		shell.Lit("kubectl"), shell.Lit("-n"), shell.Lit(ns), shell.Lit("create"), shell.Lit("secret"), shell.Lit("docker-registry"), shell.Lit(name),
+		shell.Lit("kubectl"), shell.Lit("-n"), shell.Lit(ns), shell.Lit("create"), shell.Lit("secret"), shell.Lit("docker-registry"),
 		shell.Lit("--docker-server=" + apiURL),
 		shell.Concat(shell.Lit("--docker-username="), shell.Var("REGISTRY_USER")),
 		shell.Concat(shell.Lit("--docker-password="), shell.Var("REGISTRY_TOKEN")),
 	}
+	// The name last, after --: a name read from a reference is free text.
 	if !replace {
-		return report.RunWords(say, create...)
+		return report.RunWords(say, append(create, shell.Args("--", name)...)...)
 	}
 	return report.RunPipe(say, shell.Pipeline{
-		{Argv: append(create, shell.Args("--dry-run=client", "-o", "yaml")...)},
+		{Argv: append(create, shell.Args("--dry-run=client", "-o", "yaml", "--", name)...)},
 		{Argv: shell.Args("kubectl", "apply", "-f", "-")},
 	})
 }

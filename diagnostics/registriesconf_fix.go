@@ -44,12 +44,12 @@ func (r *run) registriesConfStep(say string, e confEntry) report.Step {
 	merged, err := mergeRegistriesConf(r.install.RegistriesConf, e)
 	if err != nil {
 		return report.Paste(say+" (registries.conf does not parse: "+err.Error()+")", fmt.Sprintf("ConfigMap %s/%s, key %s", r.install.Namespace, cm.Name, cm.Key),
-			[]string{"kubectl", "-n", r.install.Namespace, "edit", "configmap", cm.Name}, entryYAML)
+			[]string{"kubectl", "-n", r.install.Namespace, "edit", "configmap", "--", cm.Name}, entryYAML)
 	}
 	var s report.Step
 	switch {
 	case !cm.Exists:
-		s = report.Command(say, "kubectl", "-n", r.install.Namespace, "create", "configmap", cm.Name, "--from-literal="+cm.Key+"="+merged)
+		s = report.Command(say, "kubectl", "-n", r.install.Namespace, "create", "configmap", "--from-literal="+cm.Key+"="+merged, "--", cm.Name)
 	case r.install.RegistriesConf == nil:
 		s = report.PatchStep(say, report.Patch{Kind: "ConfigMap", Resource: "configmap", Namespace: r.install.Namespace, Name: cm.Name,
 			Type: report.PatchMerge, Merge: map[string]any{"data": map[string]any{cm.Key: merged}}})

@@ -137,7 +137,7 @@ func (r *run) withVerifyLog(f report.Finding, pick string) report.Finding {
 		if !e.Time.IsZero() {
 			at += " at " + e.Time.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		return f.With(ev(at, textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300)))
+		return f.With(ev(at, textutil.ClipWords(textutil.OneLine(updaterlog.Redact(e.Msg)), 300)))
 	}
 	return f
 }
@@ -151,7 +151,7 @@ func cosignKeyVar() report.Step {
 // or its other keys kept: kubectl apply merges).
 func storeCosignPub(say, ns string, ck *updater.CosignKeyRef) report.Step {
 	return report.RunPipe(say, shell.Pipeline{
-		shell.Cmd("kubectl", "-n", ns, "create", "secret", "generic", ck.SecretName, "--from-file="+ck.Key+"=cosign.pub", "--dry-run=client", "-o", "yaml"),
+		shell.Cmd("kubectl", "-n", ns, "create", "secret", "generic", "--from-file="+ck.Key+"=cosign.pub", "--dry-run=client", "-o", "yaml", "--", ck.SecretName),
 		shell.Cmd("kubectl", "apply", "-f", "-"),
 	})
 }

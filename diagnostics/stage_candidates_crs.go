@@ -242,7 +242,7 @@ func (r *run) lastCRWrite(cr string) string {
 		if l.Field("imageUpdater_name") != crName(cr) || l.Field("imageUpdater_namespace") != crNamespace(cr) || !strings.HasPrefix(l.Msg, "Setting new image to ") {
 			continue
 		}
-		return textutil.Clip(textutil.OneLine(l.Time.UTC().Format(time.RFC3339)+" "+l.Msg), 300)
+		return textutil.ClipWords(textutil.OneLine(l.Time.UTC().Format(time.RFC3339)+" "+l.Msg), 300)
 	}
 	return ""
 }

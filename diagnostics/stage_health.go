@@ -93,7 +93,7 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 				With(ev("source", inst.RegistriesConfSource))
 			out = append(out, f.WithFix("Correct the entry and key the error names, then restart Image Updater: it reads registries.conf only at start.",
 				inst.RegistriesConfSource,
-				report.Command("correct the entry the error names, in key "+orDefault(inst.RegistriesConfMap.Key, "registries.conf"), "kubectl", "-n", inst.Namespace, "edit", "configmap", orDefault(inst.RegistriesConfMap.Name, cluster.DefaultConfigMap)),
+				report.Command("correct the entry the error names, in key "+orDefault(inst.RegistriesConfMap.Key, "registries.conf"), "kubectl", "-n", inst.Namespace, "edit", "configmap", "--", orDefault(inst.RegistriesConfMap.Name, cluster.DefaultConfigMap)),
 				report.Command("restart Image Updater: it reads registries.conf only at start", "kubectl", "-n", inst.Namespace, "rollout", "restart", "deploy/"+inst.Name)))
 		} else {
 			r.conf = conf
@@ -229,7 +229,7 @@ func logErrorsFinding(events []updaterlog.Event, app string) (report.Finding, bo
 			continue
 		}
 		total++
-		text := textutil.Clip(updaterlog.Redact(e.Msg), 300)
+		text := textutil.ClipWords(updaterlog.Redact(e.Msg), 300)
 		m := byText[text]
 		if m == nil {
 			m = &msg{text: text}

@@ -42,7 +42,7 @@ func checkHistory(ctx context.Context, r *run) []report.Finding {
 		}
 		for _, c := range cr.Status.Conditions {
 			if c.Type == "Error" && c.Status == "True" || c.Type == "Ready" && c.Status == "False" {
-				out = append(out, find(report.CodeHistoryCRStatus, report.Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, textutil.Clip(textutil.OneLine(c.Message), 200))))
+				out = append(out, find(report.CodeHistoryCRStatus, report.Warn, fmt.Sprintf("ImageUpdater %s reports %s: %s", r.target.CR, c.Reason, textutil.ClipWords(textutil.OneLine(c.Message), 200))))
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 				if t.IsZero() {
 					t = e.EventTime.Time
 				}
-				out = append(out, ev("event ImagesUpdated", textutil.Clip(fmt.Sprintf("%s %s → %s", t.UTC().Format("2006-01-02 15:04Z"), e.Annotations[p+"old-tag"], e.Annotations[p+"new-tag"]), 200)))
+				out = append(out, ev("event ImagesUpdated", textutil.ClipWords(fmt.Sprintf("%s %s → %s", t.UTC().Format("2006-01-02 15:04Z"), e.Annotations[p+"old-tag"], e.Annotations[p+"new-tag"]), 200)))
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 		}
 		for _, u := range cr.Status.RecentUpdates {
 			if (u.Alias == alias || u.Image == name) && isPick(u.NewVersion) {
-				out = append(out, ev("ImageUpdater "+r.target.CR+" status.recentUpdates", textutil.Clip(fmt.Sprintf("%s %s %s", u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Alias, textutil.OneLine(u.Message)), 200)))
+				out = append(out, ev("ImageUpdater "+r.target.CR+" status.recentUpdates", textutil.ClipWords(fmt.Sprintf("%s %s %s", u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Alias, textutil.OneLine(u.Message)), 200)))
 			}
 		}
 	}
@@ -187,7 +187,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 			}
 		}
 		if last != nil {
-			out = append(out, ev("Image Updater's log", textutil.Clip(last.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+textutil.OneLine(last.Redacted().Line.Msg), 200)))
+			out = append(out, ev("Image Updater's log", textutil.ClipWords(last.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+textutil.OneLine(last.Redacted().Line.Msg), 200)))
 		}
 	}
 	return out

@@ -389,7 +389,7 @@ func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *
 		}
 		return "Deployment " + r.install.Namespace + "/" + r.install.Name + " (its network path), or the registry host in imageName", []report.Step{
 			report.Command("check that the name resolves and answers from inside the cluster (a pod with curl, removed after)",
-				"kubectl", "-n", r.install.Namespace, "run", "imgupd-regcheck", "--rm", "-i", "--restart=Never", "--image=curlimages/curl", "--", "curl", "-sv", ep.APIURL+"/v2/"),
+				"kubectl", "-n", r.install.Namespace, "run", "imgupd-regcheck", "--rm", "--attach", "--restart=Never", "--image=curlimages/curl", "--", "curl", "-sv", ep.APIURL+"/v2/"),
 			proxyVar(),
 			r.setEnvStep("if the registry is reached through a proxy, give Image Updater the proxy",
 				shell.Concat(shell.Lit("HTTPS_PROXY="), shell.Var("PROXY_URL")), envLit("NO_PROXY", suggestNoProxy(r.install.Proxy.NoProxy))),
@@ -403,7 +403,7 @@ func (r *run) editRegistriesConf() []string {
 	if r.install == nil || r.install.RegistriesConfMap.Name == "" {
 		return nil
 	}
-	return []string{"kubectl", "-n", r.install.Namespace, "edit", "configmap", r.install.RegistriesConfMap.Name}
+	return []string{"kubectl", "-n", r.install.Namespace, "edit", "configmap", "--", r.install.RegistriesConfMap.Name}
 }
 
 // proxyVar is the step that sets the reader's proxy.

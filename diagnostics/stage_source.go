@@ -59,7 +59,7 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 	if sc.helmErr != nil {
 		// Argo CD fails to render with such a file too; imgupd says what it
 		// could not merge rather than guess the render.
-		f := find(report.CodeSourceNotReadable, report.Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+textutil.Clip(textutil.OneLine(sc.helmErr.Error()), 200))
+		f := find(report.CodeSourceNotReadable, report.Unknown, "an .argocd-source file could not be merged into the source as Argo CD merges it: "+textutil.ClipWords(textutil.OneLine(sc.helmErr.Error()), 200))
 		f.Verify = "check the file is valid YAML, and that the app renders (argocd app manifests " + r.req.App + ")"
 		out = append(out, f)
 	}

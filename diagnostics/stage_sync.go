@@ -62,7 +62,7 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 		}
 	}
 	if op := app.Status.OperationState; op != nil && (op.Phase == "Failed" || op.Phase == "Error") {
-		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+textutil.Clip(textutil.OneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
+		out = append(out, notDeployed(find(report.CodeSyncFailed, report.Fail, "the last sync failed: "+textutil.ClipWords(textutil.OneLine(op.Message), 300)), "the next update will not deploy until a sync succeeds").
 			With(ev("phase", op.Phase), ev("started", op.StartedAt.UTC().Format("2006-01-02 15:04Z"))).
 			WithFix("Fix what the sync reports (status.operationState.message), then sync again.", "Application "+r.req.Namespace+"/"+r.req.App,
 				report.Command("show what the sync reports", "argocd", "app", "get", r.argocdApp(), "--show-operation"),
@@ -70,14 +70,14 @@ func checkSync(ctx context.Context, r *run) []report.Finding {
 	}
 	for _, c := range app.Status.Conditions {
 		if strings.HasSuffix(c.Type, "Error") {
-			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+textutil.Clip(textutil.OneLine(c.Message), 300)).
+			out = append(out, find(report.CodeSyncConditions, report.Warn, c.Type+": "+textutil.ClipWords(textutil.OneLine(c.Message), 300)).
 				WithFix("Fix the condition; a ComparisonError means the manifests do not render.", "Application "+r.req.Namespace+"/"+r.req.App+", status.conditions",
 					report.Command("show the render error", "argocd", "app", "manifests", r.argocdApp()),
 					report.Command("refresh the Application once it is fixed", "argocd", "app", "get", r.argocdApp(), "--refresh")))
 		}
 	}
 	if h := app.Status.Health.Status; h == "Degraded" || h == "Missing" {
-		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", textutil.Clip(app.Status.Health.Message, 300))).
+		out = append(out, find(report.CodeSyncUnhealthy, report.Warn, "the Application is "+h).With(ev("message", textutil.ClipWords(app.Status.Health.Message, 300))).
 			WithFix("Find the unhealthy resources and fix them.", "Application "+r.req.Namespace+"/"+r.req.App,
 				report.Command("list the Application's resources and their health", "argocd", "app", "resources", r.argocdApp())))
 	}

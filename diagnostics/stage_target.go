@@ -121,7 +121,7 @@ func (r *run) appNotFound(ctx context.Context) report.Finding {
 		f = f.With(ev("closest names", strings.Join(near, ", ")))
 	} else if len(names) > 0 {
 		sort.Strings(names)
-		f = f.With(ev("Applications in "+r.req.Namespace, textutil.Clip(strings.Join(names, ", "), 300)))
+		f = f.With(ev("Applications in "+r.req.Namespace, textutil.ClipWords(strings.Join(names, ", "), 300)))
 	} else {
 		f = f.With(ev("Applications in "+r.req.Namespace, "none"))
 	}

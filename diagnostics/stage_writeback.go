@@ -139,7 +139,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	if !hasBranch(remote, base) {
 		return append(out, find(report.CodeWriteBackBranchMissing, report.Fail, fmt.Sprintf("branch %q does not exist in %s", base, repo)).
-			With(ev("branches", textutil.Clip(strings.Join(remote.Branches, ", "), 200))).
+			With(ev("branches", textutil.ClipWords(strings.Join(remote.Branches, ", "), 200))).
 			WithFix("Create the branch, or write to an existing one (base:target creates target from base).", "gitConfig.branch / git-branch",
 				r.gitClone(repo, remote.DefaultBranch),
 				report.Command(fmt.Sprintf("create branch %s from %s", base, remote.DefaultBranch), "git", "-C", fixClone, "push", "origin", "--", "HEAD:refs/heads/"+base)))
@@ -181,7 +181,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 		r.iuCommit, r.iuCommitBranch = c.Hash, base
 		r.iuCommitUndeployed = commitNewerThan(snap, c.Hash, r.app.Status.Sync.Revision)
 		out = append(out, find(report.CodeWriteBackLastCommit, report.Info, fmt.Sprintf("Image Updater's last commit on %s: %s %s", base, shortHash(c.Hash), c.When.UTC().Format("2006-01-02 15:04Z"))).
-			With(ev("message", textutil.Clip(textutil.FirstLine(c.Message), 200))))
+			With(ev("message", textutil.ClipWords(textutil.FirstLine(c.Message), 200))))
 	}
 	return out
 }
@@ -373,7 +373,7 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 			return nil // a later write-back succeeded
 		}
 		if e.Match.Code == updaterlog.CodeCommitFailed {
-			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.Clip(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
+			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.ClipWords(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
 			msg := strings.ToLower(e.Msg)
 			switch {
 			case strings.Contains(e.Msg, "GH006") || strings.Contains(msg, "protected branch") || strings.Contains(msg, "pre-receive hook declined"):
@@ -420,7 +420,7 @@ func (r *run) gitFailure(repo string, err error) report.Finding {
 	if cm := r.install.TLSCertsConfigMap; cm != "" && r.installEnv("ARGOCD_TLS_DATA_PATH") == "" {
 		summary += fmt.Sprintf("ConfigMap %s/%s is mounted there (/app/config/tls): add the CA under the key %s.", ns, cm, host)
 		steps = append(steps, report.RunPipe("add the CA to ConfigMap "+ns+"/"+cm+" under the key "+host+" (its other keys kept)", shell.Pipeline{
-			{Argv: append(shell.Args("kubectl", "-n", ns, "create", "configmap", cm), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--dry-run=client"), shell.Lit("-o"), shell.Lit("yaml"))},
+			{Argv: append(shell.Args("kubectl", "-n", ns, "create", "configmap"), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--dry-run=client"), shell.Lit("-o"), shell.Lit("yaml"), shell.Lit("--"), shell.Lit(cm))},
 			shell.Cmd("kubectl", "apply", "-f", "-"),
 		}))
 		return f.WithFix(summary, "ConfigMap "+ns+"/"+cm+", key "+host, steps...)
@@ -429,7 +429,7 @@ func (r *run) gitFailure(repo string, err error) report.Finding {
 	summary += fmt.Sprintf("nothing provides it in Image Updater's pod (argocd-tls-certs-cm is Argo CD's): put the CA in a ConfigMap, mount it at %s on Deployment %s/%s and point ARGOCD_TLS_DATA_PATH there.", dir, ns, dep)
 	steps = append(steps,
 		report.RunWords("create ConfigMap "+ns+"/"+cm+" with the CA under the key "+host,
-			append(shell.Args("kubectl", "-n", ns, "create", "configmap", cm), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")))...),
+			append(shell.Args("kubectl", "-n", ns, "create", "configmap"), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--"), shell.Lit(cm))...),
 		report.PatchStep("mount it at "+dir+" in Image Updater's container and point ARGOCD_TLS_DATA_PATH there", report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: ns, Name: dep, Type: report.PatchStrategic,
 			Merge: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 				"volumes": []any{map[string]any{"name": "git-ca", "configMap": map[string]any{"name": cm}}},

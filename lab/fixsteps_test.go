@@ -158,7 +158,15 @@ func checkPatch(t *testing.T, where string, s report.Step, objects []*unstructur
 	t.Helper()
 	p := s.Patch
 	argv := s.Run.Argvs(shell.Sentinels(s.Vars()...))[0]
-	body := argv[len(argv)-1]
+	body := ""
+	for i, w := range argv {
+		if w == "-p" && i+1 < len(argv) {
+			body = argv[i+1]
+		}
+	}
+	if argv[len(argv)-2] != "--" || argv[len(argv)-1] != p.Name {
+		t.Errorf("%s: the patched object's name is not the last word, after --: %q", where, argv)
+	}
 	var obj *unstructured.Unstructured
 	for _, o := range objects {
 		if strings.EqualFold(o.GetKind(), p.Kind) && o.GetNamespace() == p.Namespace && o.GetName() == p.Name {

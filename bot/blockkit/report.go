@@ -2,6 +2,7 @@ package blockkit
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -162,7 +163,10 @@ func stepTexts(f *report.Fix) []string {
 			b.WriteString("*" + strings.TrimSuffix(lead, ": ") + "* ")
 		}
 		if s.Say != "" {
-			b.WriteString(md(s.Say) + " — ")
+			// A Say can hold a long value (a branch of thousands of
+			// characters): the head stays a head; the command below holds
+			// the value whole.
+			b.WriteString(md(textutil.ClipWords(s.Say, 300)) + " — ")
 		}
 		action := s.Action()
 		if s.Object != "" && s.Lang != report.LangShell {
@@ -222,9 +226,18 @@ func fixChunks(title string, f *report.Fix) []string {
 		}
 		cur += "\n" + s
 	}
-	for _, s := range stepTexts(f) {
+	steps := f.Numbered()
+	for k, s := range stepTexts(f) {
 		if utf8.RuneCountInString(s) <= MaxSectionText-100 {
 			add(s)
+			continue
+		}
+		if steps[k].Lang == report.LangShell {
+			// A command cut over two code blocks would run, pasted block by
+			// block, as two commands (the first one a command cut short):
+			// a command is shown whole or not at all.
+			head, _, _ := strings.Cut(s, "\n```")
+			add(head + "\n_(this command is " + strconv.Itoa(utf8.RuneCountInString(steps[k].Text)) + " characters, more than a Slack message shows in one piece: `imgupd diagnose` in a terminal, or its `-o json`, shows it whole)_")
 			continue
 		}
 		for i, piece := range splitCode(s, MaxSectionText-100) {

@@ -114,7 +114,8 @@ func checkReadingRules(t *testing.T, r *report.Report, p Payload) {
 					if utf8.RuneCountInString(s) < 25 {
 						continue
 					}
-					if seen[s] {
+					if seen[s] && !strings.HasSuffix(s, "…") {
+						// (Two lines clipped within one long value can end alike.)
 						t.Errorf("%s says twice: %q", where, s)
 					}
 					seen[s] = true
@@ -148,6 +149,9 @@ func checkClippedAtWords(t *testing.T, where, text string, source []string) {
 				}
 			}
 			j--
+		}
+		if spaces == 0 && i-j >= 40 {
+			continue // a word of more than 40 characters cannot be clipped at its end
 		}
 		tail := unescape.Replace(string(r[j:i]))
 		for _, s := range source {

@@ -491,8 +491,10 @@ func PatchStep(say string, p Patch) Step {
 	if p.Namespace != "" {
 		argv = append(argv, shell.Args("-n", p.Namespace)...)
 	}
-	argv = append(argv, shell.Args("patch", p.Resource, p.Name, "--type", string(p.Type), "-p")...)
-	s := RunWords(say, append(argv, body)...)
+	// The name after --: a name read from a reference (a Secret named in
+	// an annotation) is free text, and must never be read as a flag.
+	argv = append(append(argv, shell.Args("patch", p.Resource, "--type", string(p.Type), "-p")...), body)
+	s := RunWords(say, append(argv, shell.Args("--", p.Name)...)...)
 	if s.Refused == "" {
 		s.Patch = &p
 		s.Object = p.Object()

@@ -178,7 +178,7 @@ func TestPatchStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := st[0].Run[0][len(st[0].Run[0])-1]; got != `{"stringData":{"note":"it's $(x)","password":"<GIT_TOKEN>"}}` {
+	if got := st[0].Run[0][len(st[0].Run[0])-3]; got != `{"stringData":{"note":"it's $(x)","password":"<GIT_TOKEN>"}}` || st[0].Run[0][len(st[0].Run[0])-1] != "repo" {
 		t.Errorf("the patch bash passes: %s", got)
 	}
 	forged := p

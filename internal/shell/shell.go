@@ -173,6 +173,10 @@ func Quote(s string) (string, error) {
 		return "", &QuoteError{Value: s, Err: err}
 	}
 	switch {
+	case strings.Contains(s, "```"):
+		// Three backticks end a Slack code block, and nothing in Slack
+		// escapes them: the word is written with every backtick as \x60.
+		return ansiC(s), nil
 	case strings.HasPrefix(q, "$'"):
 		return ansiBytes(q), nil
 	case !strings.ContainsRune(s, '!'):
@@ -188,6 +192,34 @@ func Quote(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ansiC writes s as a $'…' word in which ', !, \ and ` are \xHH escapes, a
+// character that is not shown as itself (a control, bidi or zero-width
+// character, a byte that is not UTF-8) its bytes as \xHH, and the rest as
+// written: the form Quote takes for a word Slack could not show in a code
+// block (one with ```).
+func ansiC(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\' || r == '\'' || r == '!' || r == '`':
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r):
+			b.WriteRune(r)
+		default:
+			for _, x := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, x)
+			}
+		}
+		i += size
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 // ansiBytes rewrites a $'…' word: \uXXXX and \UXXXXXXXX as the rune's UTF-8
@@ -318,7 +350,7 @@ func (c Command) Render() (string, error) {
 // quotes when it is printable text without ' or ! (JSON pretty printed reads
 // as JSON), else as Quote writes it.
 func quoteDoc(doc string) (string, error) {
-	if utf8.ValidString(doc) && !strings.ContainsAny(doc, "'!") && strings.IndexFunc(doc, func(r rune) bool {
+	if utf8.ValidString(doc) && !strings.ContainsAny(doc, "'!") && !strings.Contains(doc, "```") && strings.IndexFunc(doc, func(r rune) bool {
 		return r != '\n' && !unicode.IsPrint(r) && r != ' '
 	}) < 0 {
 		return "'" + doc + "'", nil

@@ -18,7 +18,7 @@ var hostile = []string{
 	"main\nEOF\ntouch /tmp/pwned", "EOF", "x;touch /tmp/pwned", "x && touch /tmp/pwned", "x|sh",
 	"$HOME", "${HOME}", "*", "?", "[a]", "{a,b}", "~root", "#x", "-rf", "--kubeconfig=/tmp/x",
 	"\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\", "\x1b[2J", "a\rb", "\u202eevil", "a\u200bb",
-	"'", "''", `\`, "\t", "é", "a!!b", "it's!x", "!!", "\u202e'!x", `\u202e`, "x\u00a0y", strings.Repeat("long-", 2000), "", "!!", "!x", "a=b", "%s", "$'x'",
+	"'", "''", `\`, "\t", "é", "a!!b", "it's!x", "!!", "```", "a```b'!\n\\c", "``", "`", "\u202e'!x", `\u202e`, "x\u00a0y", strings.Repeat("long-", 2000), "", "!!", "!x", "a=b", "%s", "$'x'",
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -31,6 +31,9 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if strings.ContainsAny(text, "\n\r\x1b") {
 			t.Errorf("%q: the command is not one line of text: %q", v, text)
+		}
+		if strings.Contains(text, "```") {
+			t.Errorf("%q: the command holds ```, which ends a Slack code block: %q", v, text)
 		}
 	}
 }
@@ -209,6 +212,9 @@ func FuzzChecked(f *testing.F) {
 		}
 		if err != nil {
 			t.Fatalf("%q: %v", v, err)
+		}
+		if strings.Contains(text, "```") {
+			t.Fatalf("%q: ``` in %q", v, text)
 		}
 		if i := strings.LastIndex(text, "kubectl "); i < 0 || strings.ContainsAny(text[i:], "\n\r") {
 			t.Fatalf("%q: the command spans lines: %q", v, text)

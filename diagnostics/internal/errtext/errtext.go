@@ -6,7 +6,11 @@
 // everywhere.
 package errtext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/imgupd/imgupd/internal/textutil"
+)
 
 // MaxDetail bounds a detail text in runes: servers and proxies sometimes
 // answer errors with whole HTML pages.
@@ -22,10 +26,8 @@ func OneLine(s string) string {
 		return r == '\n' || r == '\r' || r == '\t' || r < 0x20 || r == 0x7f
 	}), " ")
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > MaxDetail {
-		s = string(r[:MaxDetail]) + "…"
-	}
-	return s
+	// Clipped at a word's end where one is near (textutil.ClipWords).
+	return textutil.ClipWords(s, MaxDetail+1)
 }
 
 // Scrub removes each secret of 3 characters or more from s. Shorter values
