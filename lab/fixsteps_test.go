@@ -116,6 +116,16 @@ func checkFixSteps(t *testing.T, r *report.Report, objects []*unstructured.Unstr
 					if !slices.Contains(programs, argv[0]) {
 						t.Errorf("%s: runs %q, not a program a fix may run", where, argv[0])
 					}
+					// No fix copies a Secret (reads it to write it elsewhere),
+					// and a grant of a Secret that holds credentials says
+					// where Image Updater then sends them.
+					if slices.Contains(argv, "get") && (slices.Contains(argv, "secret") || slices.Contains(argv, "secrets")) {
+						t.Errorf("%s: reads a Secret: %q", where, argv)
+					}
+					if slices.Contains(argv, "role") && slices.Contains(argv, "--resource=secrets") && !strings.HasPrefix(string(f.Code), "CANDIDATES_SIGNATURE") &&
+						!strings.Contains(s.Say, "sends") && !strings.Contains(s.Say, "push") {
+						t.Errorf("%s: grants a read of a Secret without saying where its credentials go: %s", where, s.Say)
+					}
 				}
 				for _, m := range anglesRE.FindAllString(s.Text, -1) {
 					if !strings.Contains(inputs, m) {

@@ -170,7 +170,7 @@ func TestPatchStep(t *testing.T) {
 	p := Patch{Kind: "Secret", Resource: "secret", Namespace: "argocd", Name: "repo", Type: PatchMerge,
 		Merge: map[string]any{"stringData": map[string]any{"password": VarValue("GIT_TOKEN"), "note": "it's $(x)"}}}
 	s := PatchStep("set the token", p)
-	if !strings.HasPrefix(s.Text, "kubectl -n argocd patch secret repo --type merge -p ") || !strings.Contains(s.Text, `"${GIT_TOKEN:?set GIT_TOKEN first}"`) || s.Patch == nil || s.Object != "Secret argocd/repo" {
+	if !strings.HasPrefix(s.Text, "kubectl -n argocd patch secret --type merge -p ") || !strings.HasSuffix(s.Text, " -- repo") || !strings.Contains(s.Text, `"${GIT_TOKEN:?set GIT_TOKEN first}"`) || s.Patch == nil || s.Object != "Secret argocd/repo" {
 		t.Errorf("got %s", s.Text)
 	}
 	env := shell.Sentinels("GIT_TOKEN")
