@@ -158,6 +158,8 @@ func literalPart(p syntax.WordPart) bool {
 
 // bareLiteral: text outside quotes in which bash expands nothing: each
 // special character escaped by a backslash (not a line break), none bare.
+// A bare ] or } is literal without the [ or { that would open a pattern or a
+// brace expansion (both refused), as syntax.Quote leaves them.
 func bareLiteral(v string) bool {
 	if strings.HasPrefix(v, "#") {
 		return false
@@ -169,7 +171,7 @@ func bareLiteral(v string) bool {
 				return false
 			}
 			i++
-		case strings.IndexByte("*?[]{}~$`\"'!", c) >= 0:
+		case strings.IndexByte("*?[{~$`\"'!", c) >= 0:
 			return false
 		}
 	}

@@ -18,7 +18,7 @@ var hostile = []string{
 	"main\nEOF\ntouch /tmp/pwned", "EOF", "x;touch /tmp/pwned", "x && touch /tmp/pwned", "x|sh",
 	"$HOME", "${HOME}", "*", "?", "[a]", "{a,b}", "~root", "#x", "-rf", "--kubeconfig=/tmp/x",
 	"\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\", "\x1b[2J", "a\rb", "\u202eevil", "a\u200bb",
-	"'", "''", `\`, "\t", "é", "a!!b", "it's!x", "!!", "```", "a```b'!\n\\c", "``", "`", "\u202e'!x", `\u202e`, "x\u00a0y", strings.Repeat("long-", 2000), "", "!!", "!x", "a=b", "%s", "$'x'",
+	"'", "''", `\`, "\t", "é", "a!!b", "it's!x", "!!", "```", "a```b'!\n\\c", "``", "`", "\u202e'!x", `\u202e`, "x\u00a0y", strings.Repeat("long-", 2000), "", "!!", "!x", "a=b", "%s", "$'x'", "]", "a}", "x]y}", "}{",
 }
 
 func TestRoundTrip(t *testing.T) {
