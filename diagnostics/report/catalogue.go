@@ -75,6 +75,7 @@ const (
 	CodeUpdaterNotFound        Code = "HEALTH_UPDATER_NOT_FOUND"
 	CodeUpdaterNotReady        Code = "HEALTH_UPDATER_NOT_READY"
 	CodeUpdaterScaledToZero    Code = "HEALTH_UPDATER_SCALED_TO_ZERO"
+	CodeUpdaterDryRun          Code = "HEALTH_UPDATER_DRY_RUN"
 	CodeUpdaterReplicas        Code = "HEALTH_UPDATER_MULTIPLE_REPLICAS"
 	CodeUpdaterInstalls        Code = "HEALTH_UPDATER_MULTIPLE_INSTALLS"
 	CodeUpdaterRunning         Code = "HEALTH_UPDATER_RUNNING"
@@ -281,6 +282,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeUpdaterScaledToZero, StageHealth, Fail, "Image Updater is scaled to zero",
 			"The Deployment asks for 0 replicas.",
 			"kubectl -n <ns> scale deploy/<name> --replicas=1"),
+		e(CodeUpdaterDryRun, StageHealth, Fail, "Image Updater runs with --dry-run: it picks tags and writes none",
+			"The controller's command line sets --dry-run (alone, or =true, =1, =t: the last --dry-run word wins; no environment variable sets it). Every cycle then picks the tags, logs 'Successfully updated image ... (dry run=true)' and 'Dry run - not committing N changes to application', and writes nothing: no spec change, no commit, no ImagesUpdated event. Its own records still count the changes: the cycle's images_updated, and in v1.x the CR's status (N images updated, recentUpdates 'Updated from A to B'); they are what a dry run would have written, never a write. The start-up warm-up also logs 'Dry run - not committing' once per CR whatever the flag says: that alone is not this.",
+			"Remove the --dry-run word from the container's args (or command) of Image Updater's Deployment: kubectl -n <ns> edit deploy/<name>, or the JSON patch the finding shows (it tests the word first); the Deployment rolls its pod, and the next cycle writes."),
 		e(CodeUpdaterReplicas, StageHealth, Warn, "Image Updater runs more than one replica",
 			"Several replicas process the same Applications and may push conflicting commits.",
 			"kubectl -n <ns> scale deploy/<name> --replicas=1"),
