@@ -111,6 +111,8 @@ const (
 	CodeSourceImageElsewhere    Code = "SOURCE_IMAGE_IN_ANOTHER_SOURCE"
 	CodeSourceTooLarge          Code = "SOURCE_TOO_LARGE"
 	CodeSourceRepoSecretsDenied Code = "SOURCE_REPO_SECRETS_FORBIDDEN_FOR_ARGOCD"
+	CodeSourceArgoSAUnknown     Code = "SOURCE_ARGOCD_SERVICEACCOUNT_UNKNOWN"
+	CodeSourceArgoReadsRepo     Code = "SOURCE_ARGOCD_READS_REPOSITORY"
 )
 
 // Live image.
@@ -354,8 +356,13 @@ var catalogue = func() map[Code]Entry {
 			"The git server (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB) or the Helm repository (index.yaml or a chart over 64 MiB, a chart's index entries over 4 MiB) sent more than imgupd reads, so the mapping checks were not made. Argo CD clones git to disk and reads Helm indexes up to 1G: it may read the source, slowly, or fail on its timeouts. The state does not depend on it.",
 			"Keep the manifests Argo CD deploys in a repository of ordinary size (or prune old chart versions from the Helm repository), and check that the app renders: argocd app manifests <app>."),
 		e(CodeSourceRepoSecretsDenied, StageSource, Warn, "Argo CD's ServiceAccount may not read its repository Secrets",
-			"The API server says the ServiceAccount imgupd takes for Argo CD (--argocd-service-account, default argocd-application-controller, in Argo CD's namespace) may not list and watch Secrets there, so Argo CD would read no repository credentials. imgupd did not read them either and read the source anonymously. Usually the ServiceAccount name is not the one your Argo CD runs as.",
+			"The API server says the ServiceAccount imgupd takes for Argo CD (--argocd-service-account, else the serviceAccountName of Argo CD's application controller StatefulSet or Deployment, else argocd-application-controller, in Argo CD's namespace), which exists, may not list and watch Secrets there, so Argo CD would read no repository credentials. imgupd did not read them either and read the source anonymously. Usually the ServiceAccount name is not the one your Argo CD runs as.",
 			"Tell imgupd the ServiceAccount Argo CD's application controller runs as (--argocd-service-account, config serve.argocd-service-account, chart value argocd.serviceAccount), or give it get, list and watch on secrets in Argo CD's namespace."),
+		e(CodeSourceArgoSAUnknown, StageSource, Unknown, "imgupd does not know the ServiceAccount Argo CD reads its repository Secrets with",
+			"imgupd asks the API server whether Argo CD's ServiceAccount may list its repository Secrets before it reads them for a source. It takes that ServiceAccount from --argocd-service-account, else from Argo CD's application controller (the StatefulSet or Deployment labelled app.kubernetes.io/name=argocd-application-controller or app.kubernetes.io/component=application-controller in Argo CD's namespace), else the usual name argocd-application-controller. The one it asked about does not exist (RBAC answers no for any name), or was guessed and could not be read: the answer says nothing about Argo CD, so imgupd read the source without the Secrets and the mapping checks may not be verified. An Application Synced from the repository settles it (SOURCE_ARGOCD_READS_REPOSITORY).",
+			"Tell imgupd the ServiceAccount Argo CD's application controller runs as (--argocd-service-account, config serve.argocd-service-account, chart value argocd.serviceAccount), or let imgupd list statefulsets and deployments in Argo CD's namespace so it finds it."),
+		e(CodeSourceArgoReadsRepo, StageSource, Info, "Argo CD reads the repository: the Application is synced from it",
+			"imgupd could not verify that the ServiceAccount it knows for Argo CD may read the repository Secrets (it does not exist, or imgupd could not ask), but the Application is Synced from the repository at a revision Argo CD resolved: Argo CD reads it, with its repository Secrets when it is private. imgupd reads the source with them, as Argo CD does.", "").as(RoleContext),
 		e(CodeSourceMappingChecked, StageSource, Pass, "the manifest mapping matches the source", "", ""),
 		e(CodeSourceChartFromHelmRepo, StageSource, Info, "the chart comes from a Helm repository",
 			"The chart's values.yaml was read from its Helm or OCI repository, as Argo CD fetches it.", ""),
