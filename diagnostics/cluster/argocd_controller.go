@@ -16,9 +16,9 @@ import (
 // operator's (OpenShift GitOps names the workload <instance>-application-
 // controller and its ServiceAccount <instance>-argocd-application-controller).
 const (
-	LabelComponent       = "app.kubernetes.io/component"
-	argoControllerName   = "argocd-application-controller"
-	argoControllerComp   = "application-controller"
+	LabelComponent        = "app.kubernetes.io/component"
+	argoControllerName    = "argocd-application-controller"
+	argoControllerComp    = "application-controller"
 	defaultServiceAccount = "default"
 )
 
