@@ -173,6 +173,8 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.F
 // could not read is "not verified", never "forbidden". And an Application
 // Argo CD has synced from the repository shows that Argo CD reads it: its
 // repository Secrets are then used for the source, as Argo CD uses them.
+// When imgupd could not ask at all (su), nothing changes: it reads no
+// Secret (the gate fails closed).
 // It returns the gate's outcome (creds, err) as argoView goes on with it.
 func (r *run) argoAccessUnsettled(ctx context.Context, v *repoView, u secretUser, repoURL string, creds []cluster.RepoCred, err error, sf *secretForbidden, su *secretUnverified) ([]cluster.RepoCred, error) {
 	unknown := ""
@@ -184,21 +186,17 @@ func (r *run) argoAccessUnsettled(ctx context.Context, v *repoView, u secretUser
 			unknown = "imgupd found no application controller workload naming Argo CD's ServiceAccount and could not read ServiceAccount " + u.subject.Namespace + "/" + u.subject.ServiceAccount
 		}
 	}
-	if sf != nil && unknown == "" {
-		return creds, err // a known ServiceAccount that may not read them
+	if su != nil || unknown == "" {
+		// imgupd could not ask (it then reads no Secret: the gate fails
+		// closed), or a known ServiceAccount may not read them.
+		return creds, err
 	}
 	if how, ok := r.syncedFrom(repoURL); ok {
 		why := unknown
-		if su != nil {
-			why = su.Error()
-		}
 		v.notes = append(v.notes, find(report.CodeSourceArgoReadsRepo, report.Info,
 			"Argo CD reads "+repoURL+": "+how+", so imgupd reads it with Argo CD's repository Secrets").
 			With(ev("Argo CD's ServiceAccount", u.subject.String()+" (from "+u.via+")"), ev("not verified", why)))
 		return r.repoCreds(ctx)
-	}
-	if sf == nil {
-		return creds, err
 	}
 	f := find(report.CodeSourceArgoSAUnknown, report.Unknown, "not verified: whether Argo CD may read its repository Secrets for "+repoURL+": "+unknown).
 		With(ev("asked the API server", cluster.AccessQuery{Subject: u.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace}.String()+": no"),

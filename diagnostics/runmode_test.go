@@ -176,3 +176,70 @@ func TestDryRunRecordsAreNotWrites(t *testing.T) {
 		t.Errorf("dry run reported without the flag:\n%s", dump(r))
 	}
 }
+
+// v0.x's --match-application-name and --match-application-label narrow the
+// Applications it processes: one they leave out is blocked, with a fix that
+// lets it through; one they let through is not.
+func TestV0AppFilterFromTheCommandLine(t *testing.T) {
+	t.Parallel() // its own labs
+	const args = "        args: [run]\n"
+	for _, tc := range []struct {
+		name, args string
+		labels     string // the Application's labels
+		filtered   bool
+		fixAdds    string // the value the fix's JSON patch adds
+		fixLabels  map[string]any
+	}{
+		{name: "name matches", args: "        args: [run, --match-application-name=w*]\n"},
+		{name: "name matches the second pattern", args: "        args: [run, --match-application-name, \"api,we?\"]\n"},
+		{name: "names added up", args: "        args: [run, --match-application-name=api, --match-application-name=web]\n"},
+		{name: "name left out", args: "        args: [run, --match-application-name=api-*]\n", filtered: true, fixAdds: "--match-application-name=web"},
+		{name: "invalid pattern", args: "        args: [run, \"--match-application-name=[web\"]\n", filtered: true, fixAdds: "--match-application-name=web"},
+		{name: "label matches", args: "        args: [run, --match-application-label=team=shop]\n", labels: "{team: shop}"},
+		{name: "label left out", args: "        args: [run, --match-application-label, team=shop]\n", labels: "{team: billing}", filtered: true, fixLabels: map[string]any{"team": "shop"}},
+		{name: "label set-based", args: "        args: [run, \"--match-application-label=tier in (a,b)\"]\n", filtered: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := diagnose(t, "updater-v0-18-pull-secret-in-kube-system", func(sc *lab.Scenario) {
+				if !strings.Contains(sc.Objects, args) {
+					t.Fatalf("no %q", args)
+				}
+				sc.Objects = strings.Replace(sc.Objects, args, tc.args, 1)
+				if tc.labels != "" {
+					sc.Objects = strings.Replace(sc.Objects, "  name: web\n  namespace: argocd\n  annotations:\n", "  name: web\n  namespace: argocd\n  labels: "+tc.labels+"\n  annotations:\n", 1)
+				}
+			})
+			got := findingsOf(r, report.CodeUpdaterAppFiltered)
+			if !tc.filtered {
+				if len(got) != 0 {
+					t.Fatalf("the app is let through, but: %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 || r.RootCause == nil || r.RootCause.Code != report.CodeUpdaterAppFiltered || r.State != report.StateBlocked {
+				t.Fatalf("want blocked by HEALTH_UPDATER_APP_FILTERED, got %s %v\n%s", r.State, r.RootCause, dump(r))
+			}
+			fix := got[0].Fix
+			switch {
+			case tc.fixAdds != "":
+				p := fix.Steps[0].Patch
+				last := p.Ops[len(p.Ops)-1]
+				if p.Kind != "Deployment" || last.Op != "add" || last.Value != tc.fixAdds || !strings.HasSuffix(last.Path, "/args/-") {
+					t.Errorf("the fix does not add %s to the args: %+v", tc.fixAdds, p)
+				}
+			case tc.fixLabels != nil:
+				p := fix.Steps[0].Patch
+				m, _ := p.Merge.(map[string]any)["metadata"].(map[string]any)
+				l, _ := m["labels"].(map[string]any)
+				if p.Kind != "Application" || p.Name != "web" || l["team"] != tc.fixLabels["team"] {
+					t.Errorf("the fix does not label the Application: %+v", p)
+				}
+			default:
+				if len(fix.Steps) != 0 || fix.Summary == "" {
+					t.Errorf("a set-based selector has no label to set; want advice only: %+v", fix)
+				}
+			}
+		})
+	}
+}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
@@ -82,6 +86,9 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 	if inst.DryRun.On {
 		out = append(out, dryRunFinding(inst))
 	}
+	if f, ok := r.appFilterFinding(inst); ok {
+		out = append(out, f)
+	}
 	if inst.Replicas > 1 {
 		out = append(out, find(report.CodeUpdaterReplicas, report.Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
 	}
@@ -152,6 +159,81 @@ func dryRunFinding(inst *cluster.UpdaterInstall) report.Finding {
 		"Deployment "+where+", container "+inst.Container,
 		report.PatchStep(say, report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: inst.Namespace, Name: inst.Name, Type: report.PatchJSON, Ops: ops}),
 		report.Command("wait for the new pod", "kubectl", "-n", inst.Namespace, "rollout", "status", "deploy/"+inst.Name))
+}
+
+// appFilterFinding: a v0.x controller whose --match-application-name
+// patterns or --match-application-label selector leave the Application out
+// never processes it (upstream v0.x cmd/run.go: ListApplications(AppLabel),
+// then FilterApplicationsForUpdate's nameMatchesPattern, filepath.Match;
+// an invalid pattern matches nothing). v1.x has no such flags.
+func (r *run) appFilterFinding(inst *cluster.UpdaterInstall) (report.Finding, bool) {
+	af := inst.AppFilter
+	if r.version.UsesCRs() || r.app == nil || len(af.NamePatterns) == 0 && af.Label == "" {
+		return report.Finding{}, false
+	}
+	where := inst.Namespace + "/" + inst.Name
+	app := r.app.Name
+	container := []string{"spec", "template", "spec", "containers", fmt.Sprint(inst.ContainerIndex)}
+	at := func(tokens ...string) string {
+		return report.Pointer(append(append([]string{}, container...), tokens...)...)
+	}
+	if len(af.NamePatterns) > 0 {
+		matched := false
+		for _, p := range af.NamePatterns {
+			if m, err := filepath.Match(p, app); err == nil && m {
+				matched = true
+			}
+		}
+		if !matched {
+			field := af.NameWords[len(af.NameWords)-1].Field
+			f := find(report.CodeUpdaterAppFiltered, report.Fail,
+				fmt.Sprintf("Image Updater %s processes only Applications named %s (--match-application-name): %s is not one", where, strings.Join(af.NamePatterns, ", "), app)).
+				With(ev("deployment", where), ev("container", inst.Container))
+			for _, w := range af.NameWords {
+				f = f.With(ev(w.Where(), w.Raw))
+			}
+			return f.WithFix("Add the Application's name to the patterns (each --match-application-name adds to them), or remove the flag so that every annotated Application is processed; the Deployment rolls its pod.",
+				"Deployment "+where+", container "+inst.Container,
+				report.PatchStep("add --match-application-name="+app+" to container "+inst.Container, report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: inst.Namespace, Name: inst.Name, Type: report.PatchJSON,
+					Ops: []report.PatchOp{{Op: "test", Path: at("name"), Value: inst.Container}, {Op: "add", Path: at(field, "-"), Value: "--match-application-name=" + app}}}),
+				report.Command("wait for the new pod", "kubectl", "-n", inst.Namespace, "rollout", "status", "deploy/"+inst.Name)), true
+		}
+	}
+	if af.Label == "" {
+		return report.Finding{}, false
+	}
+	sel, err := labels.Parse(af.Label)
+	if err != nil || sel.Matches(labels.Set(r.app.Labels)) {
+		// A selector that does not parse fails the list itself: the log's
+		// errors show it.
+		return report.Finding{}, false
+	}
+	f := find(report.CodeUpdaterAppFiltered, report.Fail,
+		fmt.Sprintf("Image Updater %s processes only Applications labelled %s (--match-application-label): %s is not", where, af.Label, app)).
+		With(ev("deployment", where), ev("container", inst.Container))
+	for _, w := range af.LabelWords {
+		f = f.With(ev(w.Where(), w.Raw))
+	}
+	set := map[string]any{}
+	reqs, _ := sel.Requirements()
+	for _, q := range reqs {
+		vals := q.Values().List()
+		switch q.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			if len(vals) == 1 {
+				set[q.Key()] = vals[0]
+				continue
+			}
+		}
+		set = nil // a requirement only a person can meet (a choice, a negation)
+		break
+	}
+	if len(set) == 0 {
+		return f.WithFix("Label the Application so that it matches the selector, or remove --match-application-label from Image Updater's command line.", "Application "+r.req.Namespace+"/"+app), true
+	}
+	return f.WithFix("Label the Application so that it matches the selector (or remove --match-application-label from Image Updater's command line).", "Application "+r.req.Namespace+"/"+app,
+		report.PatchStep("label the Application", report.Patch{Kind: "Application", Resource: "application", Namespace: r.req.Namespace, Name: app, Type: report.PatchMerge,
+			Merge: map[string]any{"metadata": map[string]any{"labels": set}}})), true
 }
 
 // dryRunRecords names, under a controller in dry run, what its log counts

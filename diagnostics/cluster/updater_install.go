@@ -51,6 +51,9 @@ type UpdaterInstall struct {
 	// DryRun is the --dry-run flag of the controller's command line: on,
 	// Image Updater picks tags and writes nothing.
 	DryRun DryRun
+	// AppFilter is v0.x's --match-application-name and
+	// --match-application-label: the Applications it processes at all.
+	AppFilter AppFilter
 	// Env is the container's environment in definition order, envFrom
 	// ConfigMaps expanded first (Kubernetes lets env override envFrom).
 	// Literal values are kept raw for the engine but print masked (see
@@ -288,7 +291,9 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.Env, u.EnvFromSecrets = resolveEnv(ctx, c, &cms)
 	u.Args = redactArgs(expandArgs(append(append([]string{}, c.Command...), c.Args...), u.Env))
 	u.settings()
-	u.DryRun = dryRunOf(c, u.Env)
+	flags := flagsOf(c, u.Env)
+	u.DryRun = dryRunOf(flags)
+	u.AppFilter = appFilterOf(flags)
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
 	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterSSHDir)
 	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterTLSDir)

@@ -52,38 +52,36 @@ var boolFlags = map[string]bool{
 	"webhook-require-secret": true, "enable-cr-metrics": true,
 }
 
-// dryRunOf reads --dry-run from the container's command and args, as pflag
-// parses the argv the kubelet builds (command then args, $(VAR) expanded):
-// "--dry-run" alone sets it to true, "--dry-run=V" to strconv.ParseBool(V)
-// (a value that does not parse stops the controller at start, which the
-// Deployment's readiness shows), a word that is the value of the flag
-// before it is not a flag, and nothing after a bare "--" is one.
-func dryRunOf(c *corev1.Container, env []EnvVar) DryRun {
-	type word struct {
-		field string
-		index int
-		raw   string
-	}
-	var words []word
+// flagUse is one flag on the command line: its name, its value (as the
+// kubelet passes it) and the words that hold them.
+type flagUse struct {
+	name, value string
+	hasValue    bool
+	words       []ArgWord
+}
+
+// flagsOf reads the container's command and args as pflag parses the argv
+// the kubelet builds (command then args, $(VAR) expanded): "--name=V", or
+// "--name V" for a flag that takes a value (every flag but upstream's
+// booleans), nothing after a bare "--".
+func flagsOf(c *corev1.Container, env []EnvVar) []flagUse {
+	var words []ArgWord
 	for i, a := range c.Command {
-		words = append(words, word{"command", i, a})
+		words = append(words, ArgWord{Field: "command", Index: i, Raw: a})
 	}
 	for i, a := range c.Args {
-		words = append(words, word{"args", i, a})
+		words = append(words, ArgWord{Field: "args", Index: i, Raw: a})
 	}
 	raws := make([]string, len(words))
 	for i, w := range words {
-		raws[i] = w.raw
+		raws[i] = w.Raw
 	}
-	vals := expandArgs(raws, env)
-	var d DryRun
-	valueNext := false
-	for i, w := range words {
-		v := vals[i]
-		if valueNext {
-			valueNext = false
-			continue
-		}
+	for i, v := range expandArgs(raws, env) {
+		words[i].Value = v
+	}
+	var out []flagUse
+	for i := 0; i < len(words); i++ {
+		v := words[i].Value
 		if v == "--" {
 			break
 		}
@@ -91,17 +89,66 @@ func dryRunOf(c *corev1.Container, env []EnvVar) DryRun {
 			continue
 		}
 		name, val, hasVal := strings.Cut(v[2:], "=")
-		if name != "dry-run" {
-			valueNext = !hasVal && !boolFlags[name]
+		u := flagUse{name: name, value: val, hasValue: hasVal, words: []ArgWord{words[i]}}
+		if !hasVal && !boolFlags[name] && i+1 < len(words) {
+			i++
+			u.value, u.hasValue = words[i].Value, true
+			u.words = append(u.words, words[i])
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// dryRunOf reads --dry-run: "--dry-run" alone sets it to true,
+// "--dry-run=V" to strconv.ParseBool(V) (a value that does not parse stops
+// the controller at start, which the Deployment's readiness shows).
+func dryRunOf(flags []flagUse) DryRun {
+	var d DryRun
+	for _, f := range flags {
+		if f.name != "dry-run" {
 			continue
 		}
 		on := true
-		if hasVal {
-			b, err := strconv.ParseBool(val)
+		if f.hasValue {
+			b, err := strconv.ParseBool(f.value)
 			on = err == nil && b
 		}
 		d.On = on
-		d.Words = append(d.Words, ArgWord{Field: w.field, Index: w.index, Raw: w.raw, Value: v})
+		d.Words = append(d.Words, f.words...)
 	}
 	return d
+}
+
+// AppFilter is v0.x's narrowing of the Applications it processes, from its
+// command line (cmd/run.go of v0.12 to v0.18: --match-application-name, a
+// StringSlice of filepath.Match patterns, each use adding to the list;
+// --match-application-label, a label selector passed to the Applications
+// list). v1.x has neither flag (its CRs select the Applications).
+type AppFilter struct {
+	// NamePatterns are the patterns; empty: every name.
+	NamePatterns []string
+	// NameWords are the words that set them, LabelWords the last word (or
+	// two) that set the selector.
+	NameWords  []ArgWord
+	Label      string
+	LabelWords []ArgWord
+}
+
+// appFilterOf reads v0.x's --match-application-name and
+// --match-application-label.
+func appFilterOf(flags []flagUse) AppFilter {
+	var a AppFilter
+	for _, f := range flags {
+		switch f.name {
+		case "match-application-name":
+			for _, p := range strings.Split(f.value, ",") {
+				a.NamePatterns = append(a.NamePatterns, strings.TrimSpace(p))
+			}
+			a.NameWords = append(a.NameWords, f.words...)
+		case "match-application-label":
+			a.Label, a.LabelWords = f.value, f.words
+		}
+	}
+	return a
 }
