@@ -39,10 +39,12 @@ type Options struct {
 	// http.ProxyFromEnvironment); it is compared with Image Updater's.
 	OwnProxy func(*http.Request) (*url.URL, error)
 	// ArgoCDServiceAccount is the ServiceAccount, in Argo CD's namespace,
-	// that reads Argo CD's repository Secrets (default
-	// argocd-application-controller, as Argo CD's own install names it).
-	// Before imgupd reads them for the source stage it asks the API server
-	// whether this ServiceAccount may list them.
+	// that reads Argo CD's repository Secrets. Empty (the default): the one
+	// Argo CD's application controller runs as (its StatefulSet's or
+	// Deployment's serviceAccountName), else argocd-application-controller,
+	// as Argo CD's own install names it. Before imgupd reads them for the
+	// source stage it asks the API server whether this ServiceAccount may
+	// list them.
 	ArgoCDServiceAccount string
 }
 
@@ -70,9 +72,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.OwnProxy == nil {
 		o.OwnProxy = http.ProxyFromEnvironment
-	}
-	if o.ArgoCDServiceAccount == "" {
-		o.ArgoCDServiceAccount = DefaultArgoCDServiceAccount
 	}
 	return o
 }

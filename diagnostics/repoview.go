@@ -92,9 +92,14 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.F
 		v.forbiddenRule = append(v.forbiddenRule, ae.Rule())
 		return true
 	}
-	creds, err := r.repoCredsFor(ctx, r.argoUser())
+	u := r.argoUser(ctx)
+	creds, err := r.repoCredsFor(ctx, u)
 	var sf *secretForbidden
 	var su *secretUnverified
+	if errors.As(err, &sf) || errors.As(err, &su) {
+		creds, err = r.argoAccessUnsettled(ctx, &v, u, repoURL, creds, err, sf, su)
+		sf, su = nil, nil
+	}
 	switch {
 	case errors.As(err, &sf):
 		// Argo CD could not read them either: go on without them, as it
@@ -159,6 +164,77 @@ func (r *run) argoView(ctx context.Context, repoURL string) (repoView, *report.F
 		v.trust = append(v.trust, ev("trust", fmt.Sprintf("CA from %s/%s key %s (replaces the system roots for that host)", ns, argoTLSCertsCM, host)))
 	}
 	return v, nil
+}
+
+// argoAccessUnsettled settles a "no" or an unanswered question about
+// whether Argo CD may read its repository Secrets when the ServiceAccount
+// asked about is not known to be Argo CD's: one that does not exist (the
+// API server's RBAC answers "no" for any name) or one guessed that imgupd
+// could not read is "not verified", never "forbidden". And an Application
+// Argo CD has synced from the repository shows that Argo CD reads it: its
+// repository Secrets are then used for the source, as Argo CD uses them.
+// When imgupd could not ask at all (su), nothing changes: it reads no
+// Secret (the gate fails closed).
+// It returns the gate's outcome (creds, err) as argoView goes on with it.
+func (r *run) argoAccessUnsettled(ctx context.Context, v *repoView, u secretUser, repoURL string, creds []cluster.RepoCred, err error, sf *secretForbidden, su *secretUnverified) ([]cluster.RepoCred, error) {
+	unknown := ""
+	if sf != nil {
+		switch exists, known := r.serviceAccountExists(ctx, u.subject); {
+		case known && !exists:
+			unknown = "ServiceAccount " + u.subject.Namespace + "/" + u.subject.ServiceAccount + " does not exist: Argo CD runs as another"
+		case !known && u.guessed:
+			unknown = "imgupd found no application controller workload naming Argo CD's ServiceAccount and could not read ServiceAccount " + u.subject.Namespace + "/" + u.subject.ServiceAccount
+		}
+	}
+	if su != nil || unknown == "" {
+		// imgupd could not ask (it then reads no Secret: the gate fails
+		// closed), or a known ServiceAccount may not read them.
+		return creds, err
+	}
+	if how, ok := r.syncedFrom(repoURL); ok {
+		why := unknown
+		v.notes = append(v.notes, find(report.CodeSourceArgoReadsRepo, report.Info,
+			"Argo CD reads "+repoURL+": "+how+", so imgupd reads it with Argo CD's repository Secrets").
+			With(ev("Argo CD's ServiceAccount", u.subject.String()+" (from "+u.via+")"), ev("not verified", why)))
+		return r.repoCreds(ctx)
+	}
+	f := find(report.CodeSourceArgoSAUnknown, report.Unknown, "not verified: whether Argo CD may read its repository Secrets for "+repoURL+": "+unknown).
+		With(ev("asked the API server", cluster.AccessQuery{Subject: u.subject, Verb: sf.verbs[0], Resource: "secrets", Namespace: sf.namespace}.String()+": no"),
+			ev("ServiceAccount from", u.via),
+			ev("imgupd", "did not read them and read the source without them"))
+	f.Verify = "tell imgupd the ServiceAccount Argo CD's application controller runs as: --argocd-service-account NAME (kubectl -n " + u.subject.Namespace + " get statefulsets,deployments -l " + cluster.LabelComponent + "=application-controller -o wide shows the workload, its spec.template.spec.serviceAccountName the name)"
+	v.notes = append(v.notes, f)
+	return nil, nil
+}
+
+// syncedFrom: the Application is Synced from repoURL (one of its sources),
+// at a revision Argo CD resolved: Argo CD read the repository.
+func (r *run) syncedFrom(repoURL string) (string, bool) {
+	if r.app == nil {
+		return "", false
+	}
+	st := r.app.Status.Sync
+	rev := st.Revision
+	if rev == "" && len(st.Revisions) > 0 {
+		rev = strings.Join(st.Revisions, ", ")
+	}
+	if st.Status != "Synced" || rev == "" {
+		return "", false
+	}
+	var urls []string
+	if s := r.app.Spec.Source; s != nil {
+		urls = append(urls, s.RepoURL)
+	}
+	for _, s := range r.app.Spec.Sources {
+		urls = append(urls, s.RepoURL)
+	}
+	want := cluster.ArgoNormalizeURL(repoURL)
+	for _, u := range urls {
+		if u != "" && cluster.ArgoNormalizeURL(u) == want {
+			return "the Application is Synced from it (status.sync, revision " + textutil.ClipWords(rev, 80) + ")", true
+		}
+	}
+	return "", false
 }
 
 // refusedFailure: the source could not be read while imgupd was refused

@@ -58,6 +58,9 @@ type run struct {
 	// access holds the API server's answers about who may read which
 	// Secret, asked once per diagnosis (secretaccess.go).
 	access map[string]accessResult
+	// argo is Argo CD's identity for its repository Secrets, found once
+	// (argoUser).
+	argo *secretUser
 }
 
 // loadApp reads the Application, which every stage after health needs,

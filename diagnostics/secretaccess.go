@@ -8,6 +8,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // imgupd reads a Secret only for a check of what another component does
@@ -34,6 +35,10 @@ type secretUser struct {
 	subject cluster.Subject
 	// via says how imgupd learnt the ServiceAccount.
 	via string
+	// guessed: imgupd found no workload naming the ServiceAccount and took
+	// the usual name, so the API server's "no" may only mean that the
+	// component runs as another.
+	guessed bool
 }
 
 // updaterUser is Image Updater's identity: the ServiceAccount of its
@@ -50,15 +55,54 @@ func (r *run) updaterUser() (secretUser, bool) {
 	return secretUser{who: "Image Updater", subject: cluster.ServiceAccountSubject(r.install.Namespace, sa), via: via}, true
 }
 
-// argoUser is Argo CD's identity for its repository Secrets: the
-// configured ServiceAccount in Argo CD's namespace.
-func (r *run) argoUser() secretUser {
-	sa := r.opts.ArgoCDServiceAccount
-	via := "imgupd's --argocd-service-account"
-	if sa == DefaultArgoCDServiceAccount {
-		via += " (default: Argo CD's application controller)"
+// argoUser is Argo CD's identity for its repository Secrets, found once
+// per diagnosis: the ServiceAccount imgupd is told (--argocd-service-
+// account), else the one Argo CD's application controller runs as (the
+// serviceAccountName of its StatefulSet or Deployment in Argo CD's
+// namespace: OpenShift GitOps, for one, names it
+// <instance>-argocd-application-controller), else Argo CD's own default
+// name, argocd-application-controller (guessed).
+func (r *run) argoUser(ctx context.Context) secretUser {
+	if r.argo != nil {
+		return *r.argo
 	}
-	return secretUser{who: "Argo CD", subject: cluster.ServiceAccountSubject(r.argoNamespace(), sa), via: via}
+	ns := r.argoNamespace()
+	u := secretUser{who: "Argo CD"}
+	if sa := r.opts.ArgoCDServiceAccount; sa != "" {
+		u.subject, u.via = cluster.ServiceAccountSubject(ns, sa), "imgupd's --argocd-service-account"
+		r.argo = &u
+		return u
+	}
+	ctl, err := r.e.Cluster.ArgoController(ctx, ns)
+	switch {
+	case err == nil:
+		u.subject = cluster.ServiceAccountSubject(ns, ctl.ServiceAccount)
+		u.via = "spec.template.spec.serviceAccountName of " + ctl.Kind + " " + ns + "/" + ctl.Name + " (Argo CD's application controller: label " + ctl.MatchedBy + ")"
+	default:
+		u.subject, u.guessed = cluster.ServiceAccountSubject(ns, DefaultArgoCDServiceAccount), true
+		why := "found no StatefulSet or Deployment labelled as Argo CD's application controller in " + ns
+		if !cluster.IsNotFound(err) {
+			why = "could not look for Argo CD's application controller in " + ns + ": " + textutil.OneLine(err.Error())
+		}
+		u.via = "Argo CD's default name, argocd-application-controller: imgupd " + why
+	}
+	if ctx.Err() == nil {
+		r.argo = &u
+	}
+	return u
+}
+
+// serviceAccountExists says whether the ServiceAccount of s exists; known
+// is false when imgupd could not read it.
+func (r *run) serviceAccountExists(ctx context.Context, s cluster.Subject) (exists, known bool) {
+	_, err := r.e.Cluster.ServiceAccountAnnotations(ctx, s.Namespace, s.ServiceAccount)
+	switch {
+	case err == nil:
+		return true, true
+	case cluster.IsNotFound(err):
+		return false, true
+	}
+	return false, false
 }
 
 // mayRead asks, once per diagnosis and verb, whether u may do each of verbs

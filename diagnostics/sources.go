@@ -31,6 +31,10 @@ type Cluster interface {
 	RepoCredentials(ctx context.Context, argocdNS string) ([]cluster.RepoCred, error)
 	ConfigMap(ctx context.Context, ns, name string) (map[string]string, error)
 	ServiceAccountAnnotations(ctx context.Context, ns, name string) (map[string]string, error)
+	// ArgoController finds Argo CD's application controller workload in
+	// its namespace, for the ServiceAccount that reads its repository
+	// Secrets.
+	ArgoController(ctx context.Context, ns string) (*cluster.ArgoController, error)
 	// ReviewAccess asks the API server whether another identity (Image
 	// Updater's or Argo CD's ServiceAccount) may read an object: a
 	// SubjectAccessReview, which writes nothing. The engine asks before

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/report"
@@ -79,6 +83,12 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 			With(ev("deployment", where), ev("image", inst.Image), ev("ready", fmt.Sprintf("%d/%d", inst.ReadyReplicas, inst.Replicas)),
 				ev("watched namespaces", watchDisplay(inst))))
 	}
+	if inst.DryRun.On {
+		out = append(out, dryRunFinding(inst))
+	}
+	if f, ok := r.appFilterFinding(inst); ok {
+		out = append(out, f)
+	}
 	if inst.Replicas > 1 {
 		out = append(out, find(report.CodeUpdaterReplicas, report.Warn, fmt.Sprintf("Image Updater %s runs %d replicas", where, inst.Replicas)))
 	}
@@ -102,7 +112,159 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 			}
 		}
 	}
-	return append(out, r.checkLogs(ctx)...)
+	logs := r.checkLogs(ctx)
+	if inst.DryRun.On {
+		out = r.dryRunRecords(out, logs)
+	}
+	return append(out, logs...)
+}
+
+// dryRunFinding: the controller's command line sets --dry-run, so no cycle
+// writes (cluster.DryRun has upstream's code paths). The fix removes every
+// --dry-run word from the exact container of the Deployment, each guarded
+// by a test of the word and of the container's name, so that the patch
+// fails rather than remove another word if the Deployment changed.
+func dryRunFinding(inst *cluster.UpdaterInstall) report.Finding {
+	where := inst.Namespace + "/" + inst.Name
+	words := inst.DryRun.Words
+	last := words[len(words)-1]
+	f := find(report.CodeUpdaterDryRun, report.Fail,
+		fmt.Sprintf("Image Updater %s runs with %s: it picks tags but writes none (no spec change, no commit)", where, last.Value)).
+		With(ev("deployment", where), ev("container", inst.Container))
+	for _, w := range words {
+		v := w.Raw
+		if w.Value != w.Raw {
+			v += " (" + w.Value + ")"
+		}
+		f = f.With(ev(w.Where(), v))
+	}
+	container := []string{"spec", "template", "spec", "containers", fmt.Sprint(inst.ContainerIndex)}
+	at := func(tokens ...string) string {
+		return report.Pointer(append(append([]string{}, container...), tokens...)...)
+	}
+	ops := []report.PatchOp{{Op: "test", Path: at("name"), Value: inst.Container}}
+	for _, w := range words {
+		ops = append(ops, report.PatchOp{Op: "test", Path: at(w.Field, fmt.Sprint(w.Index)), Value: w.Raw})
+	}
+	// Words are in command then args order, each list ascending: removing
+	// from the last keeps the indexes of the others.
+	for i := len(words) - 1; i >= 0; i-- {
+		ops = append(ops, report.PatchOp{Op: "remove", Path: at(words[i].Field, fmt.Sprint(words[i].Index))})
+	}
+	say := "remove " + last.Value + " from container " + inst.Container
+	if len(words) > 1 {
+		say = fmt.Sprintf("remove the %d --dry-run words from container %s", len(words), inst.Container)
+	}
+	return f.WithFix("Remove --dry-run from Image Updater's command line (the flag defaults to false and no environment variable sets it); the Deployment rolls its pod and the next cycle writes the tags it picks.",
+		"Deployment "+where+", container "+inst.Container,
+		report.PatchStep(say, report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: inst.Namespace, Name: inst.Name, Type: report.PatchJSON, Ops: ops}),
+		report.Command("wait for the new pod", "kubectl", "-n", inst.Namespace, "rollout", "status", "deploy/"+inst.Name))
+}
+
+// appFilterFinding: a v0.x controller whose --match-application-name
+// patterns or --match-application-label selector leave the Application out
+// never processes it (upstream v0.x cmd/run.go: ListApplications(AppLabel),
+// then FilterApplicationsForUpdate's nameMatchesPattern, filepath.Match;
+// an invalid pattern matches nothing). v1.x has no such flags.
+func (r *run) appFilterFinding(inst *cluster.UpdaterInstall) (report.Finding, bool) {
+	af := inst.AppFilter
+	if r.version.UsesCRs() || r.app == nil || len(af.NamePatterns) == 0 && af.Label == "" {
+		return report.Finding{}, false
+	}
+	where := inst.Namespace + "/" + inst.Name
+	app := r.app.Name
+	container := []string{"spec", "template", "spec", "containers", fmt.Sprint(inst.ContainerIndex)}
+	at := func(tokens ...string) string {
+		return report.Pointer(append(append([]string{}, container...), tokens...)...)
+	}
+	if len(af.NamePatterns) > 0 {
+		matched := false
+		for _, p := range af.NamePatterns {
+			if m, err := filepath.Match(p, app); err == nil && m {
+				matched = true
+			}
+		}
+		if !matched {
+			field := af.NameWords[len(af.NameWords)-1].Field
+			f := find(report.CodeUpdaterAppFiltered, report.Fail,
+				fmt.Sprintf("Image Updater %s processes only Applications named %s (--match-application-name): %s is not one", where, strings.Join(af.NamePatterns, ", "), app)).
+				With(ev("deployment", where), ev("container", inst.Container))
+			for _, w := range af.NameWords {
+				f = f.With(ev(w.Where(), w.Raw))
+			}
+			return f.WithFix("Add the Application's name to the patterns (each --match-application-name adds to them), or remove the flag so that every annotated Application is processed; the Deployment rolls its pod.",
+				"Deployment "+where+", container "+inst.Container,
+				report.PatchStep("add --match-application-name="+app+" to container "+inst.Container, report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: inst.Namespace, Name: inst.Name, Type: report.PatchJSON,
+					Ops: []report.PatchOp{{Op: "test", Path: at("name"), Value: inst.Container}, {Op: "add", Path: at(field, "-"), Value: "--match-application-name=" + app}}}),
+				report.Command("wait for the new pod", "kubectl", "-n", inst.Namespace, "rollout", "status", "deploy/"+inst.Name)), true
+		}
+	}
+	if af.Label == "" {
+		return report.Finding{}, false
+	}
+	sel, err := labels.Parse(af.Label)
+	if err != nil || sel.Matches(labels.Set(r.app.Labels)) {
+		// A selector that does not parse fails the list itself: the log's
+		// errors show it.
+		return report.Finding{}, false
+	}
+	f := find(report.CodeUpdaterAppFiltered, report.Fail,
+		fmt.Sprintf("Image Updater %s processes only Applications labelled %s (--match-application-label): %s is not", where, af.Label, app)).
+		With(ev("deployment", where), ev("container", inst.Container))
+	for _, w := range af.LabelWords {
+		f = f.With(ev(w.Where(), w.Raw))
+	}
+	set := map[string]any{}
+	reqs, _ := sel.Requirements()
+	for _, q := range reqs {
+		vals := q.Values().List()
+		switch q.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			if len(vals) == 1 {
+				set[q.Key()] = vals[0]
+				continue
+			}
+		}
+		set = nil // a requirement only a person can meet (a choice, a negation)
+		break
+	}
+	if len(set) == 0 {
+		return f.WithFix("Label the Application so that it matches the selector, or remove --match-application-label from Image Updater's command line.", "Application "+r.req.Namespace+"/"+app), true
+	}
+	return f.WithFix("Label the Application so that it matches the selector (or remove --match-application-label from Image Updater's command line).", "Application "+r.req.Namespace+"/"+app,
+		report.PatchStep("label the Application", report.Patch{Kind: "Application", Resource: "application", Namespace: r.req.Namespace, Name: app, Type: report.PatchMerge,
+			Merge: map[string]any{"metadata": map[string]any{"labels": set}}})), true
+}
+
+// dryRunRecords names, under a controller in dry run, what its log counts
+// as updates: the last cycle's images_updated and the app's "Dry run - not
+// committing" line are what a dry run would have written, not a write.
+func (r *run) dryRunRecords(health, logs []report.Finding) []report.Finding {
+	a := r.logs
+	if a == nil {
+		return health
+	}
+	var extra []report.Evidence
+	if c := a.LastCycle; c != nil && c.ImagesUpdated > 0 {
+		extra = append(extra, ev("last cycle's images_updated", fmt.Sprintf("%d, counted by a dry run: nothing was written", c.ImagesUpdated)))
+	}
+	for i := len(a.ForApp) - 1; i >= 0 && a.DryRunOnly; i-- {
+		if e := a.ForApp[i]; e.Code == updaterlog.CodeCommitDryRun {
+			extra = append(extra, ev("Image Updater's log", textutil.ClipWords(e.Time.UTC().Format("2006-01-02 15:04:05Z")+" "+textutil.OneLine(e.Redacted().Line.Msg), 200)))
+			break
+		}
+	}
+	for i := range health {
+		if health[i].Code == report.CodeUpdaterDryRun {
+			health[i] = health[i].With(extra...)
+		}
+	}
+	for i := range logs {
+		if logs[i].Code == report.CodeUpdaterCycling && a.LastCycle != nil && a.LastCycle.ImagesUpdated > 0 {
+			logs[i] = logs[i].With(ev("dry run", "the controller runs with --dry-run: images_updated counts what it would have written"))
+		}
+	}
+	return health
 }
 
 func (r *run) checkLogs(ctx context.Context) []report.Finding {

@@ -35,10 +35,19 @@ func checkHistory(ctx context.Context, r *run) []report.Finding {
 		}
 		lines = append(lines, t.UTC().Format("2006-01-02 15:04Z")+" "+imagesUpdated(e.Annotations, e.Message))
 	}
+	// Under --dry-run the CR's status.recentUpdates lists the changes a dry
+	// run counted (upstream internal/controller/status.go builds it from the
+	// cycle's changes whether or not they were committed): not writes.
+	var dry []string
 	if cr := r.selectedCR(); cr != nil {
 		for _, u := range cr.Status.RecentUpdates {
-			lines = append(lines, fmt.Sprintf("%s %s → %s (ImageUpdater %s status, %d app(s))",
-				u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Image, u.NewVersion, r.target.CR, u.ApplicationsUpdated))
+			l := fmt.Sprintf("%s %s → %s (ImageUpdater %s status, %d app(s))",
+				u.UpdatedAt.UTC().Format("2006-01-02 15:04Z"), u.Image, u.NewVersion, r.target.CR, u.ApplicationsUpdated)
+			if r.dryRun() {
+				dry = append(dry, l+", counted by a dry run: not written")
+				continue
+			}
+			lines = append(lines, l)
 		}
 		for _, c := range cr.Status.Conditions {
 			if c.Type == "Error" && c.Status == "True" || c.Type == "Ready" && c.Status == "False" {
@@ -47,15 +56,23 @@ func checkHistory(ctx context.Context, r *run) []report.Finding {
 		}
 	}
 	sort.Strings(lines)
+	sort.Strings(dry)
+	var f report.Finding
 	if len(lines) == 0 {
-		out = append(out, find(report.CodeHistoryNone, report.Info, "no recorded image update for this Application"))
+		f = find(report.CodeHistoryNone, report.Info, "no recorded image update for this Application")
+		if len(dry) > 0 {
+			f.Title = fmt.Sprintf("no image update written for this Application: the %d in ImageUpdater %s's status.recentUpdates were counted by Image Updater running with --dry-run", len(dry), r.target.CR)
+		}
 	} else {
-		f := find(report.CodeHistoryUpdates, report.Info, fmt.Sprintf("%d recorded update(s); last: %s", len(lines), lines[len(lines)-1]))
+		f = find(report.CodeHistoryUpdates, report.Info, fmt.Sprintf("%d recorded update(s); last: %s", len(lines), lines[len(lines)-1]))
 		for i, l := range lastN(lines, 5) {
 			f = f.With(ev(fmt.Sprintf("update %d", i+1), l))
 		}
-		out = append(out, f)
 	}
+	for i, l := range lastN(dry, 5) {
+		f = f.With(ev(fmt.Sprintf("dry run %d", i+1), l))
+	}
+	out = append(out, f)
 	out = append(out, r.writtenFindings(events)...)
 	if h := r.app.Status.History; len(h) > 0 {
 		last := h[len(h)-1]
@@ -159,7 +176,7 @@ func (r *run) writtenEvidence(im updater.ImageConfig, d updater.Decision, events
 			}
 		}
 	}
-	if cr := r.selectedCR(); cr != nil {
+	if cr := r.selectedCR(); cr != nil && !r.dryRun() {
 		alias := im.Alias
 		if alias == "" {
 			alias = im.Image.Name
@@ -200,3 +217,7 @@ func (r *run) specReadable(im updater.ImageConfig) bool {
 	src := r.editedSource(im.Target.Kind)
 	return src != nil && src.Plugin == nil && im.Target.Kind != updater.TargetKindPlugin
 }
+
+// dryRun: Image Updater's command line sets --dry-run, so nothing it
+// counts as updated was written.
+func (r *run) dryRun() bool { return r.install != nil && r.install.DryRun.On }

@@ -175,8 +175,51 @@ func hasImageCode(r *report.Report, c report.Code, alias string) bool {
 	return false
 }
 
-// headline is the answer in one sentence.
+// headline is the answer in one sentence; an up-to-date or on-its-way
+// answer whose source could not be read says so, with what would verify it.
 func headline(r *report.Report) string {
+	h := stateHeadline(r)
+	switch r.State {
+	case report.StateUpToDate, report.StateOnItsWay:
+		if verify, ok := sourceUnread(r); ok {
+			h += "; source not read, so the mapping is not verified"
+			if verify != "" {
+				h += " (to verify: " + verify + ")"
+			}
+		}
+	}
+	return h
+}
+
+// sourceUnread: a check of the source stage could not be made because the
+// source was not read (not the gate before Argo CD's repository Secrets,
+// after which the source may still be read); verify is the one step that
+// would make it: telling imgupd Argo CD's ServiceAccount when that is what
+// kept the Secrets from the read, else the unread check's own.
+func sourceUnread(r *report.Report) (verify string, unread bool) {
+	gate := ""
+	for _, nv := range r.NotVerified {
+		if nv.Stage != report.StageSource {
+			continue
+		}
+		switch nv.Code {
+		case report.CodeSourceArgoSAUnknown:
+			gate = nv.VerifyBy
+		case report.CodeSecretAccessNotVerified:
+		default:
+			if !unread {
+				verify, unread = nv.VerifyBy, true
+			}
+		}
+	}
+	if unread && gate != "" {
+		verify = gate
+	}
+	return verify, unread
+}
+
+// stateHeadline is the answer in one sentence, from the state.
+func stateHeadline(r *report.Report) string {
 	app := r.App.String()
 	switch r.State {
 	case report.StateUpToDate:

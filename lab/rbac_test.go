@@ -221,10 +221,11 @@ func TestSecretReviewsForbiddenFailClosed(t *testing.T) {
 }
 
 // TestSourceReadWithoutRepoSecretsArgoCDMayNotRead: when the ServiceAccount
-// imgupd takes for Argo CD may not list Secrets in its namespace, imgupd
+// imgupd takes for Argo CD (one that exists: a missing one is not
+// verified, never forbidden) may not list Secrets in its namespace, imgupd
 // does not read the repository Secrets and says so.
 func TestSourceReadWithoutRepoSecretsArgoCDMayNotRead(t *testing.T) {
-	env, _ := startScenario(t, "healthy-git-writeback", "")
+	env, _ := startScenario(t, "healthy-git-writeback", "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: not-argocd, namespace: argocd}")
 	env.engine.Options.ArgoCDServiceAccount = "not-argocd"
 	rep := env.Diagnose(context.Background())
 	if !rep.HasCode(report.CodeSourceRepoSecretsDenied) {

@@ -145,6 +145,10 @@ var silentScenarios = map[string]string{
 	"kustomize-images-pin-overrides-kustomization-writeback-before": "before Image Updater's cycle: nothing written or logged yet",
 	"helm-value-file-missing":                                       "before Image Updater's cycle: nothing written or logged yet",
 	"helm-annotation-alias-typo-defaults-render":                    "no write in the objects yet; nothing fails before it",
+	// Issue 24, run mode: before the new tag's cycle a dry-run controller has nothing to (not) commit.
+	"updater-dry-run-before": "before Image Updater's cycle: nothing picked, so no dry-run line yet",
+	// Issue 24, Argo CD's ServiceAccount: a healthy setup whose update is due on the next cycle.
+	"argocd-controller-other-serviceaccount": "the update is due on the next cycle; nothing logged per app yet",
 	// Whether Image Updater fails without the proxy, and with which network
 	// error (timeout, refused, DNS), depends on the network path; the
 	// reference words only a wrong proxy and an unresolvable host (§10.13).

@@ -74,12 +74,12 @@ Exit status, by state:
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
 	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
-	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)
 	return cmd
 }
 
 // argoCDSAHelp is the help of --argocd-service-account (diagnose, summary, serve).
-const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them"
+const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them (default: the serviceAccountName of Argo CD's application controller StatefulSet or Deployment, else " + diagnostics.DefaultArgoCDServiceAccount + ")"
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	out := reportFormats(&o.verbose)

@@ -94,7 +94,7 @@ state in the ConfigMap --summaries-configmap in imgupd's namespace.`,
 	f.StringVar(&o.leaseName, "leader-election-name", "imgupd", "name of the Lease")
 	f.StringVar(&o.stateConfigMap, "summaries-configmap", bot.DefaultStateConfigMap, "ConfigMap (in the Lease's namespace) where the scheduled summaries keep their messages and states")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
-	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)
 	return cmd
 }
 

@@ -101,7 +101,7 @@ func scanFlags(cmd *cobra.Command, o *summaryOptions) {
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
-	f.StringVar(&o.argoCDSA, "argocd-service-account", diagnostics.DefaultArgoCDServiceAccount, argoCDSAHelp)
+	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)
 }
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {

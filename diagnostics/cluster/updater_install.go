@@ -44,8 +44,16 @@ type UpdaterInstall struct {
 	Replicas, ReadyReplicas, AvailableReplicas int32
 	Conditions                                 []appsv1.DeploymentCondition
 	ServiceAccount                             string
-	// Container is the controller container's name.
-	Container string
+	// Container is the controller container's name, ContainerIndex its
+	// index in the pod template's containers.
+	Container      string
+	ContainerIndex int
+	// DryRun is the --dry-run flag of the controller's command line: on,
+	// Image Updater picks tags and writes nothing.
+	DryRun DryRun
+	// AppFilter is v0.x's --match-application-name and
+	// --match-application-label: the Applications it processes at all.
+	AppFilter AppFilter
 	// Env is the container's environment in definition order, envFrom
 	// ConfigMaps expanded first (Kubernetes lets env override envFrom).
 	// Literal values are kept raw for the engine but print masked (see
@@ -235,22 +243,22 @@ func updaterDeployment(d *appsv1.Deployment) (string, bool) {
 
 // updaterContainer picks the controller container: the one running an
 // argocd-image-updater image, else one named like it, else the first.
-func updaterContainer(spec *corev1.PodSpec) *corev1.Container {
+func updaterContainer(spec *corev1.PodSpec) (*corev1.Container, int) {
 	cs := spec.Containers
 	if len(cs) == 0 {
-		return nil
+		return nil, -1
 	}
 	for i := range cs {
 		if strings.Contains(cs[i].Image, updaterImageToken) {
-			return &cs[i]
+			return &cs[i], i
 		}
 	}
 	for i := range cs {
 		if strings.HasPrefix(cs[i].Name, updaterAppName) {
-			return &cs[i]
+			return &cs[i], i
 		}
 	}
-	return &cs[0]
+	return &cs[0], 0
 }
 
 // describeUpdater fills an UpdaterInstall from the Deployment, reading its
@@ -269,12 +277,12 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	if u.ServiceAccount == "" {
 		u.ServiceAccount = "default"
 	}
-	c := updaterContainer(&d.Spec.Template.Spec)
+	c, ci := updaterContainer(&d.Spec.Template.Spec)
 	if c == nil {
 		u.VersionErr = &updater.VersionError{Input: "", Reason: "the Deployment has no containers"}
 		return u
 	}
-	u.Container = c.Name
+	u.Container, u.ContainerIndex = c.Name, ci
 	u.Image = c.Image
 	u.Tag, u.Digest = splitImage(c.Image)
 	u.Version, u.VersionErr = versionFromTag(c.Image, u.Tag)
@@ -283,6 +291,9 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.Env, u.EnvFromSecrets = resolveEnv(ctx, c, &cms)
 	u.Args = redactArgs(expandArgs(append(append([]string{}, c.Command...), c.Args...), u.Env))
 	u.settings()
+	flags := flagsOf(c, u.Env)
+	u.DryRun = dryRunOf(flags)
+	u.AppFilter = appFilterOf(flags)
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
 	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterSSHDir)
 	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterTLSDir)

@@ -57,6 +57,7 @@ type clusterCache struct {
 	repoCreds  flight.Group[[]cluster.RepoCred]
 	configMaps flight.Group[map[string]string]
 	saAnn      flight.Group[map[string]string]
+	argoCtl    flight.Group[*cluster.ArgoController]
 	reviews    flight.Group[cluster.AccessAnswer]
 }
 
@@ -187,6 +188,14 @@ func (c *clusterCache) ServiceAccountAnnotations(_ context.Context, ns, name str
 	return c.saAnn.Do(c.ctx, ns+"/"+name, func() (map[string]string, error) {
 		c.read()
 		return c.inner.ServiceAccountAnnotations(c.ctx, ns, name)
+	})
+}
+
+// ArgoController finds Argo CD's application controller once per namespace.
+func (c *clusterCache) ArgoController(_ context.Context, ns string) (*cluster.ArgoController, error) {
+	return c.argoCtl.Do(c.ctx, ns, func() (*cluster.ArgoController, error) {
+		c.read()
+		return c.inner.ArgoController(c.ctx, ns)
 	})
 }
 

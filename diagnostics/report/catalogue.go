@@ -75,6 +75,8 @@ const (
 	CodeUpdaterNotFound        Code = "HEALTH_UPDATER_NOT_FOUND"
 	CodeUpdaterNotReady        Code = "HEALTH_UPDATER_NOT_READY"
 	CodeUpdaterScaledToZero    Code = "HEALTH_UPDATER_SCALED_TO_ZERO"
+	CodeUpdaterDryRun          Code = "HEALTH_UPDATER_DRY_RUN"
+	CodeUpdaterAppFiltered     Code = "HEALTH_UPDATER_APP_FILTERED"
 	CodeUpdaterReplicas        Code = "HEALTH_UPDATER_MULTIPLE_REPLICAS"
 	CodeUpdaterInstalls        Code = "HEALTH_UPDATER_MULTIPLE_INSTALLS"
 	CodeUpdaterRunning         Code = "HEALTH_UPDATER_RUNNING"
@@ -110,6 +112,8 @@ const (
 	CodeSourceImageElsewhere    Code = "SOURCE_IMAGE_IN_ANOTHER_SOURCE"
 	CodeSourceTooLarge          Code = "SOURCE_TOO_LARGE"
 	CodeSourceRepoSecretsDenied Code = "SOURCE_REPO_SECRETS_FORBIDDEN_FOR_ARGOCD"
+	CodeSourceArgoSAUnknown     Code = "SOURCE_ARGOCD_SERVICEACCOUNT_UNKNOWN"
+	CodeSourceArgoReadsRepo     Code = "SOURCE_ARGOCD_READS_REPOSITORY"
 )
 
 // Live image.
@@ -281,6 +285,12 @@ var catalogue = func() map[Code]Entry {
 		e(CodeUpdaterScaledToZero, StageHealth, Fail, "Image Updater is scaled to zero",
 			"The Deployment asks for 0 replicas.",
 			"kubectl -n <ns> scale deploy/<name> --replicas=1"),
+		e(CodeUpdaterDryRun, StageHealth, Fail, "Image Updater runs with --dry-run: it picks tags and writes none",
+			"The controller's command line sets --dry-run (alone, or =true, =1, =t: the last --dry-run word wins; no environment variable sets it). Every cycle then picks the tags, logs 'Successfully updated image ... (dry run=true)' and 'Dry run - not committing N changes to application', and writes nothing: no spec change, no commit, no ImagesUpdated event. Its own records still count the changes: the cycle's images_updated, and in v1.x the CR's status (N images updated, recentUpdates 'Updated from A to B'); they are what a dry run would have written, never a write. The start-up warm-up also logs 'Dry run - not committing' once per CR whatever the flag says: that alone is not this.",
+			"Remove the --dry-run word from the container's args (or command) of Image Updater's Deployment: kubectl -n <ns> edit deploy/<name>, or the JSON patch the finding shows (it tests the word first); the Deployment rolls its pod, and the next cycle writes."),
+		e(CodeUpdaterAppFiltered, StageHealth, Fail, "Image Updater's command line leaves the Application out",
+			"Image Updater v0.x processes only the Applications its command line lets through: --match-application-label is a label selector for the list of Applications, --match-application-name a list of patterns (filepath.Match; each use of the flag adds to it, a comma separates several) the name must match. An Application they leave out is never processed: no log line at info level, no update. v1.x has no such flags (its CRs select the Applications).",
+			"Label the Application to match the selector, or add its name to the patterns (another --match-application-name=<app> in the container's args), or remove the flag; the Deployment rolls its pod."),
 		e(CodeUpdaterReplicas, StageHealth, Warn, "Image Updater runs more than one replica",
 			"Several replicas process the same Applications and may push conflicting commits.",
 			"kubectl -n <ns> scale deploy/<name> --replicas=1"),
@@ -350,8 +360,13 @@ var catalogue = func() map[Code]Entry {
 			"The git server (a ref advertisement over 32 MiB, a pack over 64 MiB or objects declaring over 128 MiB) or the Helm repository (index.yaml or a chart over 64 MiB, a chart's index entries over 4 MiB) sent more than imgupd reads, so the mapping checks were not made. Argo CD clones git to disk and reads Helm indexes up to 1G: it may read the source, slowly, or fail on its timeouts. The state does not depend on it.",
 			"Keep the manifests Argo CD deploys in a repository of ordinary size (or prune old chart versions from the Helm repository), and check that the app renders: argocd app manifests <app>."),
 		e(CodeSourceRepoSecretsDenied, StageSource, Warn, "Argo CD's ServiceAccount may not read its repository Secrets",
-			"The API server says the ServiceAccount imgupd takes for Argo CD (--argocd-service-account, default argocd-application-controller, in Argo CD's namespace) may not list and watch Secrets there, so Argo CD would read no repository credentials. imgupd did not read them either and read the source anonymously. Usually the ServiceAccount name is not the one your Argo CD runs as.",
+			"The API server says the ServiceAccount imgupd takes for Argo CD (--argocd-service-account, else the serviceAccountName of Argo CD's application controller StatefulSet or Deployment, else argocd-application-controller, in Argo CD's namespace), which exists, may not list and watch Secrets there, so Argo CD would read no repository credentials. imgupd did not read them either and read the source anonymously. Usually the ServiceAccount name is not the one your Argo CD runs as.",
 			"Tell imgupd the ServiceAccount Argo CD's application controller runs as (--argocd-service-account, config serve.argocd-service-account, chart value argocd.serviceAccount), or give it get, list and watch on secrets in Argo CD's namespace."),
+		e(CodeSourceArgoSAUnknown, StageSource, Unknown, "imgupd does not know the ServiceAccount Argo CD reads its repository Secrets with",
+			"imgupd asks the API server whether Argo CD's ServiceAccount may list its repository Secrets before it reads them for a source. It takes that ServiceAccount from --argocd-service-account, else from Argo CD's application controller (the StatefulSet or Deployment labelled app.kubernetes.io/name=argocd-application-controller or app.kubernetes.io/component=application-controller in Argo CD's namespace), else the usual name argocd-application-controller. The one it asked about does not exist (RBAC answers no for any name), or was guessed and could not be read: the answer says nothing about Argo CD, so imgupd read the source without the Secrets and the mapping checks may not be verified. An Application Synced from the repository settles it (SOURCE_ARGOCD_READS_REPOSITORY).",
+			"Tell imgupd the ServiceAccount Argo CD's application controller runs as (--argocd-service-account, config serve.argocd-service-account, chart value argocd.serviceAccount), or let imgupd list statefulsets and deployments in Argo CD's namespace so it finds it."),
+		e(CodeSourceArgoReadsRepo, StageSource, Info, "Argo CD reads the repository: the Application is synced from it",
+			"The API server said no about the ServiceAccount imgupd knows for Argo CD, but that ServiceAccount does not exist (or was guessed and could not be read), so the answer says nothing about Argo CD; and the Application is Synced from the repository at a revision Argo CD resolved: Argo CD reads it, with its repository Secrets when it is private. imgupd reads the source with them, as Argo CD does. When imgupd could not ask the API server at all, it reads no Secret, synced or not.", "").as(RoleContext),
 		e(CodeSourceMappingChecked, StageSource, Pass, "the manifest mapping matches the source", "", ""),
 		e(CodeSourceChartFromHelmRepo, StageSource, Info, "the chart comes from a Helm repository",
 			"The chart's values.yaml was read from its Helm or OCI repository, as Argo CD fetches it.", ""),
