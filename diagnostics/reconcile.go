@@ -35,6 +35,10 @@ func (r *run) reconcile() {
 					f.Decides = false
 					changed = true
 				}
+			case report.CodeTargetWrittenTwice:
+				if r.reconcileWrittenTwice(f) {
+					changed = true
+				}
 			case report.CodeCandidatesDowngrade:
 				if r.retitleCommittedDowngrade(f) {
 					changed = true

@@ -46,7 +46,8 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 	sc := r.readSource(ctx, src)
 	out = append(out, sc.notes...)
 	if sc.notReadable != nil {
-		return append(out, *sc.notReadable)
+		// What two images write to the same target is in the configuration.
+		return append(append(out, *sc.notReadable), r.checkWrittenTwice(sc, kind)...)
 	}
 	if len(sc.refused) > 0 {
 		f := find(report.CodeSourceNotReadable, report.Unknown, "the source was read without "+strings.Join(sc.refused, ", ")+": imgupd may not read them, so credentials, insecure, proxy and trust settings there were not applied")
@@ -85,6 +86,9 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 				}
 			}
 		}
+	}
+	if kind == updater.AppSourceHelm || kind == updater.AppSourceKustomize {
+		out = append(out, r.checkWrittenTwice(sc, kind)...)
 	}
 	out = append(out, r.checkMissingValueFiles(sc)...)
 	if len(out) == before {
