@@ -387,7 +387,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	notRead := func(missing []string, why string) report.Finding {
 		f := find(report.CodeHelmParamNotInValues, report.Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
 			aliasOr(im), strings.Join(missing, ", "), why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
-		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+		if cands := r.preferImagePaths(sc.values, imageValuePaths(sc.values, ""), im); len(cands) > 0 {
 			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
 			f = f.WithFix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 				r.helmTargetsStep(im, cands)...)
@@ -432,7 +432,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	f := find(report.CodeHelmParamNotInValues, report.Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
 		aliasOr(im), keys.name, keys.tag, why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 	f.State = ""
-	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+	if cands := r.preferImagePaths(sc.values, imageValuePaths(sc.values, ""), im); len(cands) > 0 {
 		f = f.WithFix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 			r.helmTargetsStep(im, cands)...)
 	}

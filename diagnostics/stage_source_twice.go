@@ -448,3 +448,31 @@ func (r *run) reconcileWrittenTwice(f *report.Finding) bool {
 	}
 	return false
 }
+
+// preferImagePaths puts first the value paths whose value names the image
+// (and the tag beside each), so that a fix points the image at the value
+// paths its own container reads, not at another image's (the first
+// repository and tag paths in name order may be another container's).
+func (r *run) preferImagePaths(values map[string]any, cands []string, im updater.ImageConfig) []string {
+	var first []string
+	seen := map[string]bool{}
+	for _, p := range valuePathsNaming(values, "", im.Image, r.version) {
+		parent := ""
+		if i := strings.LastIndex(p, "."); i > 0 {
+			parent = p[:i+1]
+		}
+		first = append(first, p)
+		seen[p] = true
+		if _, ok := valueAt(values, parent+"tag"); ok && !seen[parent+"tag"] {
+			first = append(first, parent+"tag")
+			seen[parent+"tag"] = true
+		}
+	}
+	out := first
+	for _, c := range cands {
+		if !seen[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
