@@ -222,7 +222,7 @@ func (r *run) twiceFinding(sc sourceContent, kind string, rec twiceRecord) repor
 			}
 			where = fmt.Sprintf("ImageUpdater %s, applicationRefs[%d]", cr, w.refIndex)
 		}
-		f = f.With(ev("image "+aliasOr(w.im), fmt.Sprintf("%s, written to %s (%s); running %s", w.im.Image.FullName(), strings.Join(ks, ", "), where, w.live.Live.String())))
+		f = f.With(ev("image "+aliasOr(w.im), fmt.Sprintf("%s, written to %s (%s); live as %s", w.im.Image.FullName(), strings.Join(ks, ", "), where, w.live.Live.String())))
 	}
 	if kind == updater.AppSourceKustomize {
 		return r.twiceKustomizeFix(f, sc, rec)

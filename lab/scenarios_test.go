@@ -143,6 +143,7 @@ var silentScenarios = map[string]string{
 	"helm-values-target-in-valuefiles-before":                       "before Image Updater's cycle: nothing written or logged yet",
 	"helm-values-target-chart-values-listed-before":                 "before Image Updater's cycle: nothing written or logged yet",
 	"helm-two-images-same-parameters-before":                        "before Image Updater's cycle: nothing written or logged yet",
+	"kustomize-two-images-same-name-before":                         "before Image Updater's cycle: nothing written or logged yet",
 	"helm-default-parameters-chart-reads-repository-before":         "before Image Updater's cycle: nothing written or logged yet",
 	"kustomize-images-pin-overrides-kustomization-writeback-before": "before Image Updater's cycle: nothing written or logged yet",
 	"helm-value-file-missing":                                       "before Image Updater's cycle: nothing written or logged yet",
