@@ -272,6 +272,9 @@ func (r *run) twiceHelmFix(f report.Finding, sc sourceContent, rec twiceRecord) 
 		}
 	}
 	m := moverOf(rec, own)
+	if m.im.Alias == "" {
+		return f.WithFix(noAliasFix(m, "helm.image-name and <alias>.helm.image-tag"), r.appObject()+", annotation "+updater.AnnotationImageList)
+	}
 	var steps []report.Step
 	var kvs []kv
 	spec := imageHelmKeys(m.im.Target).spec != ""
@@ -326,6 +329,9 @@ func (r *run) twiceKustomizeFix(f report.Finding, sc sourceContent, rec twiceRec
 		}
 	}
 	m := moverOf(rec, own)
+	if m.im.Alias == "" {
+		return f.WithFix(noAliasFix(m, "kustomize.image-name"), r.appObject()+", annotation "+updater.AnnotationImageList)
+	}
 	var steps []report.Step
 	var v any
 	if p := own[m.order]; len(p) > 0 {
@@ -337,6 +343,14 @@ func (r *run) twiceKustomizeFix(f report.Finding, sc sourceContent, rec twiceRec
 	steps = append(steps, r.twiceImageStep("give image "+aliasOr(m.im)+" its own Kustomize name", m, []kv{{"manifestTargets.kustomize.name", v}}))
 	return f.WithFix(fmt.Sprintf("Give image %s its own Kustomize name, the image name its own container uses, so that the two images no longer overwrite each other's images: entry.", aliasOr(m.im)),
 		r.twiceWhere(m, "manifestTargets.kustomize.name", "kustomize.image-name"), steps...)
+}
+
+// noAliasFix: an image-list item without an alias gets no per-image
+// annotations (Image Updater reads <alias>.<key> only for aliased items),
+// so it always writes the defaults; it needs an alias first.
+func noAliasFix(m targetWriter, keys string) string {
+	return fmt.Sprintf("Give image %s an alias in the image-list annotation (<alias>=%s), then set <alias>.%s to the value paths (image name) its own container reads, so that the two images no longer overwrite each other.",
+		m.im.Image.FullName(), m.im.Image.String(), keys)
 }
 
 // twiceWhere names where the mover's target is configured.

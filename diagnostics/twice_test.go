@@ -42,6 +42,8 @@ func TestWrittenTwice(t *testing.T) {
 		// rootFix: another finding may be the root cause; its fix must
 		// then give the image the same value paths.
 		rootFix bool
+		// noSteps: the fix is in words only (nothing to run).
+		noSteps bool
 	}{
 		{name: "name and tag", scenario: twiceScenario,
 			title: []string{"images web and worker", "image.repository, image.tag", "worker last", "image.repository=${REGISTRY}/team/worker, image.tag=2.0.1 wins", "web's update is never deployed"},
@@ -80,6 +82,17 @@ func TestWrittenTwice(t *testing.T) {
 			// and image.tag, so only the tag is shared (the unread
 			// image.name is a wrong update of its own).
 			fix: []string{"kubectl -n argocd annotate application web --overwrite", "argocd-image-updater.argoproj.io/worker.helm.image-name=worker.image.repository", "argocd-image-updater.argoproj.io/worker.helm.image-tag=worker.image.tag"}, rootFix: true},
+		{name: "annotations without aliases", scenario: twiceScenario, edit: func(t *testing.T, sc *lab.Scenario) {
+			replaceIn(t, &sc.Objects, "    images:\n"+twiceWeb+twiceWorker, "    useAnnotations: true\n")
+			replaceIn(t, &sc.Objects, "metadata: {name: web, namespace: argocd}\nspec:\n  project: default",
+				"metadata:\n  name: web\n  namespace: argocd\n  annotations:\n"+
+					"    argocd-image-updater.argoproj.io/image-list: \"${REGISTRY}/team/web:~1.0,${REGISTRY}/team/worker:~2.0\"\n"+
+					"    argocd-image-updater.argoproj.io/write-back-method: git\n"+
+					"    argocd-image-updater.argoproj.io/git-branch: main\n"+
+					"    argocd-image-updater.argoproj.io/write-back-target: helmvalues\n"+
+					"spec:\n  project: default")
+		}, title: []string{"images ${REGISTRY}/team/web and ${REGISTRY}/team/worker", "image.name, image.tag"},
+			fix: []string{"an alias in the image-list annotation (<alias>="}, noSteps: true},
 		{name: "worker not live", scenario: twiceScenario, edit: func(t *testing.T, sc *lab.Scenario) {
 			replaceIn(t, &sc.Objects, `, "${REGISTRY}/team/worker:2.0.0"]`, `]`)
 		}},
@@ -128,6 +141,9 @@ func TestWrittenTwice(t *testing.T) {
 				if !strings.Contains(fix, expand(s)) {
 					t.Errorf("fix lacks %q:\n%s", expand(s), fix)
 				}
+			}
+			if c.noSteps && f.Fix != nil && len(f.Fix.Steps) > 0 {
+				t.Errorf("steps in a fix that has none to run:\n%s", fix)
 			}
 			if c.warn != (f.Severity == report.Warn) {
 				t.Errorf("severity %s, warn %v", f.Severity, c.warn)
