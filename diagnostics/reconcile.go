@@ -39,6 +39,10 @@ func (r *run) reconcile() {
 				if r.reconcileWrittenTwice(f) {
 					changed = true
 				}
+			case report.CodeHistoryWritten:
+				if r.overwrittenWrite(f) {
+					changed = true
+				}
 			case report.CodeCandidatesDowngrade:
 				if r.retitleCommittedDowngrade(f) {
 					changed = true

@@ -490,3 +490,29 @@ func (r *run) preferImagePaths(values map[string]any, cands []string, im updater
 	}
 	return out
 }
+
+// overwrittenWrite: Image Updater logged the loser's pick as written, but
+// the winner's write to the same keys came after it in the same cycle, so
+// what it committed holds the winner's value: the history says so.
+func (r *run) overwrittenWrite(f *report.Finding) bool {
+	for _, rec := range r.twice {
+		if !rec.sameSelection || rec.loser.cr != "" || rec.loser.im.Alias != f.Image || !r.rep.HasCode(report.CodeTargetWrittenTwice) {
+			continue
+		}
+		for _, tf := range r.rep.Findings() {
+			if tf.Code == report.CodeTargetWrittenTwice && tf.Image == f.Image && tf.Severity == report.Fail {
+				f.Title += fmt.Sprintf("; but in the same cycle %s was written to the same %s after it, and the write holds %s's", aliasOr(rec.winner.im), keyNames(rec.keys), aliasOr(rec.winner.im))
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func keyNames(keys []targetKey) string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, k.key)
+	}
+	return strings.Join(out, ", ")
+}

@@ -164,3 +164,30 @@ func TestWrittenTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestWrittenTwiceAfterTheCycle: after Image Updater's cycle its commit
+// holds the second image; the answer is still the wrong update, the
+// rendered value is named, and the history of the first image says its
+// logged write was overwritten in the same cycle.
+func TestWrittenTwiceAfterTheCycle(t *testing.T) {
+	t.Parallel() // its own lab
+	env := start(t, "helm-two-images-same-parameters-after", nil)
+	r := env.Diagnose(context.Background())
+	reg := env.Vars["REGISTRY"]
+	f := findingOf(r, report.CodeTargetWrittenTwice)
+	if f == nil || r.State != report.StateWrongUpdate || r.RootCause == nil || r.RootCause.Code != report.CodeTargetWrittenTwice {
+		t.Fatalf("state %s, root cause %v\n%s", r.State, r.RootCause, dump(r))
+	}
+	rendered := false
+	for _, e := range f.Evidence {
+		rendered = rendered || e.Value == "image.repository="+reg+"/team/worker (charts/web/values.yaml (the chart's values))"
+	}
+	if !rendered {
+		t.Errorf("no evidence that the chart's values now render worker at image.repository: %+v", f.Evidence)
+	}
+	for _, h := range r.Findings() {
+		if h.Code == report.CodeHistoryWritten && h.Image == "web" && !strings.Contains(h.Title, "worker was written to the same image.repository, image.tag after it") {
+			t.Errorf("web's history does not say its write was overwritten: %s", h.Title)
+		}
+	}
+}
