@@ -259,22 +259,27 @@ func (r *run) helmWriteFor(sc sourceContent, src *argo.ApplicationSource) helmWr
 		l := sc.layers[last]
 		return helmWrite{kind: l.kind, where: l.where, index: first, above: last + 1, read: true}
 	}
-	// Not there yet: the chart's values.yaml, or a listed value file.
+	// Not there yet (Image Updater creates it): the chart's values.yaml, a
+	// listed value file, or both; the write is in force from its last
+	// reading too.
+	w := helmWrite{index: -1, above: -1, read: true}
 	if !isChartSource(src) && repo == gitsource.NormalizeURL(src.RepoURL) && target == path.Join(src.Path, "values.yaml") {
-		return helmWrite{kind: layerChart, where: target + " (the chart's values)", index: -1, above: 0, read: true}
+		w.kind, w.where, w.above = layerChart, target+" (the chart's values)", 0
 	}
 	for vi, vf := range sc.helm.helm.ValueFiles {
 		if r.valueFilePath(src, vf) != repo+"\x00"+target {
 			continue
 		}
-		above := len(sc.layers)
+		w.kind, w.where, w.above = layerValueFile, fmt.Sprintf("%s (helm.valueFiles[%d])", target, vi), len(sc.layers)
 		for i, l := range sc.layers {
 			if l.kind == layerValueFile && l.vfIndex > vi {
-				above = i
+				w.above = i
 				break
 			}
 		}
-		return helmWrite{kind: layerValueFile, where: fmt.Sprintf("%s (helm.valueFiles[%d])", target, vi), index: -1, above: above, read: true}
+	}
+	if w.above >= 0 {
+		return w
 	}
 	return helmWrite{kind: layerValueFile, where: target, index: -1, above: len(sc.layers)}
 }

@@ -35,6 +35,14 @@ func (r *run) reconcile() {
 					f.Decides = false
 					changed = true
 				}
+			case report.CodeTargetWrittenTwice:
+				if r.reconcileWrittenTwice(f) {
+					changed = true
+				}
+			case report.CodeHistoryWritten:
+				if r.overwrittenWrite(f) {
+					changed = true
+				}
 			case report.CodeCandidatesDowngrade:
 				if r.retitleCommittedDowngrade(f) {
 					changed = true

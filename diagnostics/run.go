@@ -44,6 +44,9 @@ type run struct {
 	// CRD's default hides it.
 	wantedPick map[string]updater.Decision
 	aliasTypos []aliasTypo
+	// twice are the images written to the same target (the source stage),
+	// completed by the reconcile pass.
+	twice []twiceRecord
 	// Argo CD's repository Secrets and ConfigMaps, read once.
 	repoCredsDone bool
 	repoCredsList []cluster.RepoCred

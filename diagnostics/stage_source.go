@@ -46,7 +46,8 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 	sc := r.readSource(ctx, src)
 	out = append(out, sc.notes...)
 	if sc.notReadable != nil {
-		return append(out, *sc.notReadable)
+		// What two images write to the same target is in the configuration.
+		return append(append(out, *sc.notReadable), r.checkWrittenTwice(sc, kind)...)
 	}
 	if len(sc.refused) > 0 {
 		f := find(report.CodeSourceNotReadable, report.Unknown, "the source was read without "+strings.Join(sc.refused, ", ")+": imgupd may not read them, so credentials, insecure, proxy and trust settings there were not applied")
@@ -85,6 +86,9 @@ func checkSource(ctx context.Context, r *run) []report.Finding {
 				}
 			}
 		}
+	}
+	if kind == updater.AppSourceHelm || kind == updater.AppSourceKustomize {
+		out = append(out, r.checkWrittenTwice(sc, kind)...)
 	}
 	out = append(out, r.checkMissingValueFiles(sc)...)
 	if len(out) == before {
@@ -383,7 +387,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	notRead := func(missing []string, why string) report.Finding {
 		f := find(report.CodeHelmParamNotInValues, report.Fail, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values; Image Updater would set it and %s",
 			aliasOr(im), strings.Join(missing, ", "), why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
-		if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+		if cands := r.preferImagePaths(sc.values, imageValuePaths(sc.values, ""), im); len(cands) > 0 {
 			f = f.With(ev("image-like values in the chart", strings.Join(cands, ", ")))
 			f = f.WithFix("Point the helm parameters at the chart's real value paths.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 				r.helmTargetsStep(im, cands)...)
@@ -428,7 +432,7 @@ func (r *run) checkHelmRender(sc sourceContent, src *argo.ApplicationSource, im 
 	f := find(report.CodeHelmParamNotInValues, report.Warn, fmt.Sprintf("image %s: Helm parameter %s is not in the chart's values and changes nothing; the chart reads %s, and %s, so the app runs the new tag",
 		aliasOr(im), keys.name, keys.tag, why)).WithImage(im.Alias).With(ev("values files", strings.Join(sc.files, ", ")), ev("written to", w.where))
 	f.State = ""
-	if cands := imageValuePaths(sc.values, ""); len(cands) > 0 {
+	if cands := r.preferImagePaths(sc.values, imageValuePaths(sc.values, ""), im); len(cands) > 0 {
 		f = f.WithFix("Optional: name the chart's own value paths, so that the parameters say what the chart reads.", "the image's manifestTargets.helm (or <alias>.helm.image-name/-tag annotations)",
 			r.helmTargetsStep(im, cands)...)
 	}

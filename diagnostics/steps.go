@@ -122,6 +122,7 @@ var imageAnnotations = map[string]string{
 	updater.FieldForceUpdate: "force-update", updater.FieldPullSecret: "pull-secret",
 	"manifestTargets.kustomize.name": updater.AnnKeyKustomizeImageName,
 	"manifestTargets.helm.name":      "helm.image-name", "manifestTargets.helm.tag": "helm.image-tag",
+	"manifestTargets.helm.spec": "helm.image-spec",
 }
 
 // imagesStep writes settings of images where the app's selection reads

@@ -380,7 +380,7 @@ func TestSummaryRules(t *testing.T) {
 	for i, m := range append([]Message{p.Message}, p.Thread...) {
 		checkSummaryRules(t, fmt.Sprintf("summary message %d", i), m, false)
 	}
-	if msg := strings.Join(blockTexts(p.Message), "\n"); !strings.Contains(msg, report.StateWrongUpdate.Emoji()+" *32* wrong update") {
+	if msg := strings.Join(blockTexts(p.Message), "\n"); !strings.Contains(msg, report.StateWrongUpdate.Emoji()+" *35* wrong update") {
 		t.Errorf("the count line:\n%s", msg)
 	}
 

@@ -106,6 +106,7 @@ const (
 	CodeHelmValueFileMissing    Code = "SOURCE_HELM_VALUE_FILE_MISSING"
 	CodeKustomizeNameNotUsed    Code = "SOURCE_KUSTOMIZE_NAME_NOT_USED"
 	CodeKustomizeImageOverride  Code = "SOURCE_KUSTOMIZE_IMAGE_OVERRIDDEN"
+	CodeTargetWrittenTwice      Code = "SOURCE_TARGET_WRITTEN_TWICE"
 	CodeSourceNotReadable       Code = "SOURCE_NOT_READABLE"
 	CodeSourceMappingChecked    Code = "SOURCE_MAPPING_MATCHES"
 	CodeSourceChartFromHelmRepo Code = "SOURCE_CHART_NOT_IN_GIT"
@@ -350,6 +351,9 @@ var catalogue = func() map[Code]Entry {
 		e(CodeKustomizeImageOverride, StageSource, Fail, "the Application's kustomize.images sets the image over the kustomization Image Updater writes",
 			"Argo CD runs `kustomize edit set image` in the source path for each entry of the source's kustomize.images (.argocd-source files merged in) before it builds; with git write-back to a kustomization, an entry for the same image with a tag sets it again, so Image Updater's commit changes nothing that is rendered.",
 			"Remove the entry from the Application's kustomize.images (or the .argocd-source file), or let Image Updater write kustomize.images itself: the argocd write-back method, or git write-back to the default .argocd-source target.").in(StateWrongUpdate),
+		e(CodeTargetWrittenTwice, StageSource, Fail, "two images are written to the same Helm parameter or Kustomize image",
+			"Image Updater checks each live image on its own and writes each to its manifest target: Helm parameters (helm.image-name, helm.image-tag, helm.image-spec; image.name and image.tag by default) or a Kustomize images entry (kustomize.image-name; the image's own name by default). Two images of one app mapped to the same parameter or Kustomize name are both written in one cycle, in image-list (CR images) order, and the last one wins; two ImageUpdater CRs write theirs in turn. The container that reads the parameter then runs the other image, and the first image's update is never deployed; Image Updater reports both as updated.",
+			"Give one of the images its own parameter names (manifestTargets.helm.name/.tag or .spec; annotations <alias>.helm.image-name, <alias>.helm.image-tag, <alias>.helm.image-spec) or its own Kustomize name (manifestTargets.kustomize.name; <alias>.kustomize.image-name): the value paths or image name its own container reads.").in(StateWrongUpdate),
 		e(CodeSourceImageElsewhere, StageSource, Fail, "Image Updater writes to a source that does not render the image",
 			"In a multi-source Application Image Updater edits one source (the first with a helm/kustomize block of the app's type); the image is rendered by another, so the parameters it writes change nothing.",
 			"Move the image's parameters to the source Image Updater edits, or give the source that renders the image the explicit helm: (kustomize:) block so Image Updater picks it, or use git write-back with writeBackTarget: helmvalues:<file> of that source.").in(StateWrongUpdate),
