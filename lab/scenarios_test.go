@@ -158,6 +158,8 @@ var silentScenarios = map[string]string{
 	"signature-unsigned-pick": "the pick is checked on the next cycle; nothing logged per app yet",
 	"signature-wrong-key":     "the pick is checked on the next cycle; nothing logged per app yet",
 	"healthy-signed-pick":     "the pick is checked on the next cycle; nothing logged per app yet",
+	// Issue 24: the pull request is opened on the next cycle.
+	"pull-request-github-before": "before Image Updater's cycle: no pull request opened or logged yet",
 	"signature-key-not-ecdsa": "the pick is checked on the next cycle; nothing logged per app yet",
 	// The key is read when the image list is built: the next cycle logs the drop (see the -after form).
 	"signature-key-secret-missing":       "no cycle since the CR named the Secret; the next one logs the drop",
