@@ -120,7 +120,13 @@ func (r *run) openPullRequest(prs forge.PullRequests, pr forge.PullRequest, one,
 		}
 		if conflict && strings.HasPrefix(pr.Head, prBranchPrefix) {
 			repo := r.target.WriteBack.Repository
-			return f.WithFix(fmt.Sprintf("Image Updater does not rebase its branch. Delete %s (the forge closes %s): Image Updater opens a new one from the current %s on its next cycle.", pr.Head, name, pr.Base),
+			summary := fmt.Sprintf("Image Updater does not rebase its branch. Delete %s (GitHub closes %s with it): Image Updater opens a new one from the current %s on its next cycle.", pr.Head, name, pr.Base)
+			if prs.Forge == forge.GitLab {
+				// GitLab keeps a merge request open when its source branch
+				// goes, and Image Updater skips the update while one is open.
+				summary = fmt.Sprintf("Image Updater does not rebase its branch. Close %s on its page (%s), then delete %s: Image Updater opens a new one from the current %s on its next cycle.", name, pr.URL, pr.Head, pr.Base)
+			}
+			return f.WithFix(summary,
 				"branch "+pr.Head+" of "+repo,
 				r.gitClone(repo, pr.Base),
 				report.Command("delete Image Updater's branch "+pr.Head+" (its "+one+" closes)", "git", "-C", fixClone, "push", "origin", ":refs/heads/"+pr.Head))
