@@ -420,6 +420,21 @@ type VarValue string
 // appended to a value the object holds.
 type Joined []any
 
+// MarshalJSON writes the value as one string, the reader's values as
+// ${NAME}, so that the step's data reads as the value it stands for.
+func (j Joined) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	for _, p := range j {
+		switch v := p.(type) {
+		case VarValue:
+			b.WriteString("${" + string(v) + "}")
+		case string:
+			b.WriteString(v)
+		}
+	}
+	return json.Marshal(b.String())
+}
+
 // varMarker stands for a VarValue while the patch is encoded: JSON writes its
 // NUL bytes as \u0000, which imgupd's own text never holds; a cluster value
 // that holds the marker is counted and refused.
