@@ -224,10 +224,12 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 			return gitsource.Auth{}, &f
 		}
 		auth.InsecureSkipTLS = true
+		r.wbSecretNS, r.wbSecret = ns, wb.SecretName
 		return auth, nil
 	}
 	v, f := r.updaterView(ctx, repo)
 	r.wbTrust = v.trust
+	r.wbSecretNS, r.wbSecret = r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)
 	if f != nil {
 		return gitsource.Auth{}, f
 	}

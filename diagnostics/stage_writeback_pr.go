@@ -86,8 +86,7 @@ func (r *run) checkPullRequest(ctx context.Context, wb *updater.WriteBack, repo,
 	case !*prs.MayOpen:
 		f := find(report.CodeWriteBackPRRefused, report.Fail, fmt.Sprintf("the write-back token may not open %ss on %s: Image Updater pushes its branch and the forge refuses the request", one, prs.Repo)).
 			With(ev(prs.Forge.String()+" says", prs.Permission), ev("asked", strings.Join(calls, "; ")))
-		f.Fix = &report.Fix{Summary: prPermissionFix(prs.Forge)}
-		return append(out, f)
+		return append(out, f.WithFix(prPermissionFix(prs.Forge), r.prTokenWhere(), r.prTokenSteps(repo)...))
 	}
 	return append(out, find(report.CodeWriteBackPullRequest, report.Info, fmt.Sprintf("no %s of Image Updater's is open into %s; the token may open one", one, base)).
 		With(ev(prs.Forge.String()+" says", prs.Permission), ev("asked", strings.Join(calls, "; "))))
@@ -177,8 +176,7 @@ func (r *run) prCommitFailure(msg string, prior []report.Finding) (report.Findin
 			fk = forge.GitLab
 		}
 		f := find(report.CodeWriteBackPRRefused, report.Fail, fmt.Sprintf("the forge refused to open Image Updater's %s (403): the write-back token may push its branch but not open %ss", one, one))
-		f.Fix = &report.Fix{Summary: prPermissionFix(fk)}
-		return f, true
+		return f.WithFix(prPermissionFix(fk), r.prTokenWhere(), r.prTokenSteps(wb.Repository)...), true
 	}
 	return report.Finding{}, false
 }
@@ -198,4 +196,26 @@ func ageText(d time.Duration) string {
 		return fmt.Sprintf("%dd %dh", days, h)
 	}
 	return fmt.Sprintf("%dd", days)
+}
+
+// prTokenWhere names the Secret the write-back token is in.
+func (r *run) prTokenWhere() string {
+	if r.wbSecret == "" {
+		return r.writeBackPlace("method")
+	}
+	return "Secret " + r.wbSecretNS + "/" + r.wbSecret + ", key password"
+}
+
+// prTokenSteps put a token that may open pull requests where Image
+// Updater reads the write-back token: the Secret its credentials come
+// from (the reader makes the token on the forge), or a new git:secret.
+func (r *run) prTokenSteps(repo string) []report.Step {
+	if r.wbSecret == "" {
+		return r.newGitSecretSteps(r.req.Namespace)
+	}
+	return []report.Step{
+		report.SetVars(report.Var{Name: "GIT_TOKEN", About: "a token that may push to " + repo + " and open pull requests there"}),
+		report.PatchStep("put it in Secret "+r.wbSecretNS+"/"+r.wbSecret, report.Patch{Kind: "Secret", Resource: "secret", Namespace: r.wbSecretNS, Name: r.wbSecret,
+			Type: report.PatchMerge, Merge: map[string]any{"stringData": map[string]any{"password": report.VarValue("GIT_TOKEN")}}}),
+	}
 }
