@@ -332,5 +332,5 @@ func waitingHeadline(r *report.Report) string {
 			return app + ": " + move + " waits for a merge: " + f.Title
 		}
 	}
-	return app + ": " + move + ": Image Updater opens a pull request on its next cycle; it deploys once someone merges it"
+	return app + ": " + move + " waits for a merge: Image Updater opens a pull request on its next cycle; it deploys once someone merges it"
 }
