@@ -162,7 +162,7 @@ var silentScenarios = map[string]string{
 	"pull-request-github-before": "before Image Updater's cycle: no pull request opened or logged yet",
 	// Issue 24: the fetch that fails on the host key is the next cycle's.
 	"writeback-ssh-host-key-unknown-before": "before Image Updater's cycle: no fetch has failed yet",
-	"signature-key-not-ecdsa": "the pick is checked on the next cycle; nothing logged per app yet",
+	"signature-key-not-ecdsa":               "the pick is checked on the next cycle; nothing logged per app yet",
 	// The key is read when the image list is built: the next cycle logs the drop (see the -after form).
 	"signature-key-secret-missing":       "no cycle since the CR named the Secret; the next one logs the drop",
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",
