@@ -312,11 +312,14 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 	if v.auth.InsecureSkipTLS || r.install == nil {
 		return v, nil
 	}
-	if cluster.IsArgoSSHURL(repoURL) {
+	if !cluster.IsArgoSSHURL(repoURL) {
+		return v, r.updaterTLSTrust(ctx, &v, repoURL)
+	}
+	{
 		name := r.install.SSHKnownHostsConfigMap
 		if name == "" {
 			v.auth.KnownHosts = []byte{}
-			v.trust = append(v.trust, ev("trust", "no ConfigMap is mounted at /app/config/ssh in Image Updater's pod: it knows no SSH host key"))
+			v.trust = append(v.trust, ev("trust", "no ConfigMap is mounted at "+r.install.SSHDataPath+" in Image Updater's pod: it knows no SSH host key"))
 			return v, nil
 		}
 		cm, err := r.configMap(ctx, r.install.Namespace, name)
@@ -325,7 +328,7 @@ func (r *run) updaterView(ctx context.Context, repoURL string) (repoView, *repor
 			return v, &f
 		}
 		v.auth.KnownHosts = []byte(cm[knownHostsKey])
-		v.trust = append(v.trust, ev("trust", fmt.Sprintf("SSH host keys from %s/%s mounted at /app/config/ssh", r.install.Namespace, name)))
+		v.trust = append(v.trust, ev("trust", fmt.Sprintf("SSH host keys from %s/%s mounted at %s", r.install.Namespace, name, r.install.SSHDataPath)))
 	}
 	return v, nil
 }

@@ -58,6 +58,12 @@ type run struct {
 	iuCommitBranch string
 	// iuCommitUndeployed: that commit is newer than Argo CD's revision.
 	iuCommitUndeployed bool
+	// wbTrust says where Image Updater's write-back trust (CA, host keys)
+	// comes from, for the evidence of a trust failure.
+	wbTrust []report.Evidence
+	// wbSecretNS and wbSecret name the Secret the write-back credentials
+	// come from ("" when none was resolved).
+	wbSecretNS, wbSecret string
 	// access holds the API server's answers about who may read which
 	// Secret, asked once per diagnosis (secretaccess.go).
 	access map[string]accessResult

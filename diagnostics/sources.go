@@ -66,6 +66,9 @@ type Git interface {
 type Forge interface {
 	BranchProtection(ctx context.Context, repoURL, branch string, creds updater.Credentials) (forge.Protection, error)
 	GitHubAppToken(ctx context.Context, apiBase string, appID, installationID int64, privateKeyPEM updater.Secret) (updater.Secret, error)
+	// OpenPullRequests lists the open pull (merge) requests into base from
+	// head branches starting with headPrefix (pull-request write-back).
+	OpenPullRequests(ctx context.Context, repoURL, base, headPrefix string, creds updater.Credentials) (forge.PullRequests, error)
 }
 
 // Charts fetches a chart's values from a Helm or OCI repository as Argo CD

@@ -15,7 +15,6 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/diagnostics/updaterlog"
-	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -50,7 +49,7 @@ func checkWriteBack(ctx context.Context, r *run) []report.Finding {
 		out = append(out, r.checkGitWriteBack(ctx, wb)...)
 	}
 	out = append(out, r.checkKustomizeOverrides()...)
-	out = append(out, r.commitFailuresInLogs()...)
+	out = append(out, r.commitFailuresInLogs(ctx, out)...)
 	if !hasSeverity(out, report.Fail) && !hasSeverity(out, report.Unknown) && !hasCode(out, report.CodeWriteBackOK) {
 		out = append(out, find(report.CodeWriteBackOK, report.Pass, "write-back can succeed"))
 	}
@@ -120,7 +119,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	remote, err := r.e.Git.LsRemote(ctx, repo, auth)
 	if err != nil {
-		return append(out, r.gitFailure(repo, err))
+		return append(out, r.gitFailure(ctx, repo, err))
 	}
 	src := r.editedSource("")
 	tracked := ""
@@ -150,7 +149,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	switch {
 	case wb.PullRequest != nil:
-		out = append(out, find(report.CodeWriteBackBranchMismatch, report.Info, "updates are proposed as pull requests; they deploy once merged into "+tracked))
+		out = append(out, r.checkPullRequest(ctx, wb, repo, base, auth)...)
 	case push != tracked:
 		sev, title := report.Fail, fmt.Sprintf("Image Updater commits to %q, but the Application deploys %q: the update is not deployed until someone merges it", push, tracked)
 		if !r.anyDue() {
@@ -161,7 +160,7 @@ func (r *run) checkGitWriteBack(ctx context.Context, wb *updater.WriteBack) []re
 	}
 	snap, err := r.e.Git.Snapshot(ctx, repo, base, auth)
 	if err != nil {
-		return append(out, r.gitFailure(repo, err))
+		return append(out, r.gitFailure(ctx, repo, err))
 	}
 	if tf := r.checkTargetFile(snap, wb, base); tf != nil {
 		out = append(out, *tf)
@@ -225,9 +224,12 @@ func (r *run) gitWriteBackAuth(ctx context.Context, wb *updater.WriteBack) (gits
 			return gitsource.Auth{}, &f
 		}
 		auth.InsecureSkipTLS = true
+		r.wbSecretNS, r.wbSecret = ns, wb.SecretName
 		return auth, nil
 	}
 	v, f := r.updaterView(ctx, repo)
+	r.wbTrust = v.trust
+	r.wbSecretNS, r.wbSecret = r.argoNamespace(), firstNonEmpty(v.repo.Secret, v.repo.Template)
 	if f != nil {
 		return gitsource.Auth{}, f
 	}
@@ -362,8 +364,12 @@ func relPath(base, target string) string {
 	return strings.Repeat("../", len(b)-i) + strings.Join(t[i:], "/")
 }
 
-// commitFailuresInLogs reports Image Updater's own failed commits for the app.
-func (r *run) commitFailuresInLogs() []report.Finding {
+// commitFailuresInLogs reports Image Updater's own failed commits for the
+// app. A failure whose cause has its own code (a CA or an SSH host key its
+// git client does not accept, a pull request the forge refuses) is reported
+// with that code and its fix, unless a check before (prior) already found it
+// from imgupd's own probe.
+func (r *run) commitFailuresInLogs(ctx context.Context, prior []report.Finding) []report.Finding {
 	if r.logs == nil {
 		return nil
 	}
@@ -374,6 +380,9 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 		}
 		if e.Match.Code == updaterlog.CodeCommitFailed {
 			f := find(report.CodeWriteBackCommitFailed, report.Fail, "Image Updater's last write-back failed: "+textutil.ClipWords(textutil.OneLine(updaterlog.Redact(e.Msg)), 300))
+			if cf, ok := r.classifiedCommitFailure(ctx, e.Msg, prior); ok {
+				return []report.Finding{cf.With(ev("Image Updater logs", textutil.ClipWords(textutil.OneLine(updaterlog.Redact(e.Msg)), 300)), ev("at", e.Time.UTC().Format("2006-01-02 15:04:05Z")))}
+			}
 			msg := strings.ToLower(e.Msg)
 			switch {
 			case strings.Contains(e.Msg, "GH006") || strings.Contains(msg, "protected branch") || strings.Contains(msg, "pre-receive hook declined"):
@@ -397,47 +406,14 @@ func (r *run) commitFailuresInLogs() []report.Finding {
 }
 
 // gitFailure is the finding for a write-back repository Image Updater
-// cannot use. A certificate signed by a CA it does not trust is fixed where
-// Image Updater's git client (Argo CD's, vendored) looks for a CA: a file
-// named by the host in its TLS data path (ARGOCD_TLS_DATA_PATH, default
-// /app/config/tls), which it then hands to git as GIT_SSL_CAINFO. Argo CD's
-// argocd-tls-certs-cm does not reach Image Updater's pod, and its v1.3
-// install mounts its own serving certificate at /app/config/tls
-// (argocd-image-updater#346): so a ConfigMap with the CA is mounted at a path
-// of its own, and ARGOCD_TLS_DATA_PATH points there.
-func (r *run) gitFailure(repo string, err error) report.Finding {
-	f := gitFailure(repo, err)
-	var ge *gitsource.Error
-	if !errors.As(err, &ge) || ge.Kind != gitsource.TLS || !ge.Facts().TLS.UnknownAuthority || r.install == nil || cluster.IsArgoSSHURL(repo) {
-		return f
+// cannot use; a server whose identity its git client does not accept (a CA,
+// an SSH host key) is fixed where that client reads its trust
+// (stage_writeback_trust.go).
+func (r *run) gitFailure(ctx context.Context, repo string, err error) report.Finding {
+	if f, ok := r.trustFailure(ctx, repo, err); ok {
+		return f.With(r.wbTrust...)
 	}
-	host := cluster.HostOf(repo)
-	ns, dep := r.install.Namespace, r.install.Name
-	steps := []report.Step{
-		report.SetVars(report.Var{Name: "CA_FILE", About: "the PEM file of the CA that signs " + host + "'s certificate"}),
-	}
-	summary := fmt.Sprintf("The certificate of %s is signed by a CA Image Updater does not trust. Its git client looks for a CA in a file named %s in its TLS data path (ARGOCD_TLS_DATA_PATH) and hands it to git as GIT_SSL_CAINFO; ", repo, host)
-	if cm := r.install.TLSCertsConfigMap; cm != "" && r.installEnv("ARGOCD_TLS_DATA_PATH") == "" {
-		summary += fmt.Sprintf("ConfigMap %s/%s is mounted there (/app/config/tls): add the CA under the key %s.", ns, cm, host)
-		steps = append(steps, report.RunPipe("add the CA to ConfigMap "+ns+"/"+cm+" under the key "+host+" (its other keys kept)", shell.Pipeline{
-			{Argv: append(shell.Args("kubectl", "-n", ns, "create", "configmap"), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--dry-run=client"), shell.Lit("-o"), shell.Lit("yaml"), shell.Lit("--"), shell.Lit(cm))},
-			shell.Cmd("kubectl", "apply", "-f", "-"),
-		}))
-		return f.WithFix(summary, "ConfigMap "+ns+"/"+cm+", key "+host, steps...)
-	}
-	const cm, dir = "argocd-image-updater-git-ca", "/app/config/git-tls"
-	summary += fmt.Sprintf("nothing provides it in Image Updater's pod (argocd-tls-certs-cm is Argo CD's): put the CA in a ConfigMap, mount it at %s on Deployment %s/%s and point ARGOCD_TLS_DATA_PATH there.", dir, ns, dep)
-	steps = append(steps,
-		report.RunWords("create ConfigMap "+ns+"/"+cm+" with the CA under the key "+host,
-			append(shell.Args("kubectl", "-n", ns, "create", "configmap"), shell.Concat(shell.Lit("--from-file="+host+"="), shell.Var("CA_FILE")), shell.Lit("--"), shell.Lit(cm))...),
-		report.PatchStep("mount it at "+dir+" in Image Updater's container and point ARGOCD_TLS_DATA_PATH there", report.Patch{Kind: "Deployment", Resource: "deployment", Namespace: ns, Name: dep, Type: report.PatchStrategic,
-			Merge: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-				"volumes": []any{map[string]any{"name": "git-ca", "configMap": map[string]any{"name": cm}}},
-				"containers": []any{map[string]any{"name": r.install.Container,
-					"volumeMounts": []any{map[string]any{"name": "git-ca", "mountPath": dir, "readOnly": true}},
-					"env":          []any{map[string]any{"name": "ARGOCD_TLS_DATA_PATH", "value": dir}}}},
-			}}}}}))
-	return f.WithFix(summary, "Deployment "+ns+"/"+dep+", a volume at "+dir+" and env ARGOCD_TLS_DATA_PATH", steps...)
+	return gitFailure(repo, err)
 }
 
 // installEnv is the value of an env var of Image Updater's container, "".

@@ -135,6 +135,8 @@ func stateVerb(s report.State) string {
 		return " gets a wrong update"
 	case report.StateNotDeployed:
 		return "'s update is not deployed"
+	case report.StateWaitingForMerge:
+		return "'s update waits for a merge"
 	}
 	return ""
 }
@@ -148,7 +150,10 @@ func stateOrBlocked(f report.Finding) report.State {
 
 // healthyState is up to date or on its way, from the candidate tables:
 // on its way when an image's update is due or already written but not yet
-// running. No table at all (no image's pick was computed) is unknown.
+// running; waiting for a merge instead when Image Updater proposes updates
+// as pull requests (it writes to a side branch, and nothing deploys before
+// someone merges it). No table at all (no image's pick was computed) is
+// unknown.
 func healthyState(r *report.Report) report.State {
 	if len(r.Candidates) == 0 {
 		return report.StateUnknown
@@ -156,6 +161,9 @@ func healthyState(r *report.Report) report.State {
 	for _, c := range r.Candidates {
 		switch c.Decision.Outcome {
 		case updater.OutcomeUpdate, updater.OutcomeAlreadyInSpec:
+			if r.HasCode(report.CodeWriteBackPullRequest) && !r.HasCode(report.CodeSyncBehind) {
+				return report.StateWaitingForMerge
+			}
 			return report.StateOnItsWay
 		}
 	}
@@ -249,6 +257,8 @@ func stateHeadline(r *report.Report) string {
 			return app + ": update on its way: Image Updater's commit is written, Argo CD deploys it on its next sync"
 		}
 		return app + ": update on its way: " + strings.Join(parts, "; ")
+	case report.StateWaitingForMerge:
+		return waitingHeadline(r)
 	case report.StateUnknown:
 		if rc := r.RootCause; rc != nil {
 			if rc.Code == report.CodeAppNotFound {
@@ -339,4 +349,31 @@ func markRootCause(r *report.Report, i int) {
 			i -= len(fs)
 		}
 	}
+}
+
+// waitingHeadline: the update is (or will be) a pull request that someone
+// must merge. The open request, when the forge listed one, is named by its
+// finding's title (number, age, whether it can merge); the root cause, when
+// the request cannot merge as it is, says why.
+func waitingHeadline(r *report.Report) string {
+	app := r.App.String()
+	var moves []string
+	for _, c := range r.Candidates {
+		if d := c.Decision; pending(d) {
+			moves = append(moves, fmt.Sprintf("%s %s → %s", c.Alias, displayRunning(d), d.Selected))
+		}
+	}
+	move := "the update"
+	if len(moves) > 0 {
+		move = strings.Join(moves, "; ")
+	}
+	if rc := r.RootCause; rc != nil {
+		return app + ": " + move + " waits for a merge: " + rc.Title
+	}
+	for _, f := range r.Findings() {
+		if f.Code == report.CodeWriteBackPROpen {
+			return app + ": " + move + " waits for a merge: " + f.Title
+		}
+	}
+	return app + ": " + move + " waits for a merge: Image Updater opens a pull request on its next cycle; it deploys once someone merges it"
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	labforge "github.com/imgupd/imgupd/lab/forge"
@@ -138,10 +139,26 @@ func (e *Env) forgeHandler() (*labforge.Handler, error) {
 			}
 			lr.Branches = append(lr.Branches, lb)
 		}
+		for _, pr := range repo.PullRequests {
+			lp := labforge.PullRequest{Number: pr.Number, Head: pr.Head, Base: pr.Base, Title: e.expand(pr.Title), State: pr.State}
+			switch pr.State {
+			case "", "clean", "dirty", "blocked", "unknown":
+			default:
+				return nil, &ScenarioError{File: sc.Name, Field: "git.repositories." + n + ".pullRequests.state", Reason: fmt.Sprintf("%q: want clean, dirty, blocked or unknown", pr.State)}
+			}
+			if pr.Created != "" {
+				t, err := time.Parse(time.RFC3339, pr.Created)
+				if err != nil {
+					return nil, &ScenarioError{File: sc.Name, Field: "git.repositories." + n + ".pullRequests.created", Reason: "not RFC 3339", Err: err}
+				}
+				lp.Created = t
+			}
+			lr.PullRequests = append(lr.PullRequests, lp)
+		}
 		cfg.Repos = append(cfg.Repos, lr)
 	}
 	if a := sc.Git.Auth; a != nil {
-		cfg.Tokens = append(cfg.Tokens, labforge.Token{Value: a.Password, Username: a.Username, Repos: []string{"*"}, Push: true})
+		cfg.Tokens = append(cfg.Tokens, labforge.Token{Value: a.Password, Username: a.Username, Repos: []string{"*"}, Push: true, Scopes: sc.Git.ForgeScopes})
 	}
 	e.Forge = labforge.NewHandler(cfg)
 	return e.Forge, nil

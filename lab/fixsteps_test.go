@@ -33,7 +33,7 @@ var varsBefore = map[report.Code][]string{
 }
 
 // programs are the commands a fix may run.
-var programs = []string{"kubectl", "argocd", "git", "cosign", "printf", "grep"}
+var programs = []string{"kubectl", "argocd", "git", "cosign", "printf", "grep", "ssh-keyscan", "ssh-keygen"}
 
 // anglesRE finds what reads as a value to supply: <words>.
 var anglesRE = regexp.MustCompile(`<([A-Za-z][^<>\n]*)>`)

@@ -195,6 +195,10 @@ type GitSpec struct {
 	// accepts them as x-access-token:<token>; ${GITHUB_APP_KEY} is its
 	// private key (PEM) and ${GITHUB_API} the API base.
 	GitHubApp *GitHubApp `json:"githubApp,omitempty"`
+	// ForgeScopes are the scopes of git.auth's token as a classic token
+	// lists them: GitHub's X-OAuth-Scopes header (none sent when unset, as
+	// for a fine-grained token), GitLab's token scopes (unset: api).
+	ForgeScopes []string `json:"forgeScopes,omitempty"`
 }
 
 // GitHubApp is a GitHub App's IDs.
@@ -207,6 +211,22 @@ type GitHubApp struct {
 type Repo struct {
 	DefaultBranch string            `json:"defaultBranch,omitempty"`
 	Branches      map[string]Branch `json:"branches"`
+	// PullRequests are open pull (merge) requests the forge (git.forge
+	// github or gitlab) lists.
+	PullRequests []PullRequest `json:"pullRequests,omitempty"`
+}
+
+// PullRequest is an open pull request (GitHub) or merge request (GitLab).
+type PullRequest struct {
+	Number int    `json:"number"`
+	Head   string `json:"head"`
+	Base   string `json:"base"`
+	Title  string `json:"title,omitempty"`
+	// Created is when it was opened, RFC 3339.
+	Created string `json:"created,omitempty"`
+	// State is clean (default), dirty (a conflict), blocked (reviews or
+	// required checks) or unknown (not computed yet).
+	State string `json:"state,omitempty"`
 }
 
 // Branch is one branch: its files, extra commits, and protection.

@@ -165,7 +165,11 @@ var silentScenarios = map[string]string{
 	"signature-unsigned-pick": "the pick is checked on the next cycle; nothing logged per app yet",
 	"signature-wrong-key":     "the pick is checked on the next cycle; nothing logged per app yet",
 	"healthy-signed-pick":     "the pick is checked on the next cycle; nothing logged per app yet",
-	"signature-key-not-ecdsa": "the pick is checked on the next cycle; nothing logged per app yet",
+	// Issue 24: the pull request is opened on the next cycle.
+	"pull-request-github-before": "before Image Updater's cycle: no pull request opened or logged yet",
+	// Issue 24: the fetch that fails on the host key is the next cycle's.
+	"writeback-ssh-host-key-unknown-before": "before Image Updater's cycle: no fetch has failed yet",
+	"signature-key-not-ecdsa":               "the pick is checked on the next cycle; nothing logged per app yet",
 	// The key is read when the image list is built: the next cycle logs the drop (see the -after form).
 	"signature-key-secret-missing":       "no cycle since the CR named the Secret; the next one logs the drop",
 	"source-ssh-known-hosts":             "no write in the objects yet; nothing fails before it",

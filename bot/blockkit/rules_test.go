@@ -17,13 +17,14 @@ import (
 // stateWords are the words an answer uses for each state (report.State's
 // Title, or the verb the engine joins the app to its state with).
 var stateWords = map[report.State][]string{
-	report.StateUpToDate:    {"up to date"},
-	report.StateOnItsWay:    {"update on its way"},
-	report.StateHeldBack:    {"held back"},
-	report.StateWrongUpdate: {"wrong update"},
-	report.StateBlocked:     {"blocked"},
-	report.StateNotDeployed: {"not deployed"},
-	report.StateUnknown:     {"cannot tell", "unknown"},
+	report.StateUpToDate:        {"up to date"},
+	report.StateOnItsWay:        {"update on its way"},
+	report.StateHeldBack:        {"held back"},
+	report.StateWrongUpdate:     {"wrong update"},
+	report.StateBlocked:         {"blocked"},
+	report.StateNotDeployed:     {"not deployed"},
+	report.StateWaitingForMerge: {"waits for a merge", "waiting for a merge"},
+	report.StateUnknown:         {"cannot tell", "unknown"},
 }
 
 var (

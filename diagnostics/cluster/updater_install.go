@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -92,9 +93,15 @@ type UpdaterInstall struct {
 	Proxy Proxy
 	// SSHKnownHostsConfigMap and TLSCertsConfigMap name the ConfigMaps
 	// mounted where the controller's git client reads SSH host keys
-	// (/app/config/ssh, upstream: argocd-ssh-known-hosts-cm) and TLS
-	// certificates (/app/config/tls); "" when nothing is mounted there.
+	// (SSHDataPath, upstream: argocd-ssh-known-hosts-cm) and TLS
+	// certificates (TLSDataPath); "" when nothing is mounted there.
 	SSHKnownHostsConfigMap, TLSCertsConfigMap string
+	// SSHDataPath and TLSDataPath are where Image Updater's git client (Argo
+	// CD's, vendored in ext/git) reads them: ARGOCD_SSH_DATA_PATH (file
+	// ssh_known_hosts) and ARGOCD_TLS_DATA_PATH (one file per host name,
+	// argo-cd util/cert GetCertBundlePathForRepository), by default
+	// /app/config/ssh and /app/config/tls.
+	SSHDataPath, TLSDataPath string
 	// LogLevel is --loglevel or IMAGE_UPDATER_LOGLEVEL, default "info".
 	LogLevel string
 
@@ -295,8 +302,15 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.DryRun = dryRunOf(flags)
 	u.AppFilter = appFilterOf(flags)
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
-	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterSSHDir)
-	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterTLSDir)
+	u.SSHDataPath, u.TLSDataPath = updaterSSHDir, updaterTLSDir
+	if v, ok := u.Getenv("ARGOCD_SSH_DATA_PATH"); ok && strings.HasPrefix(v, "/") {
+		u.SSHDataPath = path.Clean(v)
+	}
+	if v, ok := u.Getenv("ARGOCD_TLS_DATA_PATH"); ok && strings.HasPrefix(v, "/") {
+		u.TLSDataPath = path.Clean(v)
+	}
+	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, u.SSHDataPath)
+	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, u.TLSDataPath)
 	u.Partial = append(u.Partial, cms.failures()...)
 	if pods, err := r.updaterPods(ctx, d, c.Name); err != nil {
 		u.Partial = append(u.Partial, err)

@@ -11,7 +11,7 @@ import (
 
 // attentionOrder are the states that need someone, most urgent first.
 var attentionOrder = []report.State{report.StateBlocked, report.StateWrongUpdate, report.StateNotDeployed,
-	report.StateHeldBack, report.StateUnknown}
+	report.StateWaitingForMerge, report.StateHeldBack, report.StateUnknown}
 
 // Summarize turns a scan into a summary; mem (may be nil) gives each app
 // the time it entered its state.

@@ -423,7 +423,21 @@ func whereLine(m match, rep *report.Report, tag string, res report.AppResult) re
 	default:
 		l.Answer = fromState(rep.State)
 	}
+	if l.Answer == report.WhereWaitingMerge && l.Code == "" {
+		l.Cause = waitingCause(rep)
+	}
 	return l
+}
+
+// waitingCause is what an app waiting for a merge waits on: Image Updater's
+// open pull request as the forge lists it, or the one it opens next cycle.
+func waitingCause(rep *report.Report) string {
+	for _, f := range rep.Findings() {
+		if f.Code == report.CodeWriteBackPROpen {
+			return f.Title
+		}
+	}
+	return "Image Updater opens a pull request on its next cycle; it deploys once someone merges it"
 }
 
 // fromState is the answer of an app whose diagnosis is in state s.
@@ -441,6 +455,8 @@ func fromState(s report.State) report.WhereAnswer {
 		return report.WhereWrongUpdate
 	case report.StateNotDeployed:
 		return report.WhereNotDeployed
+	case report.StateWaitingForMerge:
+		return report.WhereWaitingMerge
 	}
 	return report.WhereUnknown
 }

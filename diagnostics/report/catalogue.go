@@ -212,6 +212,23 @@ const (
 	// CodeWriteBackKustomizeCollide: two Kustomize overrides take one entry
 	// of kustomize.images as Argo CD merges them (a registry with a port).
 	CodeWriteBackKustomizeCollide Code = "WRITEBACK_KUSTOMIZE_OVERRIDES_COLLIDE"
+	// CodeWriteBackCAUnknown: the write-back server's certificate is signed
+	// by a CA Image Updater's git client does not trust (nothing for the
+	// host in its TLS data path).
+	CodeWriteBackCAUnknown Code = "WRITEBACK_GIT_CA_UNKNOWN"
+	// CodeWriteBackHostKeyUnknown: the SSH host key of the write-back
+	// server is not in the known_hosts Image Updater reads.
+	CodeWriteBackHostKeyUnknown Code = "WRITEBACK_GIT_HOST_KEY_UNKNOWN"
+	// CodeWriteBackHostKeyMismatch: the known_hosts Image Updater reads
+	// lists another key for the host than the one it presents.
+	CodeWriteBackHostKeyMismatch Code = "WRITEBACK_GIT_HOST_KEY_MISMATCH"
+	// Pull-request write-back (v1.2+, gitConfig.pullRequest).
+	CodeWriteBackPullRequest      Code = "WRITEBACK_PULL_REQUEST"
+	CodeWriteBackPROpen           Code = "WRITEBACK_PULL_REQUEST_OPEN"
+	CodeWriteBackPRNotMergeable   Code = "WRITEBACK_PULL_REQUEST_NOT_MERGEABLE"
+	CodeWriteBackPRRefused        Code = "WRITEBACK_PULL_REQUEST_REFUSED"
+	CodeWriteBackPRCredentials    Code = "WRITEBACK_PULL_REQUEST_CREDENTIALS_UNSUPPORTED"
+	CodeWriteBackPRPermUnverified Code = "WRITEBACK_PULL_REQUEST_PERMISSION_NOT_VERIFIED"
 )
 
 // Sync.
@@ -576,6 +593,31 @@ var catalogue = func() map[Code]Entry {
 		e(CodeWriteBackKustomizeCollide, StageWriteBack, Fail, "two Kustomize overrides take one entry of kustomize.images",
 			"Image Updater sets each live image of a Kustomize Application in spec.source.kustomize.images through Argo CD's MergeImage, which replaces the first entry that KustomizeImage.Match accepts: it compares the text before the first '=' of the new override, or, without a Kustomize name, before its first ':'. For images on a registry with a port (host:5000/team/a, host:5000/team/b) that text is the host, so each override replaces the previous one and only the last image set keeps its override. Image Updater logs every image as updated and the CR's status.recentUpdates lists them, but the others never move (and after each sync the next cycle loses them again): a wrong update. An override in the spec that no image of the CR sets (one set by hand) is replaced the same way: a warning. Git write-back writes the same merged list.",
 			"Set manifestTargets.kustomize.name on each of these images (annotation <alias>.kustomize.image-name) to the image name its manifests use, e.g. host:5000/team/a: the override is then written as name=image:tag and matched by the name before '='.").in(StateWrongUpdate),
+		e(CodeWriteBackCAUnknown, StageWriteBack, Fail, "Image Updater does not trust the git server's CA",
+			"The write-back repository's HTTPS certificate is signed by a CA Image Updater's git client does not trust, so every clone fails (x509: certificate signed by unknown authority; git: SSL certificate problem). Its git client (Argo CD's, vendored) trusts a CA only from a file named by the host (without port) in its TLS data path, ARGOCD_TLS_DATA_PATH (default /app/config/tls), which it hands to git as GIT_SSL_CAINFO. Argo CD's argocd-tls-certs-cm is not mounted in Image Updater's pod by its install (argocd-image-updater#346). With git:secret credentials Image Updater does not verify TLS at all.",
+			"Put the CA in a ConfigMap under the key <host>, mount it in Image Updater's container and point ARGOCD_TLS_DATA_PATH at the mount (or, when a ConfigMap is already mounted there, add the key <host> to it): kubectl -n <ns> create configmap argocd-image-updater-git-ca --from-file=<host>=ca.pem, then a volume, a volumeMount and the env var on the Deployment."),
+		e(CodeWriteBackHostKeyUnknown, StageWriteBack, Fail, "Image Updater does not know the git server's SSH host key",
+			"The write-back repository is reached over SSH and its host key is not in the known_hosts Image Updater's git client reads: ssh_known_hosts in ARGOCD_SSH_DATA_PATH (default /app/config/ssh, where its install mounts argocd-ssh-known-hosts-cm). git runs with StrictHostKeyChecking=yes, so every fetch fails (Host key verification failed; go-git: knownhosts: key is unknown). With git:secret credentials Image Updater does not check host keys at all.",
+			"Run ssh-keyscan against the host yourself, check the fingerprint with the git host's admins, and add the line to key ssh_known_hosts of the ConfigMap mounted at /app/config/ssh (argocd-ssh-known-hosts-cm); mount that ConfigMap on Image Updater's Deployment if nothing is mounted there."),
+		e(CodeWriteBackHostKeyMismatch, StageWriteBack, Fail, "the git server presents another SSH host key than Image Updater knows",
+			"The known_hosts Image Updater reads lists a key for the write-back host, and the server presents another one: the server's key changed, or something in between answers for it. git refuses every fetch (REMOTE HOST IDENTIFICATION HAS CHANGED, Host key verification failed; go-git: knownhosts: key mismatch).",
+			"Ask the git host's admins for the fingerprint of its key; only if the key really changed, replace the host's line in key ssh_known_hosts of the ConfigMap mounted at /app/config/ssh with what ssh-keyscan prints. Never add a key you did not check."),
+		e(CodeWriteBackPullRequest, StageWriteBack, Info, "updates are proposed as pull requests",
+			"gitConfig.pullRequest (v1.2+): Image Updater pushes each update to a branch image-updater-<target>-<hash> and opens a pull request (GitHub) or merge request (GitLab) against the branch Argo CD deploys; nothing is deployed until someone merges it. While it is open, Image Updater skips that update (open PR ... already exists, skipping update).", "").as(RoleContext),
+		e(CodeWriteBackPROpen, StageWriteBack, Info, "Image Updater's pull request waits for a merge",
+			"The forge lists an open pull (merge) request from one of Image Updater's image-updater-* branches into the branch Argo CD deploys: the update is written there and deploys once someone merges it. The evidence says how old it is and whether the forge says it can merge (conflicts, required checks, reviews).", ""),
+		e(CodeWriteBackPRNotMergeable, StageWriteBack, Fail, "Image Updater's pull request cannot be merged as it is",
+			"The forge says Image Updater's open pull (merge) request cannot be merged: it conflicts with the base branch, or required checks fail, or reviews are missing. Image Updater does not rebase it; while it stays open it skips the update.",
+			"Resolve what the forge names (review, fix the checks), or, for a conflict, delete the pull request's branch (git push origin :refs/heads/<branch>): the request closes and Image Updater opens a new one from the current base on its next cycle.").in(StateWaitingForMerge),
+		e(CodeWriteBackPRRefused, StageWriteBack, Fail, "the forge refuses to open Image Updater's pull request",
+			"Image Updater pushed its branch but the forge's API refused to open the pull (merge) request (could not create PR/MR ...: 403): the write-back token may push but not open pull requests. The branch stays, nothing reaches the deployed branch.",
+			"Give the write-back token (the repository Secret's password, or the git:secret Secret's) the right to open pull requests: GitHub fine-grained token Pull requests: Read and write (and Contents: Read and write), or a classic token with the repo scope; GitLab: the api scope and at least the Developer role on the project.").in(StateBlocked),
+		e(CodeWriteBackPRCredentials, StageWriteBack, Fail, "SSH credentials cannot open pull requests",
+			"Image Updater opens pull requests through the forge's API with the write-back token; with an SSH key (sshPrivateKey) it fails every update before pushing: credentials type *git.SSHCreds do not support PR creation (use HTTPS or GitHub App credentials).",
+			"Use an https:// repository URL with a token (username and password) or GitHub App credentials for the write-back, or drop gitConfig.pullRequest."),
+		e(CodeWriteBackPRPermUnverified, StageWriteBack, Unknown, "whether the token may open pull requests was not verified",
+			"The forge does not tell imgupd, without writing, whether this token may open pull requests (fine-grained GitHub tokens and GitHub App tokens do not list their permissions; an unknown forge answers nothing). Image Updater's log shows the answer after its cycle (created PR #N, or could not create PR ...: 403).",
+			"Check the token's permissions on the forge: GitHub Pull requests: Read and write (classic: repo), GitLab api scope with the Developer role; or read Image Updater's log after its next cycle: kubectl -n argocd logs deploy/argocd-image-updater-controller | grep -E 'created (PR|MR)|could not create (PR|MR)'."),
 		e(CodeWriteBackOK, StageWriteBack, Pass, "write-back can succeed", "", ""),
 
 		e(CodeSyncManual, StageSync, Fail, "automated sync is off",

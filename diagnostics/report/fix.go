@@ -415,6 +415,26 @@ func Pointer(tokens ...string) string {
 // value, unquoted, inside the JSON string it stands for.
 type VarValue string
 
+// Joined is one string value in a patch made of literal text (string) and
+// the reader's values (VarValue), in order: a line the reader supplies
+// appended to a value the object holds.
+type Joined []any
+
+// MarshalJSON writes the value as one string, the reader's values as
+// ${NAME}, so that the step's data reads as the value it stands for.
+func (j Joined) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	for _, p := range j {
+		switch v := p.(type) {
+		case VarValue:
+			b.WriteString("${" + string(v) + "}")
+		case string:
+			b.WriteString(v)
+		}
+	}
+	return json.Marshal(b.String())
+}
+
 // varMarker stands for a VarValue while the patch is encoded: JSON writes its
 // NUL bytes as \u0000, which imgupd's own text never holds; a cluster value
 // that holds the marker is counted and refused.
@@ -429,6 +449,18 @@ func markVars(v any, n *int) any {
 	case VarValue:
 		*n++
 		return varMarker + string(x) + varMarker
+	case Joined:
+		var b strings.Builder
+		for _, p := range x {
+			switch v := p.(type) {
+			case VarValue:
+				*n++
+				b.WriteString(varMarker + string(v) + varMarker)
+			case string:
+				b.WriteString(v)
+			}
+		}
+		return b.String()
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

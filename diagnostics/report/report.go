@@ -284,6 +284,10 @@ const (
 	// StateNotDeployed: Image Updater writes, but Argo CD will not deploy it
 	// (automated sync off, a deny window, failing syncs, another branch).
 	StateNotDeployed State = "not-deployed"
+	// StateWaitingForMerge: Image Updater proposes (or has proposed) the
+	// update as a pull request (gitConfig.pullRequest); it deploys once
+	// someone merges it.
+	StateWaitingForMerge State = "waiting-for-merge"
 	// StateUnknown: a check that decides the answer could not be made, and
 	// nothing already explains why the tag will not run.
 	StateUnknown State = "unknown"
@@ -292,12 +296,13 @@ const (
 // States lists every state, most urgent first (the order a summary
 // sorts by).
 func States() []State {
-	return []State{StateBlocked, StateWrongUpdate, StateNotDeployed, StateHeldBack, StateUnknown, StateOnItsWay, StateUpToDate}
+	return []State{StateBlocked, StateWrongUpdate, StateNotDeployed, StateWaitingForMerge, StateHeldBack, StateUnknown, StateOnItsWay, StateUpToDate}
 }
 
 // ExitCode is the exit status of `imgupd diagnose` (and the worst app of a
 // summary) for the state: 0 up to date or on its way, 1 blocked, 2 unknown
-// (could not diagnose), 3 wrong update, 4 not deployed, 5 held back.
+// (could not diagnose), 3 wrong update, 4 not deployed, 5 held back, 6
+// waiting for a merge.
 func (s State) ExitCode() int {
 	switch s {
 	case StateUpToDate, StateOnItsWay:
@@ -310,6 +315,8 @@ func (s State) ExitCode() int {
 		return 4
 	case StateHeldBack:
 		return 5
+	case StateWaitingForMerge:
+		return 6
 	}
 	return 2
 }
@@ -330,13 +337,15 @@ func (s State) Title() string {
 		return "blocked"
 	case StateNotDeployed:
 		return "not deployed"
+	case StateWaitingForMerge:
+		return "waiting for a merge"
 	}
 	return "unknown"
 }
 
 // Mark is the state's mark in a terminal, one per state: ✔ up to date,
 // ➜ update on its way, ⊘ held back, ↯ wrong update, ◌ not deployed,
-// ✗ blocked, ? unknown.
+// ⑂ waiting for a merge, ✗ blocked, ? unknown.
 func (s State) Mark() string {
 	switch s {
 	case StateUpToDate:
@@ -349,6 +358,8 @@ func (s State) Mark() string {
 		return "↯"
 	case StateNotDeployed:
 		return "◌"
+	case StateWaitingForMerge:
+		return "⑂"
 	case StateBlocked:
 		return "✗"
 	}
@@ -357,7 +368,7 @@ func (s State) Mark() string {
 
 // Colour is the state's colour word, one per state, as its Emoji shows it:
 // green up to date, blue on its way, yellow held back, orange wrong update,
-// purple not deployed, red blocked, grey unknown.
+// purple not deployed, brown waiting for a merge, red blocked, grey unknown.
 func (s State) Colour() string {
 	switch s {
 	case StateUpToDate:
@@ -370,6 +381,8 @@ func (s State) Colour() string {
 		return "orange"
 	case StateNotDeployed:
 		return "purple"
+	case StateWaitingForMerge:
+		return "brown"
 	case StateBlocked:
 		return "red"
 	}
@@ -390,6 +403,8 @@ func (s State) Emoji() string {
 		return "🟠"
 	case "purple":
 		return "🟣"
+	case "brown":
+		return "🟤"
 	case "red":
 		return "🔴"
 	}

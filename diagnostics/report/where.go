@@ -57,6 +57,9 @@ const (
 	WhereWritten WhereAnswer = "written"
 	// WhereDue: Image Updater picks it on its next cycle.
 	WhereDue WhereAnswer = "due"
+	// WhereWaitingMerge: Image Updater proposes it as a pull request (or
+	// has); it deploys once someone merges it.
+	WhereWaitingMerge WhereAnswer = "waiting-for-merge"
 	// WhereHeldBack: Image Updater will not pick it: the configuration
 	// drops it, or a newer tag wins.
 	WhereHeldBack WhereAnswer = "held-back"
@@ -72,7 +75,7 @@ const (
 
 // WhereAnswers lists the answers in their order.
 func WhereAnswers() []WhereAnswer {
-	return []WhereAnswer{WhereRunning, WhereWritten, WhereDue, WhereHeldBack, WhereBlocked, WhereWrongUpdate, WhereNotDeployed, WhereUnknown}
+	return []WhereAnswer{WhereRunning, WhereWritten, WhereDue, WhereWaitingMerge, WhereHeldBack, WhereBlocked, WhereWrongUpdate, WhereNotDeployed, WhereUnknown}
 }
 
 // Title is the answer in words, as a group heading.
@@ -84,6 +87,8 @@ func (a WhereAnswer) Title() string {
 		return "written, deploying"
 	case WhereDue:
 		return "will be picked next cycle"
+	case WhereWaitingMerge:
+		return "waiting for a merge"
 	case WhereHeldBack:
 		return "held back"
 	case WhereBlocked:
@@ -105,6 +110,8 @@ func (a WhereAnswer) State() State {
 		return StateOnItsWay
 	case WhereHeldBack:
 		return StateHeldBack
+	case WhereWaitingMerge:
+		return StateWaitingForMerge
 	case WhereBlocked:
 		return StateBlocked
 	case WhereWrongUpdate:

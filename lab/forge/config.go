@@ -44,6 +44,9 @@ type Repo struct {
 	Branches []Branch
 	// Restrictions are Bitbucket Cloud branch restrictions.
 	Restrictions []Restriction
+	// PullRequests are the open pull requests (GitHub) or merge requests
+	// (GitLab).
+	PullRequests []PullRequest
 	// BranchingModel is Bitbucket's effective branching model; nil gives
 	// Bitbucket's default (development = the main branch; feature/,
 	// bugfix/, release/, hotfix/ prefixes).
@@ -140,6 +143,23 @@ type Token struct {
 	// NoPermissions: GitHub's repository answer has no "permissions", as
 	// for GitHub App installation tokens.
 	NoPermissions bool
+	// Scopes are a classic token's scopes: GitHub sends them as
+	// X-OAuth-Scopes (none sent when nil, as for fine-grained tokens),
+	// GitLab answers them at GET /personal_access_tokens/self (nil: api).
+	Scopes []string
+}
+
+// PullRequest is one open pull (merge) request.
+type PullRequest struct {
+	Number     int
+	Head, Base string
+	Title      string
+	Created    time.Time
+	// State is GitHub's mergeable_state: "clean" (default), "dirty" (a
+	// conflict), "blocked" (reviews or required checks), "unknown" (not
+	// computed yet); GitLab answers the matching detailed_merge_status
+	// (mergeable, conflict, not_approved, checking) and has_conflicts.
+	State string
 }
 
 func (t *Token) sees(path string) bool {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const githubDocs = "https://docs.github.com/rest"
@@ -46,7 +47,28 @@ func (h *Handler) github(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	base := baseURL(r, rest)
 	repoAPI := base + "/repos/" + repo.Path
+	if t.Scopes != nil {
+		w.Header().Set("X-OAuth-Scopes", strings.Join(t.Scopes, ", "))
+	}
 	switch {
+	case len(segs) == 4 && segs[3] == "pulls":
+		q := r.URL.Query()
+		list := []any{}
+		for _, pr := range repo.PullRequests {
+			if q.Get("base") != "" && pr.Base != q.Get("base") {
+				continue
+			}
+			list = append(list, githubPullJSON(repo, pr, repoAPI, false))
+		}
+		writeJSON(w, http.StatusOK, list)
+	case len(segs) == 5 && segs[3] == "pulls":
+		for _, pr := range repo.PullRequests {
+			if strconv.Itoa(pr.Number) == segs[4] {
+				writeJSON(w, http.StatusOK, githubPullJSON(repo, pr, repoAPI, true))
+				return
+			}
+		}
+		githubError(w, http.StatusNotFound, "Not Found")
 	case len(segs) == 3:
 		writeJSON(w, http.StatusOK, githubRepoJSON(repo, t, repoAPI))
 	case len(segs) >= 5 && segs[3] == "branches":
@@ -177,4 +199,37 @@ func unescape(s string) string {
 		return u
 	}
 	return s
+}
+
+// githubPullJSON is a pull request as GitHub lists it (one: as GET
+// .../pulls/{n} answers, with mergeable and mergeable_state).
+func githubPullJSON(repo *Repo, pr PullRequest, api string, one bool) map[string]any {
+	created := pr.Created
+	if created.IsZero() {
+		created, _ = time.Parse(time.RFC3339, fixedTime)
+	}
+	m := map[string]any{
+		"number": pr.Number, "state": "open", "title": pr.Title, "draft": false,
+		"url": api + "/pulls/" + strconv.Itoa(pr.Number), "html_url": "https://github.example/" + repo.Path + "/pull/" + strconv.Itoa(pr.Number),
+		"head":       map[string]any{"ref": pr.Head, "sha": sha(repo.Path, pr.Head), "label": strings.Split(repo.Path, "/")[0] + ":" + pr.Head},
+		"base":       map[string]any{"ref": pr.Base, "sha": sha(repo.Path, pr.Base)},
+		"user":       map[string]any{"login": "image-updater-bot", "type": "User"},
+		"created_at": created.UTC().Format(time.RFC3339), "updated_at": created.UTC().Format(time.RFC3339),
+	}
+	if one {
+		state := pr.State
+		if state == "" {
+			state = "clean"
+		}
+		m["mergeable_state"] = state
+		switch state {
+		case "unknown":
+			m["mergeable"] = nil
+		case "dirty":
+			m["mergeable"] = false
+		default:
+			m["mergeable"] = true
+		}
+	}
+	return m
 }

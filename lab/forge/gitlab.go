@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func gitlabMessage(w http.ResponseWriter, status int, msg string) {
@@ -20,6 +21,20 @@ func gitlabMessage(w http.ResponseWriter, status int, msg string) {
 // Protected branches are readable only with Admin (Maintainer), else 403.
 func (h *Handler) gitlab(w http.ResponseWriter, r *http.Request, rest string) {
 	segs := splitRest(rest)
+	if len(segs) == 2 && segs[0] == "personal_access_tokens" && segs[1] == "self" {
+		t := h.token(r, "PRIVATE-TOKEN", "Bearer")
+		if t == nil {
+			gitlabMessage(w, http.StatusUnauthorized, "401 Unauthorized")
+			return
+		}
+		scopes := t.Scopes
+		if scopes == nil {
+			scopes = []string{"api"}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": 1, "name": "lab", "revoked": false, "active": true, "scopes": scopes, "user_id": 1,
+			"created_at": fixedTime, "expires_at": nil})
+		return
+	}
 	if len(segs) < 2 || segs[0] != "projects" {
 		gitlabMessage(w, http.StatusNotFound, "404 Not Found")
 		return
@@ -61,6 +76,16 @@ func (h *Handler) gitlab(w http.ResponseWriter, r *http.Request, rest string) {
 			return
 		}
 		writeJSON(w, http.StatusOK, gitlabBranchJSON(repo, b, t))
+	case len(segs) == 3 && segs[2] == "merge_requests":
+		q := r.URL.Query()
+		list := []any{}
+		for _, pr := range repo.PullRequests {
+			if q.Get("target_branch") != "" && pr.Base != q.Get("target_branch") {
+				continue
+			}
+			list = append(list, gitlabMRJSON(repo, pr))
+		}
+		writeJSON(w, http.StatusOK, list)
 	case len(segs) == 4 && segs[2] == "protected_branches":
 		if !t.Admin {
 			gitlabMessage(w, http.StatusForbidden, "403 Forbidden")
@@ -146,4 +171,28 @@ func splitLast(p string) (string, string) {
 		return "", p
 	}
 	return p[:i], p[i+1:]
+}
+
+// gitlabMRJSON is a merge request as GitLab lists it.
+func gitlabMRJSON(repo *Repo, pr PullRequest) map[string]any {
+	created := pr.Created
+	if created.IsZero() {
+		created, _ = time.Parse(time.RFC3339, fixedTime)
+	}
+	status, conflicts := "mergeable", false
+	switch pr.State {
+	case "dirty":
+		status, conflicts = "conflict", true
+	case "blocked":
+		status = "not_approved"
+	case "unknown":
+		status = "checking"
+	}
+	return map[string]any{
+		"id": 1000 + pr.Number, "iid": pr.Number, "state": "opened", "title": pr.Title, "draft": false,
+		"source_branch": pr.Head, "target_branch": pr.Base, "has_conflicts": conflicts, "detailed_merge_status": status,
+		"web_url":    "https://gitlab.example/" + repo.Path + "/-/merge_requests/" + strconv.Itoa(pr.Number),
+		"created_at": created.UTC().Format(time.RFC3339), "updated_at": created.UTC().Format(time.RFC3339),
+		"author": map[string]any{"username": "image-updater-bot"},
+	}
 }
