@@ -94,6 +94,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		switch {
 		case errors.Is(err, errExtUnchecked):
 			credsChecked = false
+			ir.extUnchecked = true
 			out = append(out, find(report.CodeRegistryCredsUnchecked, report.Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
 		case err != nil:
 			ir.err = err
@@ -108,6 +109,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
 		default:
 			target.Username, target.Password = creds.Username, creds.Password.Reveal()
+			ir.account = refStr + " (" + from + ")"
 		}
 	}
 
