@@ -333,9 +333,15 @@ func (r *run) refusalFix(f report.Finding, im updater.ImageConfig, ir *imageRegi
 			"IAM policy of the role or user behind "+who,
 			report.Paste("add this statement to that IAM policy (the AWS console, or your infrastructure code: no kubectl command grants it)", "IAM policy of the role or user behind "+who, nil, stmt))
 	}
-	return f.WithFix("Give "+who+" pull (read) permission on "+rf.repo+", not only list.",
-		"the registry's permissions for "+who,
-		report.Value("grant pull on "+rf.repo+" in the registry (its UI or API: no kubectl command grants it)", "the registry's permissions for "+who+" on "+rf.repo, pullPermission(host)))
+	steps := []report.Step{report.Value("grant pull on "+rf.repo+" in the registry (its UI or API: no kubectl command grants it)", "the registry's permissions for "+who+" on "+rf.repo, pullPermission(host))}
+	where := "the registry's permissions for " + who
+	if alt, altSteps := r.newPullSecretSteps(im, ep); len(altSteps) > 0 {
+		// Another account, one that may pull, is the other way: a pull
+		// secret from the reader's own account, and the image pointed at it.
+		steps = append(steps, report.Alternative(altSteps...)...)
+		where += "; or " + alt
+	}
+	return f.WithFix("Give "+who+" pull (read) permission on "+rf.repo+", not only list; or give the image an account that may pull.", where, steps...)
 }
 
 // ecrPullStatement is the IAM policy statement that lets an account read
