@@ -58,7 +58,7 @@ func TestRefusedMetadata(t *testing.T) {
 			code: report.CodeRegistryManifestForbidden, state: report.StateBlocked,
 			title: []string{"HTTP 401 for all 3 tags read"}, fix: "kubectl"},
 		{name: "semver reads no manifest", behaviour: Behaviour{Status: 403, Only: "manifests"},
-			edit: [2]string{"commonUpdateSettings: {updateStrategy: newest-build}", "commonUpdateSettings: {updateStrategy: semver}"},
+			edit:  [2]string{"commonUpdateSettings: {updateStrategy: newest-build}", "commonUpdateSettings: {updateStrategy: semver}"},
 			state: report.StateOnItsWay},
 	}
 	for _, c := range cases {
