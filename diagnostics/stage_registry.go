@@ -93,9 +93,15 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		creds, err := updater.ResolveCredentials(ctx, ref, ep, &clusterCreds{ctx: ctx, r: r})
 		switch {
 		case errors.Is(err, errExtUnchecked):
+			f, blocked := r.extScriptFinding(ctx, im, ep, ref, level, from)
+			if blocked {
+				// Image Updater gets no credentials and lists no tags.
+				ir.err = err
+				return append(out, f)
+			}
 			credsChecked = false
 			ir.extUnchecked = true
-			out = append(out, find(report.CodeRegistryCredsUnchecked, report.Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
+			out = append(out, f)
 		case err != nil:
 			ir.err = err
 			use := secretUse{stay: level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace(), sendsTo: ep.Host(), chosenBy: "registries.conf (Image Updater's own configuration)"}

@@ -89,6 +89,9 @@ type UpdaterInstall struct {
 	SSHKnownHostsConfigMap, TLSCertsConfigMap string
 	// LogLevel is --loglevel or IMAGE_UPDATER_LOGLEVEL, default "info".
 	LogLevel string
+	// Mounts are the controller container's volumeMounts with their
+	// volumes (FileAt says which one provides a path).
+	Mounts []Mount
 
 	// Others are further Deployments that also look like Image Updater
 	// (two controllers fight over the same CRs and Applications).
@@ -284,6 +287,7 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.Args = redactArgs(expandArgs(append(append([]string{}, c.Command...), c.Args...), u.Env))
 	u.settings()
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
+	u.Mounts = mounts(&d.Spec.Template.Spec, c)
 	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterSSHDir)
 	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, updaterTLSDir)
 	u.Partial = append(u.Partial, cms.failures()...)
