@@ -203,7 +203,7 @@ var silentScenarios = map[string]string{
 	"live-kustomize-port-overrides-collide": "no write in the objects yet; nothing fails before it",
 	// Issue 24, registry permissions per operation and ext: credentials:
 	// before Image Updater's cycle, nothing is logged yet.
-	"registry-manifest-forbidden-before": "before Image Updater's cycle: the refused manifests are logged when it runs",
+	"registry-manifest-forbidden-before":     "before Image Updater's cycle: the refused manifests are logged when it runs",
 	"registry-ext-script-not-mounted-before": "before Image Updater's cycle: could not stat is logged when it runs",
 	"registry-ext-script-mounted-before":     "before Image Updater's cycle: whether the script works is logged when it runs",
 }
