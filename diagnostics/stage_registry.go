@@ -539,10 +539,14 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	case err != nil:
 		return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+textutil.OneLine(err.Error())+")"))
 	case ann[irsaAnnotation] != "":
+		// The script must be in Image Updater's container: the image ships
+		// none (stage_registry_ext.go), so the fix mounts it first.
+		const script = "/app/scripts/ecr-login.sh"
+		where, steps := r.newExtMountSteps(ep, script)
+		steps = append(steps, r.registriesConfSteps("get ECR tokens with the ext: script", confEntry{name: "ecr", apiURL: "https://" + ep.Host(), prefix: ep.Host(),
+			fields: []kv{{"credentials", "ext:" + script}, {"credsexpire", "10h"}}})...)
 		return f.With(ev("IRSA role", ann[irsaAnnotation])).
-			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
-				r.registriesConfSteps("get ECR tokens with an ext: script", confEntry{name: "ecr", apiURL: "https://" + ep.Host(), prefix: ep.Host(),
-					fields: []kv{{"credentials", "ext:/scripts/ecr-login.sh"}, {"credsexpire", "10h"}}})...)
+			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script, mounted in Image Updater's container and named on the registry entry.", where+"; registries.conf", steps...)
 	}
 	return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
 		WithFix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,

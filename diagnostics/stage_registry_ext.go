@@ -267,12 +267,8 @@ const execMode = 0o755
 // mount provides a script of the same name, pointing the credentials there
 // is the other way.
 func (r *run) extMountFix(ctx context.Context, f report.Finding, im updater.ImageConfig, ep updater.Endpoint, ref updater.CredentialRef, level updater.CredentialLevel, c extCheck) report.Finding {
-	ns, dep := r.install.Namespace, r.install.Name
+	ns := r.install.Namespace
 	file := path.Clean(ref.Path)
-	key := path.Base(file)
-	if !configMapKeyRE().MatchString(key) {
-		key = "credentials.sh"
-	}
 	script := extScriptTemplate(ep.Host())
 	var steps []report.Step
 	var where string
@@ -288,26 +284,7 @@ func (r *run) extMountFix(ctx context.Context, f report.Finding, im updater.Imag
 			}
 		}
 	} else {
-		where = "ConfigMap " + ns + "/" + extScriptConfigMap + " and Deployment " + ns + "/" + dep + " (a volume, and a volumeMount at " + file + ")"
-		if isECR(hostOnly(ep.Host())) {
-			steps = append(steps, report.Apply("create the ConfigMap that holds the script (the usual ECR login script: the AWS CLI in Image Updater's image prints AWS:<token> with the pod's IAM role)", map[string]any{
-				"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": extScriptConfigMap, "namespace": ns},
-				"data":     map[string]any{key: script},
-			}))
-		} else {
-			steps = append(steps, report.Command("put your script, saved here as ./"+key+" (it must print one line user:pass), in a ConfigMap",
-				"kubectl", "-n", ns, "create", "configmap", "--from-file="+key+"=./"+key, "--", extScriptConfigMap))
-		}
-		container := r.install.Container
-		steps = append(steps, report.PatchStep("mount it at "+file+", executable (subPath: only that file, the directory keeps what it holds; Image Updater restarts with it)", report.Patch{
-			Kind: "Deployment", Resource: "deployment", Namespace: ns, Name: dep, Type: report.PatchStrategic,
-			Merge: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-				"volumes": []any{map[string]any{"name": extVolume, "configMap": map[string]any{"name": extScriptConfigMap, "defaultMode": execMode}}},
-				"containers": []any{map[string]any{"name": container, "volumeMounts": []any{
-					map[string]any{"name": extVolume, "mountPath": file, "subPath": key, "readOnly": true}}}},
-			}}}},
-		}))
+		where, steps = r.newExtMountSteps(ep, file)
 	}
 	if other := r.sameNameScript(ctx, file); other != "" {
 		alt := "ext:" + other
@@ -419,4 +396,37 @@ func indent(s, pre string) string {
 		lines[i] = pre + l
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// newExtMountSteps put the script in a ConfigMap of its own and mount it
+// at file: for ECR the usual login script, else the reader's own file.
+func (r *run) newExtMountSteps(ep updater.Endpoint, file string) (string, []report.Step) {
+	ns, dep := r.install.Namespace, r.install.Name
+	key := path.Base(file)
+	if !configMapKeyRE().MatchString(key) {
+		key = "credentials.sh"
+	}
+	script := extScriptTemplate(ep.Host())
+	var steps []report.Step
+	where := "ConfigMap " + ns + "/" + extScriptConfigMap + " and Deployment " + ns + "/" + dep + " (a volume, and a volumeMount at " + file + ")"
+	if isECR(hostOnly(ep.Host())) {
+		steps = append(steps, report.Apply("create the ConfigMap that holds the script (the usual ECR login script: the AWS CLI in Image Updater's image prints AWS:<token> with the pod's IAM role)", map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": extScriptConfigMap, "namespace": ns},
+			"data":     map[string]any{key: script},
+		}))
+	} else {
+		steps = append(steps, report.Command("put your script, saved here as ./"+key+" (it must print one line user:pass), in a ConfigMap",
+			"kubectl", "-n", ns, "create", "configmap", "--from-file="+key+"=./"+key, "--", extScriptConfigMap))
+	}
+	container := r.install.Container
+	steps = append(steps, report.PatchStep("mount it at "+file+", executable (subPath: only that file, the directory keeps what it holds; Image Updater restarts with it)", report.Patch{
+		Kind: "Deployment", Resource: "deployment", Namespace: ns, Name: dep, Type: report.PatchStrategic,
+		Merge: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"volumes": []any{map[string]any{"name": extVolume, "configMap": map[string]any{"name": extScriptConfigMap, "defaultMode": execMode}}},
+			"containers": []any{map[string]any{"name": container, "volumeMounts": []any{
+				map[string]any{"name": extVolume, "mountPath": file, "subPath": key, "readOnly": true}}}},
+		}}}},
+	}))
+	return where, steps
 }

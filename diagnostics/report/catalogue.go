@@ -431,7 +431,7 @@ var catalogue = func() map[Code]Entry {
 		e(CodeRegistryOK, StageRegistry, Pass, "the registry answers", "", ""),
 		e(CodeRegistryECRNoCredentials, StageRegistry, Fail, "an ECR image has no credentials",
 			"Amazon ECR never serves anonymous pulls: Image Updater needs a token, usually from an IAM role for its ServiceAccount (IRSA) exchanged by an ext: credentials script.",
-			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, and set credentials: ext:/scripts/ecr-login.sh on the registries.conf entry."),
+			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, mount an ECR login script in Image Updater's container (a ConfigMap, defaultMode: 0755, at /app/scripts/ecr-login.sh: the image ships none) and set credentials: ext:/app/scripts/ecr-login.sh on the registries.conf entry."),
 
 		e(CodeRegistryExtNotMounted, StageRegistry, Fail, "the ext: credentials script is not in Image Updater's container",
 			"The credentials are ext:<path>, a script Image Updater runs in its own container; no volume of its Deployment provides that path and the image ships nothing there, so it fails every cycle with 'could not stat <path>: … no such file or directory' and lists no tags.",
