@@ -214,7 +214,7 @@ func (r *run) extScriptFinding(ctx context.Context, im updater.ImageConfig, ep u
 	// Without the script's output imgupd cannot list the tags as Image
 	// Updater does: the answer depends on it.
 	unchecked.Decides = true
-	unchecked.Verify = "run it as Image Updater does: kubectl -n " + r.install.Namespace + " exec deploy/" + r.install.Name + " -- " + ref.Path + " must print one user:pass line; or read Image Updater's log for \"Could not set registry endpoint credentials\""
+	unchecked.Verify = "run the script in Image Updater's container (the fix's step): it must print one user:pass line; or read Image Updater's log for \"Could not set registry endpoint credentials\""
 	unchecked = unchecked.With(ev("provided by", c.where))
 	return unchecked.WithFix("Run the script as Image Updater does: it must print one user:pass line of an account that may pull the image.", "Deployment "+r.install.Namespace+"/"+r.install.Name+", "+c.where,
 		r.execStep("run the script in Image Updater's container", ref.Path)), false

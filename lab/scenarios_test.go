@@ -205,7 +205,6 @@ var silentScenarios = map[string]string{
 	// before Image Updater's cycle, nothing is logged yet.
 	"registry-manifest-forbidden-before":     "before Image Updater's cycle: the refused manifests are logged when it runs",
 	"registry-ext-script-not-mounted-before": "before Image Updater's cycle: could not stat is logged when it runs",
-	"registry-ext-script-mounted-before":     "before Image Updater's cycle: whether the script works is logged when it runs",
 }
 
 // isCycleLine reports whether a log line is a generic cycle line, which says
