@@ -94,6 +94,12 @@ type imageRegistry struct {
 	// partial, when the tag list stopped at imgupd's read bound, says
 	// where: tags then holds the tags read before it.
 	partial *registry.ListLimit
+	// account says whose credentials reach the registry, for a refusal:
+	// the reference and where it is set, or "" for anonymous requests.
+	account string
+	// extUnchecked: the credentials are an ext: script imgupd cannot run,
+	// so its own requests went without them.
+	extUnchecked bool
 }
 
 // aliasTypo is an annotation for an alias image-list does not have.
@@ -212,15 +218,22 @@ func (r *run) editedSource(kind string) *argo.ApplicationSource {
 // selectWithMetadata runs the model, fetching the metadata the strategy
 // needs first.
 func (r *run) selectWithMetadata(ctx context.Context, ir *imageRegistry, in updater.SelectInput) (updater.Decision, error) {
+	d, _, err := r.selectWithMeta(ctx, ir, in)
+	return d, err
+}
+
+// selectWithMeta is selectWithMetadata that also returns the metadata read
+// (nil when the strategy reads none): which tags' reads were refused.
+func (r *run) selectWithMeta(ctx context.Context, ir *imageRegistry, in updater.SelectInput) (updater.Decision, map[string]updater.TagMeta, error) {
 	if want := updater.MetadataTags(in); len(want) > 0 {
 		ps := updater.PlatformFilter(in)
 		meta, err := r.e.Registry.Metadata(ctx, ir.target, want, ps.Wants)
 		if err != nil {
-			return updater.Decision{}, err
+			return updater.Decision{}, nil, err
 		}
 		in.Meta = meta
 	}
-	return updater.Select(in), nil
+	return updater.Select(in), in.Meta, nil
 }
 
 func (r *run) resolveBranch(ctx context.Context, repo, rev string, auth gitsource.Auth) (string, error) {

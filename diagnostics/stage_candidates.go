@@ -35,7 +35,7 @@ func checkCandidates(ctx context.Context, r *run) []report.Finding {
 		if r.target.WriteBack == nil || r.target.WriteBack.Method != "git" {
 			in.InSpec = r.specImage(im)
 		}
-		d, err := r.selectWithMetadata(ctx, ir, in)
+		d, meta, err := r.selectWithMeta(ctx, ir, in)
 		if err != nil {
 			f := readFailure(report.StageCandidates, "image metadata of "+aliasOr(im), err)
 			f.Verify = "re-run; imgupd needs each candidate tag's manifest and config from " + ir.endpoint.Host()
@@ -50,6 +50,7 @@ func checkCandidates(ctx context.Context, r *run) []report.Finding {
 		if ir.partial != nil {
 			fs = partialPick(im, d, ir.partial, fs)
 		}
+		fs = r.refusedMetadata(im, ir, d, meta, fs)
 		fs = append(fs, r.signatureFindings(ctx, ir, im, d)...)
 		out = append(out, fs...)
 	}

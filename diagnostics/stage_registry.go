@@ -93,8 +93,15 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		creds, err := updater.ResolveCredentials(ctx, ref, ep, &clusterCreds{ctx: ctx, r: r})
 		switch {
 		case errors.Is(err, errExtUnchecked):
+			f, blocked := r.extScriptFinding(ctx, im, ep, ref, level, from)
+			if blocked {
+				// Image Updater gets no credentials and lists no tags.
+				ir.err = err
+				return append(out, f)
+			}
 			credsChecked = false
-			out = append(out, find(report.CodeRegistryCredsUnchecked, report.Unknown, fmt.Sprintf("image %s uses the external credentials script %s, which only runs inside Image Updater's pod", name, ref.Path)).WithImage(im.Alias))
+			ir.extUnchecked = true
+			out = append(out, f)
 		case err != nil:
 			ir.err = err
 			use := secretUse{stay: level == updater.CredLevelImage && r.version.SecretsMustShareAppNamespace(), sendsTo: ep.Host(), chosenBy: "registries.conf (Image Updater's own configuration)"}
@@ -108,6 +115,7 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 			return append(out, credentialFailure(name, im.Alias, from, refStr, ref, ep, err))
 		default:
 			target.Username, target.Password = creds.Username, creds.Password.Reveal()
+			ir.account = refStr + " (" + from + ")"
 		}
 	}
 
@@ -531,10 +539,14 @@ func (r *run) ecrWithoutCredentials(ctx context.Context, im updater.ImageConfig,
 	case err != nil:
 		return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+": not readable ("+textutil.OneLine(err.Error())+")"))
 	case ann[irsaAnnotation] != "":
+		// The script must be in Image Updater's container: the image ships
+		// none (stage_registry_ext.go), so the fix mounts it first.
+		const script = "/app/scripts/ecr-login.sh"
+		where, steps := r.newExtMountSteps(ep, script)
+		steps = append(steps, r.registriesConfSteps("get ECR tokens with the ext: script", confEntry{name: "ecr", apiURL: "https://" + ep.Host(), prefix: ep.Host(),
+			fields: []kv{{"credentials", "ext:" + script}, {"credsexpire", "10h"}}})...)
 		return f.With(ev("IRSA role", ann[irsaAnnotation])).
-			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script on the registry entry.", "registries.conf",
-				r.registriesConfSteps("get ECR tokens with an ext: script", confEntry{name: "ecr", apiURL: "https://" + ep.Host(), prefix: ep.Host(),
-					fields: []kv{{"credentials", "ext:/scripts/ecr-login.sh"}, {"credsexpire", "10h"}}})...)
+			WithFix("The ServiceAccount has an IAM role; exchange it for an ECR token with an ext: script, mounted in Image Updater's container and named on the registry entry.", where+"; registries.conf", steps...)
 	}
 	return f.With(ev("ServiceAccount", r.install.Namespace+"/"+sa+" has no "+irsaAnnotation+" annotation")).
 		WithFix("Give Image Updater's ServiceAccount an IAM role (IRSA) allowed to read ECR, then use an ext: credentials script.", "ServiceAccount "+r.install.Namespace+"/"+sa,

@@ -221,7 +221,12 @@ func (e *Env) startRegistry(ctx context.Context) error {
 		opts = append(opts, labregistry.WithPageSize(rs.PageSize))
 	}
 	for i, b := range rs.Behaviours {
-		beh := labregistry.Behaviour{Status: b.Status, Only: b.Only, Message: b.Message, ExtraTags: b.ExtraTags}
+		beh := labregistry.Behaviour{Status: b.Status, Only: b.Only, Tags: b.Tags, Message: b.Message, ExtraTags: b.ExtraTags}
+		switch b.Only {
+		case "", "all", "tags", "manifests", "blobs", "referrers":
+		default:
+			return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.behaviours[%d].only", i), Reason: "want tags, manifests, blobs, referrers or all"}
+		}
 		var err error
 		if beh.RetryAfter, err = optDuration(b.RetryAfter); err != nil {
 			return &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("registry.behaviours[%d].retryAfter", i), Reason: "want a duration like 60s", Err: err}

@@ -140,8 +140,12 @@ type Behaviour struct {
 	RetryAfter string `json:"retryAfter,omitempty"`
 	// Delay slows every answer (Go duration).
 	Delay string `json:"delay,omitempty"`
-	// Only limits it to "tags", "manifests" or "all" (default all).
+	// Only limits it to "tags", "manifests", "blobs", "referrers" or
+	// "all" (default all).
 	Only string `json:"only,omitempty"`
+	// Tags limits it to the requests that read these tags (their
+	// manifests, config blobs and referrers); tag lists are served.
+	Tags []string `json:"tags,omitempty"`
 	// Message is the error message the Status answer carries instead of
 	// the registry's usual one (a registry writes what it likes there).
 	Message string `json:"message,omitempty"`

@@ -212,6 +212,10 @@ var silentScenarios = map[string]string{
 	// before the write nothing is logged per app at info level.
 	"live-multi-image-one-live":             "the update is due on the next cycle; the not-live skips are debug lines",
 	"live-kustomize-port-overrides-collide": "no write in the objects yet; nothing fails before it",
+	// Issue 24, registry permissions per operation and ext: credentials:
+	// before Image Updater's cycle, nothing is logged yet.
+	"registry-manifest-forbidden-before":     "before Image Updater's cycle: the refused manifests are logged when it runs",
+	"registry-ext-script-not-mounted-before": "before Image Updater's cycle: could not stat is logged when it runs",
 }
 
 // isCycleLine reports whether a log line is a generic cycle line, which says

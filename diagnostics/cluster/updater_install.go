@@ -104,6 +104,9 @@ type UpdaterInstall struct {
 	SSHDataPath, TLSDataPath string
 	// LogLevel is --loglevel or IMAGE_UPDATER_LOGLEVEL, default "info".
 	LogLevel string
+	// Mounts are the controller container's volumeMounts with their
+	// volumes (FileAt says which one provides a path).
+	Mounts []Mount
 
 	// Others are further Deployments that also look like Image Updater
 	// (two controllers fight over the same CRs and Applications).
@@ -302,6 +305,7 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.DryRun = dryRunOf(flags)
 	u.AppFilter = appFilterOf(flags)
 	u.registriesConf(ctx, &d.Spec.Template.Spec, c, &cms)
+	u.Mounts = mounts(&d.Spec.Template.Spec, c)
 	u.SSHDataPath, u.TLSDataPath = updaterSSHDir, updaterTLSDir
 	if v, ok := u.Getenv("ARGOCD_SSH_DATA_PATH"); ok && strings.HasPrefix(v, "/") {
 		u.SSHDataPath = path.Clean(v)

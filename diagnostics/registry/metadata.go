@@ -55,7 +55,7 @@ func (c *Client) Metadata(ctx context.Context, t Target, tags []string, want fun
 	s, e := c.repoSession("manifest", t)
 	if e != nil {
 		for _, tag := range tags {
-			out[tag] = updater.TagMeta{Err: e.Error()}
+			out[tag] = failedMeta(e)
 		}
 		return out, nil
 	}
@@ -66,7 +66,7 @@ func (c *Client) Metadata(ctx context.Context, t Target, tags []string, want fun
 	if _, _, err := s.authenticated(hctx, c.userAgent); err != nil {
 		e := s.fail("manifest", err, ra)
 		for _, tag := range tags {
-			out[tag] = updater.TagMeta{Err: e.Error()}
+			out[tag] = failedMeta(e)
 		}
 		return out, ctxErr(ctx, s)
 	}
@@ -132,15 +132,15 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 	ctx, ra := withRetryAfter(ctx)
 	_, puller, err := s.authenticated(ctx, c.userAgent)
 	if err != nil {
-		return updater.TagMeta{Err: s.fail("manifest", err, ra).Error()}
+		return failedMeta(s.fail("manifest", err, ra))
 	}
 	ref, err := name.NewTag(s.repo.String()+":"+tag, nameOpts(s)...)
 	if err != nil {
-		return updater.TagMeta{Err: s.fail("manifest", fmt.Errorf("tag %q: %w", tag, err), ra).Error()}
+		return failedMeta(s.fail("manifest", fmt.Errorf("tag %q: %w", tag, err), ra))
 	}
 	desc, err := puller.Get(ctx, ref)
 	if err != nil {
-		return updater.TagMeta{Err: s.fail("manifest", err, ra).Error()}
+		return failedMeta(s.fail("manifest", err, ra))
 	}
 	tm := updater.TagMeta{Digest: desc.Digest.String()}
 
@@ -163,7 +163,7 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 				})
 				if err != nil {
 					if tm.Err == "" {
-						tm.Err = s.fail(opOf(err, "manifest"), err, ra).Error()
+						setErr(&tm, s.fail(opOf(err, "manifest"), err, ra))
 					}
 				} else {
 					mm.Created, mm.HasCreated = info.created, !info.created.IsZero()
@@ -177,7 +177,7 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 		})
 		mm := updater.ManifestMeta{Digest: desc.Digest.String()}
 		if err != nil {
-			tm.Err = s.fail(opOf(err, "manifest"), err, ra).Error()
+			setErr(&tm, s.fail(opOf(err, "manifest"), err, ra))
 		} else {
 			mm.Platform, mm.Created, mm.HasCreated = info.platform, info.created, !info.created.IsZero()
 		}
@@ -186,6 +186,19 @@ func (c *Client) tagMeta(ctx context.Context, s *session, tag string, want func(
 		tm.Err = s.fail("manifest", fmt.Errorf("unsupported manifest media type %q", desc.MediaType), ra).Error()
 	}
 	return tm
+}
+
+// failedMeta is a tag whose metadata read failed with e.
+func failedMeta(e *Error) updater.TagMeta {
+	var tm updater.TagMeta
+	setErr(&tm, e)
+	return tm
+}
+
+// setErr records e on tm: its one-line message, and which read failed and
+// how (the model tells a refused read from a missing one by them).
+func setErr(tm *updater.TagMeta, e *Error) {
+	tm.Err, tm.ErrOp, tm.ErrKind, tm.ErrStatus = e.Error(), e.Op, string(e.Kind), e.Status
 }
 
 // childImage GETs an index child's manifest by digest, then its config.

@@ -151,6 +151,11 @@ const (
 	CodeRegistryOK                Code = "REGISTRY_REACHABLE"
 	CodeRegistryECRNoCredentials  Code = "REGISTRY_ECR_WITHOUT_CREDENTIALS"
 	CodeRegistryTagListTooLarge   Code = "REGISTRY_TAG_LIST_TOO_LARGE"
+	// ext: credentials (registries.conf credentials: ext:/path, or an
+	// image's pullSecret): the script's path against the volumes of Image
+	// Updater's Deployment (stage_registry_ext.go).
+	CodeRegistryExtNotMounted Code = "REGISTRY_EXT_SCRIPT_NOT_MOUNTED"
+	CodeRegistryExtFailed     Code = "REGISTRY_EXT_SCRIPT_FAILED"
 )
 
 // Candidates.
@@ -168,6 +173,12 @@ const (
 	CodeCandidatesTie           Code = "CANDIDATES_NEWEST_BUILD_TIE"
 	CodeCandidatesPlatform      Code = "CANDIDATES_PLATFORM_MISMATCH"
 	CodeCandidatesPartialList   Code = "CANDIDATES_FROM_PARTIAL_TAG_LIST"
+	// Registry permissions per operation: the tags list, but the metadata
+	// reads a strategy needs (manifests, config blobs) are refused
+	// (stage_candidates_refused.go).
+	CodeRegistryManifestForbidden   Code = "REGISTRY_MANIFEST_FORBIDDEN"
+	CodeRegistryMetadataRateLimited Code = "REGISTRY_METADATA_RATE_LIMITED"
+	CodeRegistryMetadataPartial     Code = "REGISTRY_METADATA_PARTIALLY_REFUSED"
 	// Signature verification (imagesVerification, v1.3.0+): signature_check.go.
 	CodeSignatureVerified    Code = "CANDIDATES_SIGNATURE_VERIFIED"
 	CodeSignatureMissing     Code = "CANDIDATES_SIGNATURE_MISSING"
@@ -456,8 +467,14 @@ var catalogue = func() map[Code]Entry {
 		e(CodeRegistryOK, StageRegistry, Pass, "the registry answers", "", ""),
 		e(CodeRegistryECRNoCredentials, StageRegistry, Fail, "an ECR image has no credentials",
 			"Amazon ECR never serves anonymous pulls: Image Updater needs a token, usually from an IAM role for its ServiceAccount (IRSA) exchanged by an ext: credentials script.",
-			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, and set credentials: ext:/scripts/ecr-login.sh on the registries.conf entry."),
+			"Annotate Image Updater's ServiceAccount with an IAM role (eks.amazonaws.com/role-arn) allowed ecr:GetAuthorizationToken, ecr:ListImages and ecr:BatchGetImage, mount an ECR login script in Image Updater's container (a ConfigMap, defaultMode: 0755, at /app/scripts/ecr-login.sh: the image ships none) and set credentials: ext:/app/scripts/ecr-login.sh on the registries.conf entry."),
 
+		e(CodeRegistryExtNotMounted, StageRegistry, Fail, "the ext: credentials script is not in Image Updater's container",
+			"The credentials are ext:<path>, a script Image Updater runs in its own container; no volume of its Deployment provides that path and the image ships nothing there, so it fails every cycle with 'could not stat <path>: … no such file or directory' and lists no tags.",
+			"Mount the script at that path: add a ConfigMap holding it and a volume (configMap, defaultMode: 0755) with a volumeMount (mountPath the script's directory, or the file with subPath) to the Image Updater Deployment, e.g. kubectl -n argocd patch deployment argocd-image-updater-controller --type strategic -p '<volume and volumeMount>'; or point credentials: at a path that is mounted."),
+		e(CodeRegistryExtFailed, StageRegistry, Fail, "the ext: credentials script fails in Image Updater's container",
+			"Image Updater's log says the ext: script could not be run ('could not stat', 'error executing': not there, not executable, an interpreter missing from the image, or it exits non-zero) or printed no user:pass line; it lists no tags for the image.",
+			"Run it as Image Updater does: kubectl -n argocd exec deploy/argocd-image-updater-controller -- <script path> must print one user:pass line; make it executable (defaultMode: 0755 on its ConfigMap volume) and use only tools the image has (sh, aws, wget)."),
 		e(CodeRegistryTagListTooLarge, StageRegistry, Warn, "the tag list is past imgupd's read bound",
 			"The registry lists more than imgupd reads (100,000 tags, 32 MiB or 10,000 pages), or its list never ends. Image Updater has no bound: every cycle it reads every page into memory, so a list this long costs its pod memory (OOMKilled restarts) and cycle time. imgupd stopped at the bound and chose from the tags it read (see CANDIDATES_FROM_PARTIAL_TAG_LIST).",
 			"Delete old tags with the registry's retention policy (Harbor tag retention, GitLab cleanup policies, ECR lifecycle rules), or push the images Image Updater follows to a repository with fewer tags; kubectl -n argocd get pods shows whether Image Updater restarts (OOMKilled)."),
@@ -489,6 +506,15 @@ var catalogue = func() map[Code]Entry {
 		e(CodeCandidatesTie, StageCandidates, Fail, "newest-build picked a tie",
 			"Several tags share the newest build time; the greater name wins (often latest). When a word beats a version tag, Image Updater writes the word (a wrong update); otherwise it is a warning.",
 			"Add the tag that should not win to the image's ignoreTags, e.g. ignoreTags: [\"latest\"].").in(StateWrongUpdate),
+		e(CodeRegistryManifestForbidden, StageCandidates, Fail, "the account may list tags but not read their manifests",
+			"The strategy reads each tag's metadata (newest-build: the build date in the image config; digest: the manifest's digest; platforms: the manifest list), and the registry refuses those reads (401/403) while it lists the tags: the account has a list permission without pull. Image Updater drops every refused tag ('Error fetching metadata for …: denied') and finds none ('no tags found for image … in registry'); no filter is at fault.",
+			"Give the account Image Updater uses pull (read) permission on the repository, not only list: ECR ecr:BatchGetImage and ecr:GetDownloadUrlForLayer next to ecr:ListImages on the repository's IAM policy; a Harbor robot account the Pull permission on the repository; GHCR a token with read:packages; any other registry the repository:<name>:pull scope."),
+		e(CodeRegistryMetadataRateLimited, StageCandidates, Fail, "the registry rate-limits the metadata reads (429)",
+			"The tags list, but the registry answers 429 to the per-tag manifest or config reads the strategy needs (one or two requests per tag, each cycle); Image Updater drops those tags and does not retry them within the cycle.",
+			"Set limit: <requests/s> on the registry's registries.conf entry, give the image credentials (pullSecret, or credentials: on the entry) so that the account's higher limit applies, or narrow allowTags so fewer tags are read."),
+		e(CodeRegistryMetadataPartial, StageCandidates, Warn, "the registry refused the metadata of some tags",
+			"Some tags' manifests or configs were refused (401, 403 or 429) while the others were read: those tags are dropped, by Image Updater as by imgupd, and one of them may be the build that should win (their build dates are unknown).",
+			"Give the account pull permission on every tag of the repository (ECR: ecr:BatchGetImage and ecr:GetDownloadUrlForLayer; Harbor: the robot's Pull permission; a tag-scoped policy that leaves tags out), or for 429 set limit: <requests/s> on the registries.conf entry."),
 		e(CodeCandidatesPlatform, StageCandidates, Warn, "tags were dropped for their platform",
 			"newest-build and digest keep only images for the configured platforms, or the controller's own (linux/amd64) when none is set; linux/arm64/v8 does not match linux/arm64.",
 			"Set platforms on the image to what you build (platforms: [\"linux/arm64\"]), or build the images for the controller's platform too (docker buildx build --platform linux/amd64,linux/arm64)."),

@@ -16,6 +16,25 @@ type TagMeta struct {
 	// Err is why the metadata could not be read (the tag is then dropped,
 	// as Image Updater drops it without counting an error).
 	Err string `json:"error,omitempty"`
+	// ErrOp, ErrKind and ErrStatus say which read failed and how, when Err
+	// is set and the source knows: the operation ("manifest", "config",
+	// "referrers"), the failure's kind as the source names it
+	// ("Unauthorized", "Forbidden", "RateLimited"…) and the HTTP status (0
+	// without an answer). A registry that lists tags but refuses each
+	// manifest is a permission of the account, not a filter.
+	ErrOp     string `json:"errorOp,omitempty"`
+	ErrKind   string `json:"errorKind,omitempty"`
+	ErrStatus int    `json:"errorStatus,omitempty"`
+}
+
+// Refused reports whether the metadata read was refused by the registry:
+// 401, 403 or 429 (the account may list the tags but not read this).
+func (m TagMeta) Refused() bool {
+	switch m.ErrKind {
+	case "Unauthorized", "Forbidden", "RateLimited":
+		return true
+	}
+	return false
 }
 
 // ManifestMeta is one image manifest: its platform and build time.

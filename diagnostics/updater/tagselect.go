@@ -336,7 +336,11 @@ func (sel *selection) metadata(kept []int) []candidate {
 			continue
 		}
 		if m.Err != "" {
-			f.Fate, f.Why = FateMetadata, "could not read its manifest: "+m.Err
+			what := "its manifest"
+			if m.ErrOp == "config" {
+				what = "its image config (a blob)"
+			}
+			f.Fate, f.Why = FateMetadata, "could not read "+what+": "+m.Err
 			d.logf("error", "error fetching metadata for %s:%s: %s", in.Image.Name, t, m.Err)
 			continue
 		}

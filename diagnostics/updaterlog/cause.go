@@ -26,6 +26,16 @@ var causes = sync.OnceValue(func() []Cause { return compileCauses(causeTable) })
 
 // causeTable is the source of causes.
 var causeTable = []Cause{
+	// ext: credentials scripts (registry-scanner pkg/image/credentials.go,
+	// FetchCredentials, CredentialSourceExt; the same words since v0.x).
+	{Code: "creds.ext_missing", Pattern: `could not stat (/\S*?):? `, Captures: []string{"script"},
+		Meaning: "the ext: credentials script is not in the controller's container (nothing mounted at that path)"},
+	{Code: "creds.ext_failed", Pattern: `error executing (/\S*?):? `, Captures: []string{"script"},
+		Meaning: "the ext: credentials script could not be run or exited non-zero (not executable, an interpreter missing, a failing command)"},
+	{Code: "creds.ext_output", Pattern: `invalid script output, must be single line`,
+		Meaning: "the ext: credentials script printed something other than one user:pass line"},
+	{Code: "creds.ext_relative", Pattern: `path to script must be absolute, but is '([^']*)'`, Captures: []string{"script"},
+		Meaning: "the ext: credentials path is not absolute"},
 	{Code: "creds.no_auth_entry", Pattern: `no valid auth entry for registry (\S+) found in image pull secret`, Captures: []string{"registry_url"},
 		Meaning: "the pull secret has no auths key starting with the registry's API URL or host (Docker Hub needs https://registry-1.docker.io, not index.docker.io/v1/)"},
 	{Code: "creds.env_unset", Pattern: `env '([^']*)' is not set`, Captures: []string{"env"},

@@ -14,6 +14,8 @@ const (
 	kindBlob
 	kindToken
 	kindOther
+	// kindReferrers is the OCI referrers API; counted as Other.
+	kindReferrers
 )
 
 // RequestCounts are the requests that reached the server since Start or

@@ -146,7 +146,7 @@ func (s *Server) handler() http.Handler {
 			return
 		}
 		repo, kind := splitPath(r.URL.Path)
-		if b, ok := s.cfg.behaviours[repo]; ok && b.applies(kind) {
+		if b, ok := s.cfg.behaviours[repo]; ok && b.applies(kind) && s.readsTags(r, repo, kind, b.Tags) {
 			if b.serve(w, r) {
 				return
 			}
@@ -177,7 +177,7 @@ func splitPath(p string) (repo string, k kind) {
 	for _, m := range []struct {
 		sep string
 		k   kind
-	}{{"/manifests/", kindManifest}, {"/blobs/", kindBlob}, {"/referrers/", kindOther}} {
+	}{{"/manifests/", kindManifest}, {"/blobs/", kindBlob}, {"/referrers/", kindReferrers}} {
 		if i := strings.LastIndex(rest, m.sep); i >= 0 {
 			return rest[:i], m.k
 		}
