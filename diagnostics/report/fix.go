@@ -295,7 +295,10 @@ func (f Fix) Script() string {
 			b.WriteString("\n")
 		}
 		say := s.Say
-		if s.Or {
+		switch {
+		case s.Then:
+			say = "then: " + say
+		case s.Or:
 			say = "or: " + say
 		}
 		if say != "" {

@@ -112,7 +112,7 @@ func TestSecretImageUpdaterMayNotReadOnRealAPIServer(t *testing.T) {
 				if !sc.Matches(rep) {
 					t.Fatalf("chart (%s): %s, want %s %s\n%s", r.what, answer(rep), sc.ExpectState, sc.Expect, findings(rep))
 				}
-				if f := rep.RootCause; f == nil || f.Fix == nil || !strings.Contains(f.Fix.Snippet, "name: "+updaterSA) || !strings.Contains(f.Fix.Snippet, `resourceNames: ["`+c.secret+`"]`) {
+				if f := rep.RootCause; f == nil || f.Fix == nil || !strings.Contains(f.Fix.Snippet+"\n", "--serviceaccount=argocd:"+updaterSA+"\n") || !strings.Contains(f.Fix.Snippet+"\n", " --resource=secrets --resource-name="+c.secret+" --verb=get\n") {
 					t.Errorf("chart (%s): the fix should bind a Role naming %s to %s: %+v", r.what, c.secret, updaterSA, f)
 				}
 				calls.mu.Lock()
