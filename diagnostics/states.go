@@ -104,6 +104,15 @@ func answer(r *report.Report) string {
 		}
 	default:
 		rc := r.RootCause
+		if rc == nil && r.State == report.StateWaitingForMerge {
+			// The headline names the pull request, its link and its age;
+			// the answer says what the reader waits for in a line.
+			t = app + " waits for a merge: Image Updater opens a pull request on its next cycle"
+			if hasCode(r.Findings(), report.CodeWriteBackPROpen) {
+				t = app + " waits for a merge: Image Updater's pull request is open"
+			}
+			break
+		}
 		if rc == nil {
 			t = r.Headline
 			break

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -78,6 +81,7 @@ func TestScenarioPayloads(t *testing.T) {
 					norm = replaceValue(norm, "https://"+u, "https://${"+k+"#host}")
 				}
 			}
+			norm = sshNormal(norm, vars)
 			golden := filepath.Join("testdata", "golden", sc.Name+".json")
 			if *update {
 				if err := os.WriteFile(golden, []byte(norm+"\n"), 0o644); err != nil {
@@ -94,6 +98,24 @@ func TestScenarioPayloads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sshNormal names the lab SSH server's port and host key fingerprint, which
+// change every run, where a report writes them outside its URL: host key
+// findings show [127.0.0.1]:PORT, ssh-keyscan -p PORT and SHA256:….
+func sshNormal(s string, vars map[string]string) string {
+	u, err := url.Parse(vars["GIT_SSH"])
+	if err != nil || u.Port() == "" {
+		return s
+	}
+	port := u.Port()
+	for _, old := range []string{"127.0.0.1]:", "127.0.0.1:", "-p "} {
+		s = replaceValue(s, old+port, old+"${GIT_SSH_PORT}")
+	}
+	if _, _, key, _, _, err := ssh.ParseKnownHosts([]byte(vars["GIT_SSH_KNOWN_HOSTS"])); err == nil {
+		s = strings.ReplaceAll(s, ssh.FingerprintSHA256(key), "${GIT_SSH_FINGERPRINT}")
+	}
+	return s
 }
 
 // replaceValue replaces every v in s, also where running text broke one of
