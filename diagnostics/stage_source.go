@@ -204,6 +204,16 @@ func valuesMention(v any, match func(string) bool) bool {
 
 // imageValuePaths lists value paths that look like image names or tags.
 func imageValuePaths(v any, prefix string) []string {
+	return leafPaths(v, prefix, func(p, k string, _ any) bool {
+		lk := strings.ToLower(k)
+		return strings.Contains(strings.ToLower(p), "image") && (lk == "repository" || lk == "name" || lk == "tag" || lk == "image")
+	})
+}
+
+// leafPaths lists, sorted, the dotted paths of the values under v (maps
+// walked down, any other value a leaf) that keep accepts, given the path,
+// the leaf's own key and its value.
+func leafPaths(v any, prefix string, keep func(path, key string, leaf any) bool) []string {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil
@@ -215,11 +225,10 @@ func imageValuePaths(v any, prefix string) []string {
 			p = prefix + "." + k
 		}
 		if _, isMap := x.(map[string]any); isMap {
-			out = append(out, imageValuePaths(x, p)...)
+			out = append(out, leafPaths(x, p, keep)...)
 			continue
 		}
-		lk := strings.ToLower(k)
-		if strings.Contains(strings.ToLower(p), "image") && (lk == "repository" || lk == "name" || lk == "tag" || lk == "image") {
+		if keep(p, k, x) {
 			out = append(out, p)
 		}
 	}

@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -407,27 +406,10 @@ func (r *run) twiceImageStep(say string, m targetWriter, kvs []kv) report.Step {
 // valuePathsNaming lists the value paths whose string value names img
 // (with or without a tag or its registry), sorted.
 func valuePathsNaming(v any, prefix string, img updater.ImageRef, ver updater.Version) []string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for k, x := range m {
-		p := k
-		if prefix != "" {
-			p = prefix + "." + k
-		}
-		switch y := x.(type) {
-		case map[string]any:
-			out = append(out, valuePathsNaming(y, p, img, ver)...)
-		case string:
-			if y != "" && sameRepository(updater.ParseImageRef(y, ver), img) {
-				out = append(out, p)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+	return leafPaths(v, prefix, func(_, _ string, leaf any) bool {
+		y, ok := leaf.(string)
+		return ok && y != "" && sameRepository(updater.ParseImageRef(y, ver), img)
+	})
 }
 
 // lastValueAt is the string value at a dotted path ("" when none).

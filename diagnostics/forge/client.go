@@ -163,6 +163,19 @@ type Protection struct {
 	Reason string `json:"reason"`
 }
 
+// locate is the repository at repoURL on a built-in or configured forge,
+// or, for a self-hosted forge nobody configured, on the API found on the
+// repository's own host.
+func (c *Client) locate(ctx context.Context, repoURL string) (Repo, bool) {
+	if repo, ok := c.Recognise(repoURL); ok {
+		return repo, true
+	}
+	if ep, found := c.Discover(ctx, repoURL); found {
+		return Recognise(repoURL, []Endpoint{ep})
+	}
+	return Repo{}, false
+}
+
 // BranchProtection asks the forge serving repoURL whether branch is
 // protected and whether the write-back credentials may push to it. Only
 // creds.Password (the token or PAT) is used, except on Bitbucket, where a
@@ -174,14 +187,7 @@ type Protection struct {
 // Protection still carries the calls made. NotRecognised and
 // NoCredentials errors come before any request.
 func (c *Client) BranchProtection(ctx context.Context, repoURL, branch string, creds updater.Credentials) (Protection, error) {
-	repo, ok := c.Recognise(repoURL)
-	if !ok {
-		// A self-hosted forge nobody configured: look for its API on the
-		// repository's own host.
-		if ep, found := c.Discover(ctx, repoURL); found {
-			repo, ok = Recognise(repoURL, []Endpoint{ep})
-		}
-	}
+	repo, ok := c.locate(ctx, repoURL)
 	if !ok {
 		return Protection{}, &Error{Kind: NotRecognised, Op: "recognise",
 			detail: errtext.OneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge (and its host serves no GitHub, GitLab or Gitea API), or not a repository path there")}

@@ -24,18 +24,24 @@ const (
 // githubScope is what a GitHub token needs for these reads.
 const githubScope = "Metadata: read and Contents: read (fine-grained token or GitHub App), or repo (classic token, private repositories)"
 
+// githubSession is a session with GitHub's REST API authenticated by token
+// (Bearer), for repoPath and branch (named in its calls and errors).
+func (c *Client) githubSession(repo Repo, token updater.Secret, repoPath, branch string) (*session, error) {
+	tok := token.Reveal()
+	return c.newSession(GitHub, repo.APIURL, repoPath, branch, func(h http.Header) {
+		h.Set("Authorization", "Bearer "+tok)
+		h.Set("Accept", githubAccept)
+		h.Set("X-GitHub-Api-Version", githubAPIVersion)
+	}, tok)
+}
+
 // github asks GitHub (github.com or GHES) with go-github: GET
 // /repos/{owner}/{repo} for permissions.push, GET .../branches/{branch}
 // for classic protection, GET .../rules/branches/{branch} for the active
 // ruleset rules. Bypass actors are not reported to non-admins, so a
 // protected branch is PushRejectedUnlessExempt.
 func (c *Client) github(ctx context.Context, repo Repo, token updater.Secret, p *Protection) error {
-	tok := token.Reveal()
-	s, err := c.newSession(GitHub, repo.APIURL, p.Repo, p.Branch, func(h http.Header) {
-		h.Set("Authorization", "Bearer "+tok)
-		h.Set("Accept", githubAccept)
-		h.Set("X-GitHub-Api-Version", githubAPIVersion)
-	}, tok)
+	s, err := c.githubSession(repo, token, p.Repo, p.Branch)
 	if err != nil {
 		return &Error{Kind: Other, Forge: GitHub, Op: "check branch", Repo: p.Repo, Err: err, detail: "bad API URL"}
 	}

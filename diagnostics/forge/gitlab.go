@@ -40,16 +40,22 @@ type gitlabAccessLevel struct {
 	AccessLevelDescription string `json:"access_level_description"`
 }
 
+// gitlabSession is a session with GitLab's REST API authenticated by token
+// (PRIVATE-TOKEN), for repoPath and branch (named in its calls and errors).
+func (c *Client) gitlabSession(repo Repo, token updater.Secret, repoPath, branch string) (*session, error) {
+	tok := token.Reveal()
+	return c.newSession(GitLab, repo.APIURL, repoPath, branch, func(h http.Header) {
+		h.Set("PRIVATE-TOKEN", tok)
+	}, tok)
+}
+
 // gitlab asks GitLab with one hand-written GET (the official client,
 // gitlab.com/gitlab-org/api/client-go, is far larger than one endpoint
 // warrants): the branch's can_push answers for the token's user, with
 // protection taken into account. For a protected branch it also reads the
 // protected branch's push_access_levels as evidence, when the token may.
 func (c *Client) gitlab(ctx context.Context, repo Repo, token updater.Secret, p *Protection) error {
-	tok := token.Reveal()
-	s, err := c.newSession(GitLab, repo.APIURL, p.Repo, p.Branch, func(h http.Header) {
-		h.Set("PRIVATE-TOKEN", tok)
-	}, tok)
+	s, err := c.gitlabSession(repo, token, p.Repo, p.Branch)
 	if err != nil {
 		return &Error{Kind: Other, Forge: GitLab, Op: "check branch", Repo: p.Repo, Err: err, detail: "bad API URL"}
 	}

@@ -69,12 +69,7 @@ type PullRequests struct {
 // GitLabMRService.create), skipping the update while one is open
 // (skipIfPRExists).
 func (c *Client) OpenPullRequests(ctx context.Context, repoURL, base, headPrefix string, creds updater.Credentials) (PullRequests, error) {
-	repo, ok := c.Recognise(repoURL)
-	if !ok {
-		if ep, found := c.Discover(ctx, repoURL); found {
-			repo, ok = Recognise(repoURL, []Endpoint{ep})
-		}
-	}
+	repo, ok := c.locate(ctx, repoURL)
 	if !ok {
 		return PullRequests{}, &Error{Kind: NotRecognised, Op: "recognise",
 			detail: errtext.OneLine(redactRepoURL(repoURL) + " is not on a built-in or configured forge (and its host serves no GitHub or GitLab API)")}
@@ -146,12 +141,7 @@ type githubPull struct {
 // (mergeable and mergeable_state are only in the single answer:
 // docs.github.com/rest/pulls/pulls#get-a-pull-request).
 func (c *Client) githubPulls(ctx context.Context, repo Repo, token updater.Secret, prefix string, out *PullRequests) error {
-	tok := token.Reveal()
-	s, err := c.newSession(GitHub, repo.APIURL, out.Repo, out.Base, func(h http.Header) {
-		h.Set("Authorization", "Bearer "+tok)
-		h.Set("Accept", githubAccept)
-		h.Set("X-GitHub-Api-Version", githubAPIVersion)
-	}, tok)
+	s, err := c.githubSession(repo, token, out.Repo, out.Base)
 	if err != nil {
 		return &Error{Kind: Other, Forge: GitHub, Op: "list pull requests", Repo: out.Repo, Err: err, detail: "bad API URL"}
 	}
@@ -246,10 +236,7 @@ type gitlabMR struct {
 // merge requests; the Developer role is also needed, which the project's
 // permissions say).
 func (c *Client) gitlabMergeRequests(ctx context.Context, repo Repo, token updater.Secret, prefix string, out *PullRequests) error {
-	tok := token.Reveal()
-	s, err := c.newSession(GitLab, repo.APIURL, out.Repo, out.Base, func(h http.Header) {
-		h.Set("PRIVATE-TOKEN", tok)
-	}, tok)
+	s, err := c.gitlabSession(repo, token, out.Repo, out.Base)
 	if err != nil {
 		return &Error{Kind: Other, Forge: GitLab, Op: "list merge requests", Repo: out.Repo, Err: err, detail: "bad API URL"}
 	}
