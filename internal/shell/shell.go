@@ -309,10 +309,8 @@ func (w Word) render(arg bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if arg && strings.Contains(p.Lit, "=") {
-			if bare, _ := Quote(strings.ReplaceAll(p.Lit, "=", "")); bare == strings.ReplaceAll(p.Lit, "=", "") {
-				q = p.Lit
-			}
+		if arg && strings.Contains(p.Lit, "=") && bareAround(p.Lit, "=") {
+			q = p.Lit
 		}
 		b.WriteString(q)
 	}
@@ -320,6 +318,21 @@ func (w Word) render(arg bool) (string, error) {
 		return "''", nil
 	}
 	return b.String(), nil
+}
+
+// bareAround: every piece of s between seps is a bare word on its own (so
+// joining them with sep cannot make a byte that is not UTF-8 whole, as
+// "\xca" + "\x8e" would).
+func bareAround(s, sep string) bool {
+	for _, piece := range strings.Split(s, sep) {
+		if piece == "" {
+			continue
+		}
+		if q, err := Quote(piece); err != nil || q != piece {
+			return false
+		}
+	}
+	return true
 }
 
 // Render writes the command on one line (its Stdin as printf '%s\n' DOC |).
