@@ -17,9 +17,14 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 ## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah),
 ## one after the other, stopping at the first that fails; prints each tier's wall time at the end
 ## (scripts/tiers.sh). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
+## In `make test` the unit tier leaves out the packages the race tier runs (RACE_PKGS): the same tests,
+## run once, under the race detector; and each fuzz target runs TEST_FUZZTIME (the seed corpora run in
+## the unit and race tiers anyway; `make fuzz` alone fuzzes FUZZTIME each). `make unit` alone runs
+## every package.
 TIERS ?= vet fmt-check unit race fuzz e2e dockerfile-test
+TEST_FUZZTIME ?= 3s
 test:
-	@MAKE="$(MAKE)" ./scripts/tiers.sh $(TIERS)
+	@MAKE="$(MAKE)" UNIT_EXCEPT="$(RACE_PKGS)" FUZZTIME="$(TEST_FUZZTIME)" ./scripts/tiers.sh $(TIERS)
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
@@ -38,16 +43,20 @@ fmt-check:
 ## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1); prints go test's
 ## usual lines, then the slowest packages and tests (scripts/testtime; TESTJSON=FILE keeps the events).
 ## -parallel 4: the tests marked t.Parallel wait mostly on loopback servers and git processes, not CPU.
+## UNIT_EXCEPT: package patterns left out (make test: the race tier's).
 TESTJSON ?=
+UNIT_EXCEPT ?=
 unit:
 	@json=$${TESTJSON:-$$(mktemp)}; \
-	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m ./...; echo $$? > "$$json.status"; } | \
+	  pkgs=$$(if [ -n "$(UNIT_EXCEPT)" ]; then $(GO) list ./... | grep -vxF -e "$$($(GO) list $(UNIT_EXCEPT))"; else echo ./...; fi); \
+	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m $$pkgs; echo $$? > "$$json.status"; } | \
 	    scripts/testtime --echo -n 15 --save "$$json"; \
 	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
 
 ## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it)
+RACE_PKGS := ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
 race:
-	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot/... ./commands/...
+	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m $(RACE_PKGS)
 
 ## fuzz: every Fuzz target for FUZZTIME each, one worker each, as many targets at once as CPUs
 ## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time)
