@@ -58,7 +58,7 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
   kubectl -n imgupd get configmap imgupd-config -o jsonpath='{.data.imgupd\.yaml}' > imgupd.yaml && imgupd config check --config imgupd.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := configFormats()
+			out := formatsOf(answerConfig)
 			if err := out.check(output); err != nil {
 				return &exitError{code: exitNoDecide, err: err}
 			}
@@ -77,20 +77,8 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
 			return nil
 		},
 	}
-	configFormats().flag(cmd, &output, "output format: %s")
+	formatsOf(answerConfig).flag(cmd, &output, "output format: %s")
 	return cmd
-}
-
-// configFormats are the formats of a checked configuration: what serve
-// resolves or the problems (on stderr) as text, or the whole as JSON.
-func configFormats() formats[*checkedConfig] {
-	return formats[*checkedConfig]{
-		{name: "text", write: func(io streams, c *checkedConfig) error {
-			writeCheckedConfig(io, c)
-			return nil
-		}},
-		{name: "json", write: func(io streams, c *checkedConfig) error { return writeJSON(io.Out, c) }},
-	}
 }
 
 // checkedConfig is what `config check` found: what serve resolves, or the problems.
@@ -111,6 +99,8 @@ type checkedConfig struct {
 	Sections map[string][]setting `json:"sections,omitempty"`
 	Problems []problem            `json:"problems,omitempty"`
 }
+
+func (*checkedConfig) answerKind() answerKind { return answerConfig }
 
 // setting is one resolved flag: its value and its source ("default", "file serve.timeout",
 // "env IMGUPD_TIMEOUT").

@@ -27,12 +27,12 @@ func newExplainCmd(io streams) *cobra.Command {
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := catalogueFormats()
+			out := formatsOf(answerCatalogue)
 			if err := out.check(output); err != nil {
 				return &exitError{code: exitNoDecide, err: err}
 			}
 			if all {
-				return out.write(io, output, report.Catalogue())
+				return out.write(io, output, catalogueOutput(report.Catalogue()))
 			}
 			e, ok := report.Lookup(args[0])
 			if !ok {
@@ -51,27 +51,15 @@ func newExplainCmd(io streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every code")
-	catalogueFormats().flag(cmd, &output, "with --all: %s")
+	formatsOf(answerCatalogue).flag(cmd, &output, "with --all: %s")
 	return cmd
 }
 
-// catalogueFormats are the formats of explain --all: every entry as explain
-// CODE prints one, or docs/findings.md.
-func catalogueFormats() formats[[]report.Entry] {
-	return formats[[]report.Entry]{
-		{name: "text", write: func(io streams, entries []report.Entry) error {
-			for _, e := range entries {
-				writeEntry(io.Out, e)
-				fmt.Fprintln(io.Out)
-			}
-			return nil
-		}},
-		{name: "markdown", note: "docs/findings.md", write: func(io streams, entries []report.Entry) error {
-			writeCatalogueMarkdown(io.Out, entries)
-			return nil
-		}},
-	}
-}
+// catalogueOutput is every entry of the catalogue (explain --all): as
+// explain CODE prints one, or docs/findings.md.
+type catalogueOutput []report.Entry
+
+func (catalogueOutput) answerKind() answerKind { return answerCatalogue }
 
 func writeEntry(w io.Writer, e report.Entry) {
 	fmt.Fprintf(w, "%s (%s stage, %s)\n  %s\n", e.Code, e.Stage, e.Severity, e.Title)

@@ -74,7 +74,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 	f.StringVar(&o.updaterVersion, "updater-version", updater.Latest.Short(), "Image Updater version whose behaviour to reproduce (v0.18, v1.0 ... v1.3)")
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk to the registry over plain HTTP")
 	f.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
-	simulateFormats(&o.all).flag(cmd, &o.output, "output format: %s")
+	formatsOf(answerSimulation).flag(cmd, &o.output, "output format: %s")
 	f.BoolVar(&o.all, "all", false, "text output: list every tag instead of the top and a summary")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up after this long")
 	f.IntVar(&o.concurrency, "concurrency", 8, "concurrent metadata fetches")
@@ -84,7 +84,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 }
 
 func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
-	out := simulateFormats(&o.all)
+	out := formatsOf(answerSimulation)
 	if err := out.check(o.output); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
@@ -127,7 +127,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 		}
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	if err := out.write(io, o.output, res); err != nil {
+	if err := out.write(io, o.output, simulateOutput{result: res, all: o.all}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if d := res.Decision; d.Err != nil {
@@ -136,17 +136,14 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 	return nil
 }
 
-// simulateFormats are the formats of a simulation: the pick and a summary
-// (every tag with *all, read when written), or every tag's fate as JSON.
-func simulateFormats(all *bool) formats[simulate.Result] {
-	return formats[simulate.Result]{
-		{name: "text", write: func(io streams, res simulate.Result) error {
-			simulate.WriteText(io.Out, res, simulate.TextOptions{All: *all})
-			return nil
-		}},
-		{name: "json", write: func(io streams, res simulate.Result) error { return writeJSON(io.Out, simulate.NewJSON(res)) }},
-	}
+// simulateOutput is a simulation to print: the pick and a summary (every
+// tag with all, in text), or every tag's fate as JSON.
+type simulateOutput struct {
+	result simulate.Result
+	all    bool
 }
+
+func (simulateOutput) answerKind() answerKind { return answerSimulation }
 
 // clusterCredentials resolves env: and ext: locally and reads pullsecret: and
 // secret: references from the cluster, connecting only when one is used.

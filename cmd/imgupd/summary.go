@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
@@ -82,7 +81,7 @@ Exit status, by the worst state of any app:
 			return runSummary(cmd.Context(), o, io, cmd.Root().DisplayName())
 		},
 	}
-	summaryFormats().flag(cmd, &o.output, "output format: %s")
+	formatsOf(answerSummary).flag(cmd, &o.output, "output format: %s")
 	scanFlags(cmd, o)
 	return cmd
 }
@@ -106,7 +105,7 @@ func scanFlags(cmd *cobra.Command, o *summaryOptions) {
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
 	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
-	out := summaryFormats()
+	out := formatsOf(answerSummary)
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
@@ -158,25 +157,7 @@ type summaryOutput struct {
 	opts    render.SummaryOptions
 }
 
-// summaryFormats are the formats of a fleet summary (summary, demo
-// --summary): text, JSON (the report.Summary), Markdown, or the Slack
-// payload the bot posts.
-func summaryFormats() formats[summaryOutput] {
-	return formats[summaryOutput]{
-		{name: "text", write: func(io streams, v summaryOutput) error {
-			render.SummaryText(io.Out, v.summary, v.opts)
-			return nil
-		}},
-		{name: "json", write: func(io streams, v summaryOutput) error { return writeJSON(io.Out, v.summary) }},
-		{name: "markdown", write: func(io streams, v summaryOutput) error {
-			render.SummaryMarkdownWith(io.Out, v.summary, v.opts)
-			return nil
-		}},
-		{name: "blockkit", note: "the Slack payload", write: func(io streams, v summaryOutput) error {
-			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))
-		}},
-	}
-}
+func (summaryOutput) answerKind() answerKind { return answerSummary }
 
 // stateExit is the exit status of a state (State.ExitCode); the output is
 // already printed, so no message is added.

@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
-
 	"github.com/imgupd/imgupd/diagnostics/fleet"
 	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
@@ -49,14 +47,14 @@ uses the image, or bad flags); 3 wrong update; 4 not deployed; 5 held back.`,
 			return runWhere(cmd.Context(), o, args[0], io, cmd.Root().DisplayName())
 		},
 	}
-	whereFormats().flag(cmd, &o.output, "output format: %s")
+	formatsOf(answerWhere).flag(cmd, &o.output, "output format: %s")
 	scanFlags(cmd, o)
 	return cmd
 }
 
 func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, command string) error {
 	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
-	out := whereFormats()
+	out := formatsOf(answerWhere)
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
@@ -93,30 +91,13 @@ type whereOutput struct {
 	opts  render.SummaryOptions
 }
 
-// whereFormats are the formats of a "where" answer: text, JSON (the
-// report.Where), Markdown, or the Slack payload the bot posts.
-func whereFormats() formats[whereOutput] {
-	return formats[whereOutput]{
-		{name: "text", write: func(io streams, v whereOutput) error {
-			render.WhereText(io.Out, v.where, v.opts)
-			return nil
-		}},
-		{name: "json", write: func(io streams, v whereOutput) error { return writeJSON(io.Out, v.where) }},
-		{name: "markdown", write: func(io streams, v whereOutput) error {
-			render.WhereMarkdown(io.Out, v.where, v.opts)
-			return nil
-		}},
-		{name: "blockkit", note: "the Slack payload", write: func(io streams, v whereOutput) error {
-			return writeJSON(io.Out, blockkit.Where(v.where))
-		}},
-	}
-}
+func (whereOutput) answerKind() answerKind { return answerWhere }
 
 // demoWhere answers o.where on the lab fleet where-web; an image without a
 // registry host is the lab registry's.
 func demoWhere(ctx context.Context, o *demoOptions, io streams) error {
 	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
-	out := whereFormats()
+	out := formatsOf(answerWhere)
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
