@@ -79,7 +79,7 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 		b.ack(sm, req, ephemeralPayload(blockkit.Notice(res.Text)))
 		b.finish(inv, res, nil)
 	default:
-		b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
+		b.ack(sm, req, ephemeralPayload(blockkit.Progress(commands.ProgressText(cmd))))
 		b.spawn(inv, func(ctx context.Context) { b.run(ctx, inv) })
 	}
 }
@@ -224,29 +224,6 @@ func invalid(err error) commands.Result {
 		text = pe.Error()
 	}
 	return commands.Result{Kind: commands.KindInvalid, Text: text + "\n\n" + commands.HelpText()}
-}
-
-func progressText(cmd commands.Command) string {
-	switch c := cmd.(type) {
-	case commands.Diagnose:
-		return "Diagnosing `" + appName(c.Namespace, c.App) + "`"
-	case commands.Tags:
-		return "Reading the candidate tags of `" + appName(c.Namespace, c.App) + "`"
-	case commands.Logs:
-		return "Reading Image Updater's log lines about `" + appName(c.Namespace, c.App) + "`"
-	case commands.Summary:
-		return "Scanning " + c.Scope.String() + " (the apps you may see here)"
-	case commands.Where:
-		return "Looking for the apps that use `" + c.Image + "` (those you may see here)"
-	}
-	return "Working on it"
-}
-
-func appName(ns, app string) string {
-	if ns == "" {
-		return app
-	}
-	return ns + "/" + app
 }
 
 // run carries out the parsed command and delivers the answer.

@@ -35,33 +35,13 @@ type diagnoseOptions struct {
 
 func newDiagnoseCmd(io streams) *cobra.Command {
 	o := &diagnoseOptions{}
-	cmd := &cobra.Command{
-		Use:   "diagnose APP",
-		Short: "Find why Image Updater does not update an Argo CD Application, and what to change",
-		Long: `diagnose reads the cluster (with your kubeconfig, or in-cluster), the registries and git
-as Image Updater would, and runs staged checks: health, target, source and mapping, live image,
-registry and network, candidates, write-back, sync, history. The first failing check is the root
-cause; each finding has its evidence and a fix. Nothing is written anywhere.
-
-The report answers one question: will the tag Image Updater should pick reach the cluster, and if
-not, what stops it? What imgupd could not check is listed as not verified, with what would verify it.
-
-Exit status, by state:
-  0  up-to-date or update-on-its-way   nothing stops the tag
-  1  blocked                           Image Updater cannot (registry, credentials, write-back, ...)
-  2  unknown                           a check that decides the answer could not be made (or bad input)
-  3  wrong-update                      Image Updater writes something with no effect or not wanted
-  4  not-deployed                      Image Updater writes, Argo CD does not deploy it
-  5  held-back                         the configuration keeps newer tags out`,
-		Example: `  imgupd diagnose guestbook -n argocd
-  imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown
-  kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m | imgupd diagnose web --updater-log -`,
+	cmd := fromTable("diagnose", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.app = args[0]
 			return runDiagnose(cmd.Context(), o, io)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "the Application's namespace (default: the kubeconfig context's, else argocd)")
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")

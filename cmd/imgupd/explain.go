@@ -15,11 +15,7 @@ import (
 func newExplainCmd(io streams) *cobra.Command {
 	var all bool
 	var output string
-	cmd := &cobra.Command{
-		Use:   "explain CODE",
-		Short: "Explain a finding code: what it means and what to change",
-		Example: `  imgupd explain LIVE_IMAGE_NOT_LIVE
-  imgupd explain --all -o markdown > docs/findings.md`,
+	cmd := fromTable("explain", &cobra.Command{
 		Args: func(cmd *cobra.Command, args []string) error {
 			if all {
 				return cobra.NoArgs(cmd, args)
@@ -49,7 +45,7 @@ func newExplainCmd(io streams) *cobra.Command {
 			writeEntry(io.Out, e)
 			return nil
 		},
-	}
+	})
 	cmd.Flags().BoolVar(&all, "all", false, "print every code")
 	formatsOf(answerCatalogue).flag(cmd, &output, "with --all: %s")
 	return cmd

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -79,8 +80,14 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
-	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io), newDiagnoseCmd(io), newExplainCmd(io), newDemoCmd(io), newServeCmd(v, io, lookupEnv),
-		newConfigCmd(v, io, lookupEnv), newSummaryCmd(io), newWhereCmd(io))
+	// The terminal's commands are the command table's (commands.Table).
+	build := terminalCommands()
+	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv}
+	for _, s := range commands.Table() {
+		if newCmd, ok := build[s.Name]; ok && s.In(commands.Terminal) {
+			root.AddCommand(newCmd(env))
+		}
+	}
 	return root
 }
 

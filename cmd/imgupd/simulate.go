@@ -42,17 +42,7 @@ type simulateOptions struct {
 
 func newSimulateCmd(v *viper.Viper, io streams) *cobra.Command {
 	o := &simulateOptions{}
-	cmd := &cobra.Command{
-		Use:   "simulate IMAGE",
-		Short: "Show which tag Image Updater would pick for an image, and why every other tag was not",
-		Long: `simulate lists the image's tags from the real registry and runs Image Updater's
-tag selection on them, like 'argocd-image-updater test', but it takes the
-constraint from IMAGE:constraint, defaults to the controller's platform
-(linux/amd64) instead of your laptop's, knows the running tag, follows the
-behaviour of the Image Updater version you name, and explains each tag's fate.`,
-		Example: `  imgupd simulate ghcr.io/acme/app:~1.2 --current-tag 1.2.3
-  imgupd simulate nginx --update-strategy newest-build --ignore-tags latest --output json
-  imgupd simulate registry.local:5000/team/api --plain-http --allow-tags 'regexp:^v[0-9.]+$'`,
+	cmd := fromTable("simulate", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.image = args[0]
@@ -60,7 +50,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 			o.currentTagSet = cmd.Flags().Changed("current-tag") || o.currentTag != ""
 			return runSimulate(cmd.Context(), o, io)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVar(&o.strategy, "update-strategy", "semver", "update strategy: semver, newest-build, alphabetical or digest")
 	f.StringVar(&o.constraint, "semver-constraint", "", "version constraint (default: the tag part of IMAGE)")

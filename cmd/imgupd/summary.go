@@ -50,37 +50,12 @@ var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
 
 func newSummaryCmd(io streams) *cobra.Command {
 	o := &summaryOptions{}
-	cmd := &cobra.Command{
-		Use:   "summary",
-		Short: "Diagnose every Application Image Updater manages and summarize: counts per state, the apps that need someone",
-		Long: `summary diagnoses every Application Image Updater manages (the ImageUpdater CRs' applicationRefs,
-or the annotated Applications on v0.x and with useAnnotations), in one scan that shares its reads
-across apps, and prints how many apps are in each state, then the apps that need someone —
-blocked, wrong update, not deployed, held back, unknown — grouped by state and by the stage that
-stops them, each with its root-cause code. "imgupd diagnose APP -n NAMESPACE" shows one app's
-full report and its fix. Nothing is written anywhere.
-
-The scope is every namespace unless --namespace, --project, --name or --selector narrow it (each
-repeatable one matches any of its values; all given must match). The scan has one deadline: what
-did not finish by then is unknown and the summary says it is partial. On a terminal, stderr shows
-the progress (apps done of the total, elapsed).
-
-Exit status, by the worst state of any app:
-  0  every app up-to-date or update-on-its-way
-  1  blocked
-  2  unknown (or could not scan: bad flags, no cluster access)
-  3  wrong-update
-  4  not-deployed
-  5  held-back`,
-		Example: `  imgupd summary
-  imgupd summary -n payments -n 'payments-*' --project payments
-  imgupd summary --selector team=checkout -o markdown
-  imgupd summary --name 'web-*' -o json | jq '.attention[].apps[].app'`,
+	cmd := fromTable("summary", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSummary(cmd.Context(), o, io, cmd.Root().DisplayName())
 		},
-	}
+	})
 	formatsOf(answerSummary).flag(cmd, &o.output, "output format: %s")
 	scanFlags(cmd, o)
 	return cmd

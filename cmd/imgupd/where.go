@@ -15,38 +15,12 @@ import (
 
 func newWhereCmd(io streams) *cobra.Command {
 	o := &summaryOptions{}
-	cmd := &cobra.Command{
-		Use:   "where IMAGE[:TAG|@DIGEST]",
-		Short: "Where is my tag? Every app Image Updater manages that uses the image, and whether the tag reaches it",
-		Long: `where starts from an image you pushed and finds every Application Image Updater manages whose
-images use its repository (after Image Updater's own normalisation: Docker Hub's library/, the
-registries.conf entry's defaultns). For each it answers, in order: will Image Updater pick the tag
-(or which filter drops it, which newer tag beats it), has it written it, does the app run it, and if
-not, the root cause and its fix from the app's own diagnosis. Apps are grouped by answer: running,
-written and deploying, will be picked next cycle, held back, blocked, wrong update, not deployed,
-unknown. The fix of the first app something stops is shown; "imgupd diagnose APP -n NAMESPACE"
-shows any app's full report.
-
-Without a tag, the answer is about the newest tag in the registry (the latest build when Image
-Updater's strategy reads build times, else the highest version). With a digest, about the newest
-tag that points at it (the digests the diagnoses read, else those of the 100 highest versions, read
-without credentials). A repository no app uses, a tag the registry does not list or a digest no tag
-read has, is answered as such, with the nearest names.
-
-It scans like "imgupd summary" (the same scope flags, one deadline, shared reads) but diagnoses
-only the apps that use the repository. Nothing is written anywhere.
-
-Exit status, by the most urgent answer: 0 running, written or due; 1 blocked; 2 unknown (or no app
-uses the image, or bad flags); 3 wrong update; 4 not deployed; 5 held back.`,
-		Example: `  imgupd where ghcr.io/acme/web:1.4.2
-  imgupd where ghcr.io/acme/web            # the newest tag in the registry
-  imgupd where nginx:1.27 -n 'team-*'
-  imgupd where ghcr.io/acme/web:1.4.2 -o json | jq '.apps[] | {app, answer}'`,
+	cmd := fromTable("where", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWhere(cmd.Context(), o, args[0], io, cmd.Root().DisplayName())
 		},
-	}
+	})
 	formatsOf(answerWhere).flag(cmd, &o.output, "output format: %s")
 	scanFlags(cmd, o)
 	return cmd
