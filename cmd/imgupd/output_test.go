@@ -14,12 +14,10 @@ import (
 // is the first and only thing printed (a cluster read, a scan or a scenario
 // run would fail or print otherwise).
 func TestOutputUnknownFormat(t *testing.T) {
-	old := summaryEngine
-	summaryEngine = func(*summaryOptions) (*diagnostics.Engine, error) {
+	noEngine := withScanEngine(func(*summaryOptions) (*diagnostics.Engine, error) {
 		t.Error("summary built its engine before checking -o")
 		return nil, errors.New("no engine in this test")
-	}
-	t.Cleanup(func() { summaryEngine = old })
+	})
 	cfg := writeConfig(t, "access: {}\n")
 	all := `want text, json, markdown or blockkit`
 	cases := []struct {
@@ -41,7 +39,7 @@ func TestOutputUnknownFormat(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, nil, append(tc.args, "-o", "yaml")...)
+			code, out, errOut := runCLIWith(t, noEngine, nil, append(tc.args, "-o", "yaml")...)
 			if code != exitNoDecide {
 				t.Errorf("exit %d, want %d", code, exitNoDecide)
 			}

@@ -31,11 +31,16 @@ type summaryOptions struct {
 	kube             cluster.ConfigOptions
 	forges           []string
 	argoCDSA         string
+	// engine builds the engine the scan runs.
+	engine scanEngine
 }
 
-// summaryEngine builds the engine a summary scans with: the cluster's
-// (tests point it at a lab fleet).
-var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
+// scanEngine builds the engine a summary or a where answer scans with.
+type scanEngine func(o *summaryOptions) (*diagnostics.Engine, error)
+
+// clusterScanEngine is the cluster's engine (kubeconfig or in-cluster), the
+// default scanEngine (tests pass a lab fleet's: withScanEngine).
+func clusterScanEngine(o *summaryOptions) (*diagnostics.Engine, error) {
 	forges, err := parseForges(o.forges)
 	if err != nil {
 		return nil, err
@@ -48,8 +53,8 @@ var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
 	return eng, nil
 }
 
-func newSummaryCmd(io streams) *cobra.Command {
-	o := &summaryOptions{}
+func newSummaryCmd(io streams, engine scanEngine) *cobra.Command {
+	o := &summaryOptions{engine: engine}
 	cmd := fromTable("summary", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -118,7 +123,7 @@ func (o *summaryOptions) scanner() (*fleet.Scanner, report.Scope, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, report.Scope{}, err
 	}
-	eng, err := summaryEngine(o)
+	eng, err := o.engine(o)
 	if err != nil {
 		return nil, report.Scope{}, err
 	}

@@ -47,6 +47,8 @@ type cmdEnv struct {
 	v         *viper.Viper
 	io        streams
 	lookupEnv func(string) (string, bool)
+	// scanEngine builds the engine of summary and where.
+	scanEngine scanEngine
 }
 
 // terminalCommands are the constructors of the table's top-level terminal commands, by name
@@ -54,9 +56,9 @@ type cmdEnv struct {
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
 		"diagnose": func(e cmdEnv) *cobra.Command { return newDiagnoseCmd(e.io) },
-		"where":    func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io) },
+		"where":    func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
 		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io) },
-		"summary":  func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io) },
+		"summary":  func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
 		"simulate": func(e cmdEnv) *cobra.Command { return newSimulateCmd(e.v, e.io) },
 		"demo":     func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
 		"serve":    func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },

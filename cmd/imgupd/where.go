@@ -13,8 +13,8 @@ import (
 	"github.com/imgupd/imgupd/lab"
 )
 
-func newWhereCmd(io streams) *cobra.Command {
-	o := &summaryOptions{}
+func newWhereCmd(io streams, engine scanEngine) *cobra.Command {
+	o := &summaryOptions{engine: engine}
 	cmd := fromTable("where", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
