@@ -243,7 +243,7 @@ func (b *Bot) spawn(inv *invocation, f func(ctx context.Context)) {
 		defer b.inflight.Done()
 		ctx, cancel := context.WithTimeout(b.work, b.cfg.CommandTimeout)
 		defer cancel()
-		if readsCluster(inv.cmd) {
+		if commands.CommandReadsCluster(inv.cmd) {
 			held, ok := b.users.take(inv.pr.User)
 			if !ok {
 				b.busy(ctx, inv, held)
@@ -285,16 +285,6 @@ func (b *Bot) busy(ctx context.Context, inv *invocation, held int) {
 	b.reply(ctx, inv, commands.Result{Kind: commands.KindBusy, Command: inv.cmd,
 		Text: fmt.Sprintf(":hourglass: imgupd is busy for you: you already have %s running or waiting (at most %d at once per person, so that one person cannot take every turn). Run this again when one has answered.",
 			what, b.users.max)})
-}
-
-// readsCluster reports whether a command reads the cluster (a diagnosis or a scan), and so
-// takes one of its asker's turns; help, explain and input that is not a command do not.
-func readsCluster(cmd commands.Command) bool {
-	switch cmd.(type) {
-	case commands.Diagnose, commands.Tags, commands.Logs, commands.Summary, commands.Where:
-		return true
-	}
-	return false
 }
 
 // perUser counts each user's commands running or waiting for a turn.

@@ -79,7 +79,7 @@ func (b *Bot) onSlash(sm *socketmode.Client, req socketmode.Request, sc slack.Sl
 		b.ack(sm, req, ephemeralPayload(blockkit.Notice(res.Text)))
 		b.finish(inv, res, nil)
 	default:
-		b.ack(sm, req, ephemeralPayload(blockkit.Progress(progressText(cmd))))
+		b.ack(sm, req, ephemeralPayload(blockkit.Progress(commands.ProgressText(cmd))))
 		b.spawn(inv, func(ctx context.Context) { b.run(ctx, inv) })
 	}
 }
@@ -226,29 +226,6 @@ func invalid(err error) commands.Result {
 	return commands.Result{Kind: commands.KindInvalid, Text: text + "\n\n" + commands.HelpText()}
 }
 
-func progressText(cmd commands.Command) string {
-	switch c := cmd.(type) {
-	case commands.Diagnose:
-		return "Diagnosing `" + appName(c.Namespace, c.App) + "`"
-	case commands.Tags:
-		return "Reading the candidate tags of `" + appName(c.Namespace, c.App) + "`"
-	case commands.Logs:
-		return "Reading Image Updater's log lines about `" + appName(c.Namespace, c.App) + "`"
-	case commands.Summary:
-		return "Scanning " + c.Scope.String() + " (the apps you may see here)"
-	case commands.Where:
-		return "Looking for the apps that use `" + c.Image + "` (those you may see here)"
-	}
-	return "Working on it"
-}
-
-func appName(ns, app string) string {
-	if ns == "" {
-		return app
-	}
-	return ns + "/" + app
-}
-
 // run carries out the parsed command and delivers the answer.
 func (b *Bot) run(ctx context.Context, inv *invocation) {
 	pr, err := b.principal(ctx, inv.pr, inv.kindKnown)
@@ -280,27 +257,16 @@ func (b *Bot) finish(inv *invocation, res commands.Result, deliverErr error) {
 }
 
 func outcomeReaction(res commands.Result, deliverErr error) string {
+	a := answerOf(res)
 	switch {
 	case deliverErr != nil:
 		return reactBroken
-	case res.Kind == commands.KindDenied:
-		return reactDenied
-	case res.Kind == commands.KindBusy:
-		return reactBusy
+	case a.askerOnly:
+		return a.reaction
 	case res.Private != "":
 		return reactPrivate
-	case res.Report != nil && res.Kind == commands.KindReport:
-		switch res.Report.Verdict {
-		case report.VerdictHealthy:
-			return reactHealthy
-		case report.VerdictBroken:
-			return reactBroken
-		}
-		return reactUnknown
-	case res.Kind == commands.KindNotFound, res.Kind == commands.KindInvalid, res.Kind == commands.KindError:
-		return reactUnknown
 	}
-	return reactHealthy
+	return a.reaction
 }
 
 // audit writes the command's audit line: who, where, what, the result,
@@ -321,21 +287,7 @@ func (b *Bot) audit(inv *invocation, res commands.Result, deliverErr error) {
 	if res.Private != "" {
 		attrs = append(attrs, "private", true)
 	}
-	if res.Report != nil && res.Kind == commands.KindReport {
-		attrs = append(attrs, "state", string(res.Report.State))
-	}
-	if res.Report != nil && res.Report.RootCause != nil {
-		attrs = append(attrs, "root_cause", string(res.Report.RootCause.Code))
-	}
-	if res.Kind == commands.KindDenied {
-		attrs = append(attrs, "denied", clip(res.Text, 300))
-	}
-	if s := res.Summary; s != nil && res.Kind == commands.KindSummary {
-		attrs = append(attrs, "apps", s.Total, "worst", string(s.Worst), "need_attention", s.NeedAttention())
-	}
-	if w := res.Where; w != nil && res.Kind == commands.KindWhere {
-		attrs = append(attrs, "apps", len(w.Apps), "worst", string(w.Worst()))
-	}
+	attrs = append(attrs, answerOf(res).audit...)
 	if deliverErr != nil {
 		attrs = append(attrs, "delivery_error", deliverErr.Error())
 	}

@@ -1,8 +1,11 @@
 package bot_test
 
 import (
+	"flag"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -11,11 +14,55 @@ import (
 	"github.com/imgupd/imgupd/commands"
 )
 
+var update = flag.Bool("update", false, "rewrite the Slack app manifest's usage hint from the command table")
+
+// manifestPath is the Slack app manifest, the one copy in the repository.
+const manifestPath = "../deploy/slack-app-manifest.yaml"
+
+// usageHintRE is the usage hint's line in the manifest.
+var usageHintRE = regexp.MustCompile(`(?m)^(\s+usage_hint: ).*$`)
+
+// TestAppManifestUsageHint: the slash command's usage hint is the one the command table gives
+// (commands.UsageHint): every chat command. go test ./bot/ -run TestAppManifestUsageHint -update
+// rewrites it.
+func TestAppManifestUsageHint(t *testing.T) {
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := commands.UsageHint()
+	if *update {
+		if n := len(usageHintRE.FindAll(data, -1)); n != 1 {
+			t.Fatalf("%s has %d usage_hint lines, want 1", manifestPath, n)
+		}
+		data = usageHintRE.ReplaceAll(data, []byte("${1}"+strconv.Quote(want)))
+		if err := os.WriteFile(manifestPath, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m struct {
+		Features struct {
+			SlashCommands []struct {
+				UsageHint string `json:"usage_hint"`
+			} `json:"slash_commands"`
+		} `json:"features"`
+	}
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Features.SlashCommands) != 1 {
+		t.Fatalf("%d slash commands, want 1", len(m.Features.SlashCommands))
+	}
+	if got := m.Features.SlashCommands[0].UsageHint; got != want {
+		t.Errorf("usage hint %q, the command table gives %q (go test ./bot/ -run TestAppManifestUsageHint -update)", got, want)
+	}
+}
+
 // TestAppManifest keeps deploy/slack-app-manifest.yaml and the code in
 // step: exactly the scopes the bot can use, the events it handles, the
 // slash command it registers, Socket Mode and interactivity on.
 func TestAppManifest(t *testing.T) {
-	data, err := os.ReadFile("../deploy/slack-app-manifest.yaml")
+	data, err := os.ReadFile(manifestPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,37 +12,115 @@ import (
 
 	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
-// render turns a result into messages: the first, and those for its thread.
-// public results (reports, tag tables, log lines) are posted for everyone;
-// the others answer only the asker after a slash command.
-func render(res commands.Result) (first blockkit.Message, rest []blockkit.Message, public bool) {
-	var msgs []blockkit.Message
+// answer is how the bot answers one result: what it posts, to whom, how it reacts and what the
+// audit line adds. answerOf is the one place the bot tells the kinds of results apart.
+type answer struct {
+	// messages renders the message and those for its thread (only the delivery needs them).
+	messages func() (first blockkit.Message, rest []blockkit.Message)
+	// public results (reports, tag tables, log lines) are posted for everyone; the others answer
+	// only the asker after a slash command.
+	public bool
+	// askerOnly (a refusal, "busy") goes to the asker alone wherever it was asked, and so does
+	// onButtonAskerOnly (not a command, an error, not found) after a button's click.
+	askerOnly, onButtonAskerOnly bool
+	// reaction is the mention's reaction once the answer is delivered (unless it is private).
+	reaction string
+	// audit is what the audit line adds for this result (its root cause included).
+	audit []any
+}
+
+// answerOf is how the bot answers res.
+func answerOf(res commands.Result) answer {
+	a := answer{reaction: reactHealthy}
+	var msgs func() []blockkit.Message
 	switch {
 	case res.Kind == commands.KindReport && res.Report != nil:
-		p := blockkit.Report(res.Report, blockkit.Options{Buttons: true})
-		return p.Message, p.Thread, true
+		a.public = true
+		a.messages = func() (blockkit.Message, []blockkit.Message) {
+			p := blockkit.Report(res.Report, blockkit.Options{Buttons: true})
+			return p.Message, p.Thread
+		}
+		switch res.Report.Verdict {
+		case report.VerdictHealthy:
+			a.reaction = reactHealthy
+		case report.VerdictBroken:
+			a.reaction = reactBroken
+		default:
+			a.reaction = reactUnknown
+		}
+		a.audit = append([]any{"state", string(res.Report.State)}, rootCause(res)...)
+		return a
 	case res.Kind == commands.KindSummary && res.Summary != nil:
-		p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
-		return p.Message, p.Thread, true
+		a.public = true
+		a.messages = func() (blockkit.Message, []blockkit.Message) {
+			p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
+			return p.Message, p.Thread
+		}
+		s := res.Summary
+		a.audit = append(rootCause(res), "apps", s.Total, "worst", string(s.Worst), "need_attention", s.NeedAttention())
+		return a
 	case res.Kind == commands.KindWhere && res.Where != nil:
-		p := blockkit.Where(res.Where)
-		return p.Message, p.Thread, true
+		a.public = true
+		a.messages = func() (blockkit.Message, []blockkit.Message) {
+			p := blockkit.Where(res.Where)
+			return p.Message, p.Thread
+		}
+		w := res.Where
+		a.audit = append(rootCause(res), "apps", len(w.Apps), "worst", string(w.Worst()))
+		return a
 	case res.Kind == commands.KindTags && res.Report != nil:
-		msgs, public = blockkit.Tags(res.Report, res.Alias), true
+		a.public = true
+		msgs = func() []blockkit.Message { return blockkit.Tags(res.Report, res.Alias) }
 	case res.Kind == commands.KindLogs && res.Report != nil:
-		msgs, public = blockkit.Logs(res.Report), true
+		a.public = true
+		msgs = func() []blockkit.Message { return blockkit.Logs(res.Report) }
 	case res.Kind == commands.KindExplain && res.Entry != nil:
-		msgs = []blockkit.Message{blockkit.Explain(*res.Entry)}
+		msgs = func() []blockkit.Message { return []blockkit.Message{blockkit.Explain(*res.Entry)} }
 	default:
 		text := res.Text
 		if res.Kind == commands.KindDenied {
 			text = ":no_entry: " + text
 		}
-		msgs = []blockkit.Message{blockkit.Notice(text)}
+		msgs = func() []blockkit.Message { return []blockkit.Message{blockkit.Notice(text)} }
 	}
-	return msgs[0], msgs[1:], public
+	a.messages = func() (blockkit.Message, []blockkit.Message) {
+		m := msgs()
+		return m[0], m[1:]
+	}
+	// The answers that are not a result's content: a refusal, "busy", an error (a report kind
+	// without its report is answered as a notice too).
+	switch res.Kind {
+	case commands.KindDenied:
+		a.askerOnly, a.reaction = true, reactDenied
+	case commands.KindBusy:
+		a.askerOnly, a.reaction = true, reactBusy
+	case commands.KindNotFound, commands.KindInvalid, commands.KindError:
+		a.onButtonAskerOnly, a.reaction = true, reactUnknown
+	}
+	a.audit = rootCause(res)
+	if res.Kind == commands.KindDenied {
+		a.audit = append(a.audit, "denied", clip(res.Text, 300))
+	}
+	return a
+}
+
+// rootCause is the audit's root cause of a result that carries a report.
+func rootCause(res commands.Result) []any {
+	if res.Report != nil && res.Report.RootCause != nil {
+		return []any{"root_cause", string(res.Report.RootCause.Code)}
+	}
+	return nil
+}
+
+// render turns a result into messages: the first, and those for its thread, and whether they
+// are for everyone (answerOf).
+func render(res commands.Result) (first blockkit.Message, rest []blockkit.Message, public bool) {
+	a := answerOf(res)
+	first, rest = a.messages()
+	return first, rest, a.public
 }
 
 // withNote adds a context line to a message, before its buttons (and to its text, for
@@ -76,7 +154,9 @@ func Payloads(res commands.Result) []blockkit.Message {
 
 // deliver sends the answer where the command came from.
 func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result) error {
-	first, rest, public := render(res)
+	a := answerOf(res)
+	first, rest := a.messages()
+	public := a.public
 	if inv.via != "dm" && (res.Private != "" || inv.fromEphemeral) {
 		// Only a rule naming the asker grants what it shows (or the click was on a message
 		// only they see): all of it goes to them alone, with why.
@@ -87,8 +167,7 @@ func (b *Bot) deliver(ctx context.Context, inv *invocation, res commands.Result)
 	}
 	// Refusals, "busy", and a button's errors, are for the asker only (in a
 	// direct message, a plain reply already is).
-	private := res.Kind == commands.KindDenied || res.Kind == commands.KindBusy ||
-		inv.via == "button" && (res.Kind == commands.KindInvalid || res.Kind == commands.KindError || res.Kind == commands.KindNotFound)
+	private := a.askerOnly || inv.via == "button" && a.onButtonAskerOnly
 	if inv.via != "slash" && inv.via != "dm" && private {
 		return b.ephemeral(ctx, inv, first)
 	}

@@ -58,9 +58,6 @@ func (Explain) verb() string  { return "explain" }
 func (Summary) verb() string  { return "summary" }
 func (Help) verb() string     { return "help" }
 
-// Verbs are the command words, in help order.
-var Verbs = []string{"diagnose", "where", "tags", "logs", "explain", "summary", "help"}
-
 // Verb is the command's verb, for logs and metrics.
 func Verb(c Command) string {
 	if c == nil {
@@ -112,39 +109,8 @@ func Parse(text string) (Command, error) {
 	}
 	verb := strings.ToLower(words[0])
 	args := words[1:]
-	switch verb {
-	case "diagnose", "diag", "why":
-		return parseDiagnose(args)
-	case "tags", "candidates":
-		return parseTags(args)
-	case "logs", "log":
-		d, err := parseDiagnose(args)
-		if err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) && strings.HasPrefix(pe.Reason, "diagnose takes") {
-				pe.Reason = "logs takes one Application name, e.g. `logs myapp -n team-a`"
-			}
-			return nil, err
-		}
-		dg := d.(Diagnose)
-		if dg.Cluster != "" {
-			return nil, &ParseError{Input: text, Reason: "logs takes no --cluster"}
-		}
-		return Logs{App: dg.App, Namespace: dg.Namespace}, nil
-	case "explain":
-		if len(args) != 1 {
-			return nil, &ParseError{Input: text, Reason: "explain takes one finding code, e.g. `explain LIVE_IMAGE_NOT_LIVE`"}
-		}
-		if !codeRE().MatchString(args[0]) || len(args[0]) > 64 {
-			return nil, &ParseError{Input: text, Reason: fmt.Sprintf("%q is not a finding code (letters, digits and _)", clip(args[0]))}
-		}
-		return Explain{Code: strings.ToUpper(args[0])}, nil
-	case "summary", "status":
-		return parseSummary(text, args)
-	case "where":
-		return parseWhere(text, args)
-	case "help", "?", "-h", "--help":
-		return Help{}, nil
+	if spec, ok := chatSpec(verb); ok {
+		return spec.Chat.parse(text, args)
 	}
 	pe := &ParseError{Input: text, Reason: fmt.Sprintf("unknown command %q", clip(words[0]))}
 	if near := nearestVerb(verb); near != "" {
@@ -154,6 +120,34 @@ func Parse(text string) (Command, error) {
 		pe.Suggestion = "diagnose " + verb
 	}
 	return nil, pe
+}
+
+// parseLogs reads `logs APP [-n NAMESPACE]` (or `NAMESPACE/APP`).
+func parseLogs(text string, args []string) (Command, error) {
+	d, err := parseDiagnose(args)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) && strings.HasPrefix(pe.Reason, "diagnose takes") {
+			pe.Reason = "logs takes one Application name, e.g. `logs myapp -n team-a`"
+		}
+		return nil, err
+	}
+	dg := d.(Diagnose)
+	if dg.Cluster != "" {
+		return nil, &ParseError{Input: text, Reason: "logs takes no --cluster"}
+	}
+	return Logs{App: dg.App, Namespace: dg.Namespace}, nil
+}
+
+// parseExplain reads `explain CODE`.
+func parseExplain(text string, args []string) (Command, error) {
+	if len(args) != 1 {
+		return nil, &ParseError{Input: text, Reason: "explain takes one finding code, e.g. `explain LIVE_IMAGE_NOT_LIVE`"}
+	}
+	if !codeRE().MatchString(args[0]) || len(args[0]) > 64 {
+		return nil, &ParseError{Input: text, Reason: fmt.Sprintf("%q is not a finding code (letters, digits and _)", clip(args[0]))}
+	}
+	return Explain{Code: strings.ToUpper(args[0])}, nil
 }
 
 func parseDiagnose(args []string) (Command, error) {
@@ -264,7 +258,7 @@ func takeFlags(input string, args []string, namespace, cluster *string) ([]strin
 
 // nearestVerb is the verb w is at most two edits from, for "did you mean".
 func nearestVerb(w string) string {
-	return textutil.NearestOne(w, Verbs, func(_ string, d int) bool { return d < 3 })
+	return textutil.NearestOne(w, Verbs(), func(_ string, d int) bool { return d < 3 })
 }
 
 // clip bounds an argument echoed in an error to 64 bytes (plus "…").
@@ -272,18 +266,3 @@ func clip(s string) string { return textutil.ClipBytes(s, 64) }
 
 // ValidClusterName reports whether s can be named by `--cluster`.
 func ValidClusterName(s string) bool { return nameRE().MatchString(s) && len(s) <= 253 }
-
-// HelpText lists the commands, for chat.
-func HelpText() string {
-	return strings.Join([]string{
-		"*imgupd* explains why Argo CD Image Updater did not update an application.",
-		"• `diagnose APP [-n NAMESPACE] [--cluster NAME]` (or `NAMESPACE/APP`): staged checks, the root cause and the fix",
-		"• `where IMAGE[:TAG|@DIGEST] [-n NAMESPACE] [--project PROJECT]`: every application that uses the image, and whether the tag (without one: the newest) reaches it",
-		"• `tags APP [ALIAS] [-n NAMESPACE]`: which tag Image Updater would pick, and why every other tag was not",
-		"• `logs APP [-n NAMESPACE]`: Image Updater's recent log lines about the application",
-		"• `explain CODE`: what a finding code means and what to change",
-		"• `summary [-n NAMESPACE] [--project PROJECT] [--name GLOB] [--selector LABELS]`: every application Image Updater manages (that you may see here), at a glance",
-		"• `help`: this list",
-		"Use them as `/imgupd …` in a channel, `@imgupd …` in a thread, or on their own in a direct message with me.",
-	}, "\n")
-}

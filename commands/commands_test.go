@@ -94,7 +94,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestHelpNamesEveryVerb(t *testing.T) {
 	h := HelpText()
-	for _, v := range Verbs {
+	for _, v := range Verbs() {
 		if !strings.Contains(h, "`"+v) {
 			t.Errorf("help does not mention %s", v)
 		}

@@ -15,9 +15,19 @@ import (
 
 func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIWith(t, nil, env, args...)
+}
+
+// runCLIWith is runCLI with the command tree built with opt (nil: none).
+func runCLIWith(t *testing.T, opt rootOption, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	code = run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errb}, lookup)
+	var opts []rootOption
+	if opt != nil {
+		opts = append(opts, opt)
+	}
+	code = run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errb}, lookup, opts...)
 	return code, out.String(), errb.String()
 }
 

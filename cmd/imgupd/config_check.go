@@ -25,40 +25,19 @@ import (
 
 // newConfigCmd is `imgupd config`, the configuration file's commands.
 func newConfigCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Check imgupd's configuration file",
-		Args:  cobra.NoArgs,
-	}
+	cmd := fromTable("config", &cobra.Command{
+		Args: cobra.NoArgs,
+	})
 	cmd.AddCommand(newConfigCheckCmd(v, io, lookupEnv))
 	return cmd
 }
 
 func newConfigCheckCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
 	var output string
-	cmd := &cobra.Command{
-		Use:   "check --config FILE",
-		Short: "Check a configuration file as imgupd serve reads it, and print what it resolves to",
-		Long: `check reads the file given with --config exactly as "imgupd serve --config FILE" does: every
-command's section (keys must be its flags, values of their type), the environment's IMGUPD_<FLAG>
-and Slack token variables over the file, serve's own checks (cluster name, listen address, log
-format and level, --lab), the slack section, the access rules and the schedules, strictly (a
-schedule's scope must stay within what the access rules grant everyone in its channel). It prints
-what serve would run with (tokens masked), each schedule's next runs and the Slack scopes the
-configuration needs, or every problem, each naming its key. Nothing is contacted: not Slack, not
-the cluster.
-
-A top-level section no command reads is a problem too (serve would ignore a misspelt one).
-Tokens that are not set are not a problem here (in a cluster they come from a Secret); tokens
-that are set must have their shape (xoxb-…, xapp-…).
-
-Exit status: 0 serve accepts the configuration, 2 it does not (or the file cannot be read).`,
-		Example: `  imgupd config check --config imgupd.yaml
-  imgupd config check --config imgupd.yaml -o json
-  kubectl -n imgupd get configmap imgupd-config -o jsonpath='{.data.imgupd\.yaml}' > imgupd.yaml && imgupd config check --config imgupd.yaml`,
+	cmd := fromTable("config check", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := configFormats()
+			out := formatsOf(answerConfig)
 			if err := out.check(output); err != nil {
 				return &exitError{code: exitNoDecide, err: err}
 			}
@@ -76,21 +55,9 @@ Exit status: 0 serve accepts the configuration, 2 it does not (or the file canno
 			}
 			return nil
 		},
-	}
-	configFormats().flag(cmd, &output, "output format: %s")
+	})
+	formatsOf(answerConfig).flag(cmd, &output, "output format: %s")
 	return cmd
-}
-
-// configFormats are the formats of a checked configuration: what serve
-// resolves or the problems (on stderr) as text, or the whole as JSON.
-func configFormats() formats[*checkedConfig] {
-	return formats[*checkedConfig]{
-		{name: "text", write: func(io streams, c *checkedConfig) error {
-			writeCheckedConfig(io, c)
-			return nil
-		}},
-		{name: "json", write: func(io streams, c *checkedConfig) error { return writeJSON(io.Out, c) }},
-	}
 }
 
 // checkedConfig is what `config check` found: what serve resolves, or the problems.
@@ -111,6 +78,8 @@ type checkedConfig struct {
 	Sections map[string][]setting `json:"sections,omitempty"`
 	Problems []problem            `json:"problems,omitempty"`
 }
+
+func (*checkedConfig) answerKind() answerKind { return answerConfig }
 
 // setting is one resolved flag: its value and its source ("default", "file serve.timeout",
 // "env IMGUPD_TIMEOUT").

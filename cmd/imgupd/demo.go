@@ -31,39 +31,20 @@ type demoOptions struct {
 
 func newDemoCmd(io streams) *cobra.Command {
 	o := &demoOptions{}
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run imgupd on the embedded lab: broken and healthy setups, no cluster needed",
-		Long: `demo starts each built-in scenario — a complete Argo CD + Image Updater setup with a real
-in-process registry and git server — diagnoses it, and prints one line per scenario: the verdict,
-the root cause, and whether it is the one the scenario expects. --scenario shows one full report
-(a built-in name or a scenario file, see docs/scenarios.md). --summary shows the built-in scenarios
-as one fleet, as "imgupd summary" shows a cluster's (each scenario an app lab/NAME). --where IMAGE
-answers "where is my tag?" as "imgupd where" does, on the lab fleet where-web (one repository,
-team/web, fed to six apps in two namespaces under two CRs); an IMAGE without a registry host
-(team/web:1.2.0) is the lab registry's.
-
-Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scenario could not run.`,
-		Example: `  imgupd demo
-  imgupd demo --scenario article-3-registry-credentials
-  imgupd demo --scenario ./my-setup.yaml -o markdown
-  imgupd demo --scenario report-1-image-not-live -o blockkit
-  imgupd demo --summary -o markdown
-  imgupd demo --where team/web:1.2.0
-  imgupd demo -o json`,
+	cmd := fromTable("demo", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.command = cmd.Root().DisplayName()
 			return runDemo(cmd.Context(), o, io)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "run one scenario: a built-in name or a file")
-	reportFormats(&o.verbose).flag(cmd, &o.output, "output format: %s; without --scenario or --summary: "+demoListFormats().list(false))
+	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s; without --scenario or --summary: "+formatsOf(answerScenarios).list(false))
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
-	f.StringVar(&o.where, "where", "", "IMAGE[:TAG|@DIGEST]: where is my tag, on the lab fleet where-web (team/web), in -o "+whereFormats().list(false))
-	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o "+summaryFormats().list(false))
+	f.StringVar(&o.where, "where", "", "IMAGE[:TAG|@DIGEST]: where is my tag, on the lab fleet where-web (team/web), in -o "+formatsOf(answerWhere).list(false))
+	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o "+formatsOf(answerSummary).list(false))
 	return cmd
 }
 
@@ -76,10 +57,10 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 		}
 		return demoWhere(ctx, o, io)
 	}
-	if err := reportFormats(&o.verbose).check(o.output); err != nil {
+	if err := formatsOf(answerReport).check(o.output); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	list := demoListFormats()
+	list := formatsOf(answerScenarios)
 	if err := list.check(o.output); err != nil && o.scenario == "" && !o.summary {
 		// Only blockkit is a report's format and not the list's.
 		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %s prints one report's Slack payload: add --scenario NAME (or --summary)", o.output)}
@@ -106,7 +87,7 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 			failed++
 		}
 	}
-	if err := list.write(io, o.output, results); err != nil {
+	if err := list.write(io, o.output, scenarioList(results)); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	switch {
@@ -118,18 +99,14 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	return nil
 }
 
-// demoListFormats are the formats of the scenario list (demo without
-// --scenario or --summary): a table (text and markdown alike) or JSON.
-func demoListFormats() formats[[]scenarioResult] {
-	return formats[[]scenarioResult]{
-		{name: "text", write: writeScenarioTable},
-		{name: "json", write: writeScenarioJSON},
-		{name: "markdown", write: writeScenarioTable},
-	}
-}
+// scenarioList is the scenario list (demo without --scenario or
+// --summary): a table (text and markdown alike) or JSON.
+type scenarioList []scenarioResult
+
+func (scenarioList) answerKind() answerKind { return answerScenarios }
 
 // writeScenarioJSON prints {"scenarios": [...]}, a row per scenario.
-func writeScenarioJSON(io streams, results []scenarioResult) error {
+func writeScenarioJSON(io streams, results scenarioList) error {
 	type row struct {
 		Name          string  `json:"name"`
 		Expected      string  `json:"expected"`
@@ -160,7 +137,7 @@ func writeScenarioJSON(io streams, results []scenarioResult) error {
 }
 
 // writeScenarioTable prints a line per scenario, then the tally.
-func writeScenarioTable(io streams, results []scenarioResult) error {
+func writeScenarioTable(io streams, results scenarioList) error {
 	failed := 0
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSTATE\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
@@ -242,7 +219,7 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	heading := fmt.Sprintf("Scenario %s: %s", sc.Name, strings.TrimSpace(sc.Description))
-	if err := reportFormats(&o.verbose).write(io, o.output, reportOutput{report: rep, heading: heading}); err != nil {
+	if err := formatsOf(answerReport).write(io, o.output, reportOutput{report: rep, heading: heading, verbose: o.verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if !sc.Matches(rep) {
@@ -296,7 +273,7 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		return o.command + " demo --scenario " + a.Name
 	}
 	v := summaryOutput{summary: fleet.Summarize(res, nil), opts: render.SummaryOptions{Command: o.command, Next: next}}
-	if err := summaryFormats().write(io, o.output, v); err != nil {
+	if err := formatsOf(answerSummary).write(io, o.output, v); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	switch {

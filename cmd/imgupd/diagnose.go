@@ -10,14 +10,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
 	"github.com/imgupd/imgupd/diagnostics/helmchart"
 	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/diagnostics/report"
 )
 
@@ -37,39 +35,19 @@ type diagnoseOptions struct {
 
 func newDiagnoseCmd(io streams) *cobra.Command {
 	o := &diagnoseOptions{}
-	cmd := &cobra.Command{
-		Use:   "diagnose APP",
-		Short: "Find why Image Updater does not update an Argo CD Application, and what to change",
-		Long: `diagnose reads the cluster (with your kubeconfig, or in-cluster), the registries and git
-as Image Updater would, and runs staged checks: health, target, source and mapping, live image,
-registry and network, candidates, write-back, sync, history. The first failing check is the root
-cause; each finding has its evidence and a fix. Nothing is written anywhere.
-
-The report answers one question: will the tag Image Updater should pick reach the cluster, and if
-not, what stops it? What imgupd could not check is listed as not verified, with what would verify it.
-
-Exit status, by state:
-  0  up-to-date or update-on-its-way   nothing stops the tag
-  1  blocked                           Image Updater cannot (registry, credentials, write-back, ...)
-  2  unknown                           a check that decides the answer could not be made (or bad input)
-  3  wrong-update                      Image Updater writes something with no effect or not wanted
-  4  not-deployed                      Image Updater writes, Argo CD does not deploy it
-  5  held-back                         the configuration keeps newer tags out`,
-		Example: `  imgupd diagnose guestbook -n argocd
-  imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown
-  kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m | imgupd diagnose web --updater-log -`,
+	cmd := fromTable("diagnose", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.app = args[0]
 			return runDiagnose(cmd.Context(), o, io)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "the Application's namespace (default: the kubeconfig context's, else argocd)")
 	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
-	reportFormats(&o.verbose).flag(cmd, &o.output, "output format: %s")
+	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
 	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
@@ -82,7 +60,7 @@ Exit status, by state:
 const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them (default: the serviceAccountName of Argo CD's application controller StatefulSet or Deployment, else " + diagnostics.DefaultArgoCDServiceAccount + ")"
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
-	out := reportFormats(&o.verbose)
+	out := formatsOf(answerReport)
 	if err := out.check(o.output); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
@@ -108,7 +86,7 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	}
 	req.Namespace = o.namespace
 	rep := eng.Diagnose(ctx, req)
-	if err := out.write(io, o.output, reportOutput{report: rep}); err != nil {
+	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	return reportExit(rep)
@@ -120,29 +98,11 @@ type reportOutput struct {
 	// heading, in text only, is printed above the report with a blank line
 	// (demo --scenario: the scenario and its description).
 	heading string
+	// verbose, in text only, shows passing checks and all evidence.
+	verbose bool
 }
 
-// reportFormats are the formats of one report (diagnose, demo --scenario);
-// *verbose is read when the report is written, after the flags are parsed.
-func reportFormats(verbose *bool) formats[reportOutput] {
-	return formats[reportOutput]{
-		{name: "text", write: func(io streams, v reportOutput) error {
-			if v.heading != "" {
-				fmt.Fprintf(io.Out, "%s\n\n", v.heading)
-			}
-			render.Text(io.Out, v.report, render.TextOptions{Verbose: *verbose})
-			return nil
-		}},
-		{name: "json", write: func(io streams, v reportOutput) error { return writeJSON(io.Out, v.report) }},
-		{name: "markdown", write: func(io streams, v reportOutput) error {
-			render.Markdown(io.Out, v.report)
-			return nil
-		}},
-		{name: "blockkit", note: "the Slack payload", write: func(io streams, v reportOutput) error {
-			return writeJSON(io.Out, blockkit.Report(v.report, blockkit.Options{Buttons: true}))
-		}},
-	}
-}
+func (reportOutput) answerKind() answerKind { return answerReport }
 
 // reportExit maps the state to the exit status (State.ExitCode); the report
 // is already printed, so no message is added.

@@ -15,11 +15,7 @@ import (
 func newExplainCmd(io streams) *cobra.Command {
 	var all bool
 	var output string
-	cmd := &cobra.Command{
-		Use:   "explain CODE",
-		Short: "Explain a finding code: what it means and what to change",
-		Example: `  imgupd explain LIVE_IMAGE_NOT_LIVE
-  imgupd explain --all -o markdown > docs/findings.md`,
+	cmd := fromTable("explain", &cobra.Command{
 		Args: func(cmd *cobra.Command, args []string) error {
 			if all {
 				return cobra.NoArgs(cmd, args)
@@ -27,12 +23,12 @@ func newExplainCmd(io streams) *cobra.Command {
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := catalogueFormats()
+			out := formatsOf(answerCatalogue)
 			if err := out.check(output); err != nil {
 				return &exitError{code: exitNoDecide, err: err}
 			}
 			if all {
-				return out.write(io, output, report.Catalogue())
+				return out.write(io, output, catalogueOutput(report.Catalogue()))
 			}
 			e, ok := report.Lookup(args[0])
 			if !ok {
@@ -49,29 +45,17 @@ func newExplainCmd(io streams) *cobra.Command {
 			writeEntry(io.Out, e)
 			return nil
 		},
-	}
+	})
 	cmd.Flags().BoolVar(&all, "all", false, "print every code")
-	catalogueFormats().flag(cmd, &output, "with --all: %s")
+	formatsOf(answerCatalogue).flag(cmd, &output, "with --all: %s")
 	return cmd
 }
 
-// catalogueFormats are the formats of explain --all: every entry as explain
-// CODE prints one, or docs/findings.md.
-func catalogueFormats() formats[[]report.Entry] {
-	return formats[[]report.Entry]{
-		{name: "text", write: func(io streams, entries []report.Entry) error {
-			for _, e := range entries {
-				writeEntry(io.Out, e)
-				fmt.Fprintln(io.Out)
-			}
-			return nil
-		}},
-		{name: "markdown", note: "docs/findings.md", write: func(io streams, entries []report.Entry) error {
-			writeCatalogueMarkdown(io.Out, entries)
-			return nil
-		}},
-	}
-}
+// catalogueOutput is every entry of the catalogue (explain --all): as
+// explain CODE prints one, or docs/findings.md.
+type catalogueOutput []report.Entry
+
+func (catalogueOutput) answerKind() answerKind { return answerCatalogue }
 
 func writeEntry(w io.Writer, e report.Entry) {
 	fmt.Fprintf(w, "%s (%s stage, %s)\n  %s\n", e.Code, e.Stage, e.Severity, e.Title)

@@ -9,22 +9,85 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// format is one value of a command's -o flag: its name, a note for the
-// help (what it is, when it applies) and how a value of T prints in it.
-type format[T any] struct {
-	name  string
-	note  string
-	write func(io streams, v T) error
+// An answer is what a command prints: one typed value (a report, a fleet
+// summary, a "where" answer, the catalogue, a simulation, a checked
+// configuration, the demo's scenario list), whatever the format.
+type answer interface{ answerKind() answerKind }
+
+// answerKind names a kind of answer; each command declares the kinds it
+// produces, and the exporters say which kinds they write.
+type answerKind string
+
+const (
+	answerReport     answerKind = "report"     // reportOutput: diagnose, demo --scenario
+	answerSummary    answerKind = "summary"    // summaryOutput: summary, demo --summary
+	answerWhere      answerKind = "where"      // whereOutput: where, demo --where
+	answerCatalogue  answerKind = "catalogue"  // catalogueOutput: explain --all
+	answerSimulation answerKind = "simulation" // simulateOutput: simulate
+	answerConfig     answerKind = "config"     // *checkedConfig: config check
+	answerScenarios  answerKind = "scenarios"  // scenarioList: demo
+)
+
+// exporter is one output format, for every answer it can write: its name
+// (the -o value), how the terminal is kept safe from what it writes
+// (shownWriter's mode) and, per answer kind, a note for the help and how
+// that answer prints.
+type exporter struct {
+	name    string
+	mode    shownMode
+	answers map[answerKind]export
 }
 
-// formats is a command's output table, as GitHub CLI's exporter: a command
-// declares its formats once, and the -o flag's help, its shell completion,
-// its validation and the writing all come from that declaration. The first
-// format is the default.
-type formats[T any] []format[T]
+// export is how one format writes one kind of answer.
+type export struct {
+	note  string // what the format is, for -o's help ("the Slack payload"), or ""
+	write func(io streams, a answer) error
+}
 
-// names are the formats' names, in declared order.
-func (fs formats[T]) names() []string {
+// exportAs is an export of answers of type T.
+func exportAs[T answer](note string, write func(io streams, v T) error) export {
+	return export{note: note, write: func(io streams, a answer) error {
+		v, ok := a.(T)
+		if !ok {
+			return fmt.Errorf("internal error: %T is not the answer this format was declared for", a)
+		}
+		return write(io, v)
+	}}
+}
+
+// exporters is the registry of output formats, in the order help lists
+// them; the first is the default. Adding a format is one exporter, in its
+// own file (export_<name>.go), and one line here.
+func exporters() []exporter {
+	return []exporter{textExporter(), jsonExporter(), markdownExporter(), blockkitExporter()}
+}
+
+// format is one value of a command's -o flag.
+type format struct {
+	name  string
+	note  string
+	mode  shownMode
+	write func(io streams, a answer) error
+}
+
+// formats are the formats of one kind of answer, as GitHub CLI's exporter:
+// the -o flag's help, its shell completion, its validation and the writing
+// all come from the registry. The first format is the default.
+type formats []format
+
+// formatsOf are the formats the registry has for answers of kind k.
+func formatsOf(k answerKind) formats {
+	var fs formats
+	for _, e := range exporters() {
+		if x, ok := e.answers[k]; ok {
+			fs = append(fs, format{name: e.name, note: x.note, mode: e.mode, write: x.write})
+		}
+	}
+	return fs
+}
+
+// names are the formats' names, in the registry's order.
+func (fs formats) names() []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.name
@@ -33,7 +96,7 @@ func (fs formats[T]) names() []string {
 }
 
 // list reads "text, json, markdown or blockkit".
-func (fs formats[T]) list(withNotes bool) string {
+func (fs formats) list(withNotes bool) string {
 	items := make([]string, len(fs))
 	for i, f := range fs {
 		items[i] = f.name
@@ -51,7 +114,7 @@ func (fs formats[T]) list(withNotes bool) string {
 // the help is usage with its %s replaced by every format and its note
 // ("text, json or blockkit (the Slack payload)"), and shell completion
 // offers the names.
-func (fs formats[T]) flag(cmd *cobra.Command, p *string, usage string) {
+func (fs formats) flag(cmd *cobra.Command, p *string, usage string) {
 	cmd.Flags().StringVarP(p, "output", "o", fs[0].name, fmt.Sprintf(usage, fs.list(true)))
 	// The flag is defined just above, so registering cannot fail.
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -60,34 +123,34 @@ func (fs formats[T]) flag(cmd *cobra.Command, p *string, usage string) {
 }
 
 // lookup is the format named name.
-func (fs formats[T]) lookup(name string) (format[T], error) {
+func (fs formats) lookup(name string) (format, error) {
 	for _, f := range fs {
 		if f.name == name {
 			return f, nil
 		}
 	}
-	return format[T]{}, &formatError{name: name, want: fs.list(false)}
+	return format{}, &formatError{name: name, want: fs.list(false)}
 }
 
 // check refuses a name that is not a format; commands call it before any
 // work, so a misspelt -o reads nothing (no cluster, no registry).
-func (fs formats[T]) check(name string) error {
+func (fs formats) check(name string) error {
 	_, err := fs.lookup(name)
 	return err
 }
 
-// write prints v in the format named name, through a shownWriter: JSON
+// write prints a in the format named name, through a shownWriter: JSON
 // formats (json, blockkit) with JSON's escapes, the others with the
 // terminal's (see shownWriter), so that no control sequence reaches the
 // terminal whatever a renderer missed.
-func (fs formats[T]) write(io streams, name string, v T) error {
+func (fs formats) write(io streams, name string, a answer) error {
 	f, err := fs.lookup(name)
 	if err != nil {
 		return err
 	}
-	out := newShownWriter(io.Out, shownModeOf(f.name))
+	out := newShownWriter(io.Out, f.mode)
 	io.Out = out
-	err = f.write(io, v)
+	err = f.write(io, a)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

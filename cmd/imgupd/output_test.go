@@ -14,12 +14,10 @@ import (
 // is the first and only thing printed (a cluster read, a scan or a scenario
 // run would fail or print otherwise).
 func TestOutputUnknownFormat(t *testing.T) {
-	old := summaryEngine
-	summaryEngine = func(*summaryOptions) (*diagnostics.Engine, error) {
+	noEngine := withScanEngine(func(*summaryOptions) (*diagnostics.Engine, error) {
 		t.Error("summary built its engine before checking -o")
 		return nil, errors.New("no engine in this test")
-	}
-	t.Cleanup(func() { summaryEngine = old })
+	})
 	cfg := writeConfig(t, "access: {}\n")
 	all := `want text, json, markdown or blockkit`
 	cases := []struct {
@@ -41,7 +39,7 @@ func TestOutputUnknownFormat(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, nil, append(tc.args, "-o", "yaml")...)
+			code, out, errOut := runCLIWith(t, noEngine, nil, append(tc.args, "-o", "yaml")...)
 			if code != exitNoDecide {
 				t.Errorf("exit %d, want %d", code, exitNoDecide)
 			}
@@ -129,23 +127,56 @@ func TestOutputCompletion(t *testing.T) {
 }
 
 // TestDemoFormatsAgree: demo's -o flag is declared from a report's formats
-// and also prints a summary (--summary) and the scenario list in it, so
-// those tables must have the report's names, and the list a subset of them.
+// and also prints a summary (--summary), a "where" answer (--where) and the
+// scenario list in it, so those must have the report's names, and the list
+// a subset of them.
 func TestDemoFormatsAgree(t *testing.T) {
-	reports := reportFormats(new(bool)).names()
-	if got := summaryFormats().names(); !slices.Equal(got, reports) {
-		t.Errorf("summary formats %q, report formats %q: demo --summary -o would accept what it cannot print", got, reports)
+	reports := formatsOf(answerReport).names()
+	for _, k := range []answerKind{answerSummary, answerWhere} {
+		if got := formatsOf(k).names(); !slices.Equal(got, reports) {
+			t.Errorf("%s formats %q, report formats %q: demo -o would accept what it cannot print", k, got, reports)
+		}
 	}
-	for _, name := range demoListFormats().names() {
+	for _, name := range formatsOf(answerScenarios).names() {
 		if !slices.Contains(reports, name) {
 			t.Errorf("the scenario list prints %q, which demo's -o does not declare", name)
 		}
 	}
 }
 
+// TestExporterRegistry: one exporter per format name, text first (the
+// default of every -o), every answer kind printable, and an exporter given
+// an answer of another kind refuses it instead of printing something else.
+func TestExporterRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for i, e := range exporters() {
+		if seen[e.name] {
+			t.Errorf("format %q registered twice", e.name)
+		}
+		seen[e.name] = true
+		if i == 0 && e.name != "text" {
+			t.Errorf("the first format (every -o's default) is %q, want text", e.name)
+		}
+		for k, x := range e.answers {
+			if err := x.write(streams{}, otherAnswer{}); err == nil {
+				t.Errorf("%s for %s accepted an answer of another kind", e.name, k)
+			}
+		}
+	}
+	for _, k := range []answerKind{answerReport, answerSummary, answerWhere, answerCatalogue, answerSimulation, answerConfig, answerScenarios} {
+		if fs := formatsOf(k); len(fs) == 0 || fs[0].name != "text" {
+			t.Errorf("%s: formats %q, want text first", k, fs.names())
+		}
+	}
+}
+
+type otherAnswer struct{}
+
+func (otherAnswer) answerKind() answerKind { return "other" }
+
 func TestFormatsTable(t *testing.T) {
-	noop := func(streams, int) error { return nil }
-	fs := formats[int]{{name: "text", write: noop}, {name: "json", write: noop}, {name: "blockkit", note: "the Slack payload", write: noop}}
+	noop := func(streams, answer) error { return nil }
+	fs := formats{{name: "text", write: noop}, {name: "json", write: noop}, {name: "blockkit", note: "the Slack payload", write: noop}}
 	if got, want := fs.list(true), "text, json or blockkit (the Slack payload)"; got != want {
 		t.Errorf("list %q, want %q", got, want)
 	}
@@ -167,14 +198,14 @@ func TestFormatsTable(t *testing.T) {
 		t.Errorf("error %q, want %q", got, want)
 	}
 	var wrote []string
-	ws := formats[int]{
-		{name: "a", write: func(_ streams, v int) error { wrote = append(wrote, "a"); return nil }},
-		{name: "b", write: func(_ streams, v int) error { wrote = append(wrote, "b"); return nil }},
+	ws := formats{
+		{name: "a", write: func(streams, answer) error { wrote = append(wrote, "a"); return nil }},
+		{name: "b", write: func(streams, answer) error { wrote = append(wrote, "b"); return nil }},
 	}
-	if err := ws.write(streams{}, "b", 1); err != nil || !slices.Equal(wrote, []string{"b"}) {
+	if err := ws.write(streams{}, "b", otherAnswer{}); err != nil || !slices.Equal(wrote, []string{"b"}) {
 		t.Errorf("write b: %v, wrote %q", err, wrote)
 	}
-	if err := ws.write(streams{}, "c", 1); !errors.As(err, &fe) || len(wrote) != 1 {
+	if err := ws.write(streams{}, "c", otherAnswer{}); !errors.As(err, &fe) || len(wrote) != 1 {
 		t.Errorf("write c: %v, wrote %q", err, wrote)
 	}
 }

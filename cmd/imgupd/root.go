@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -37,16 +38,29 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// rootOptions are what the command tree is built with besides its I/O.
+type rootOptions struct {
+	// scanEngine builds the engine summary and where scan with (default
+	// clusterScanEngine).
+	scanEngine scanEngine
+}
+
+// rootOption sets a rootOption.
+type rootOption func(*rootOptions)
+
+// withScanEngine makes summary and where scan with e (a lab fleet's, in tests).
+func withScanEngine(e scanEngine) rootOption { return func(o *rootOptions) { o.scanEngine = e } }
+
 // run builds the command tree and executes it; it returns the exit status.
-func run(ctx context.Context, args []string, io streams, lookupEnv func(string) (string, bool)) int {
-	return runAs(ctx, "imgupd", args, io, lookupEnv)
+func run(ctx context.Context, args []string, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) int {
+	return runAs(ctx, "imgupd", args, io, lookupEnv, opts...)
 }
 
 // runAs is run for the command as it was started: "imgupd", or "kubectl imgupd" as a kubectl
 // plugin (commandName), which help, usage and errors then name.
-func runAs(ctx context.Context, name string, args []string, io streams, lookupEnv func(string) (string, bool)) int {
+func runAs(ctx context.Context, name string, args []string, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) int {
 	v := viper.New()
-	root := newRootCmd(v, io, lookupEnv)
+	root := newRootCmd(v, io, lookupEnv, opts...)
 	setDisplayName(root, name)
 	root.SetArgs(args)
 	root.SetOut(io.Out)
@@ -66,7 +80,11 @@ func runAs(ctx context.Context, name string, args []string, io streams, lookupEn
 	return exitNoDecide
 }
 
-func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
+func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) *cobra.Command {
+	ro := rootOptions{scanEngine: clusterScanEngine}
+	for _, o := range opts {
+		o(&ro)
+	}
 	root := &cobra.Command{
 		Use:   "imgupd",
 		Short: "Explain why Argo CD Image Updater did not update an application",
@@ -79,8 +97,14 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
-	root.AddCommand(newVersionCmd(io), newSimulateCmd(v, io), newDiagnoseCmd(io), newExplainCmd(io), newDemoCmd(io), newServeCmd(v, io, lookupEnv),
-		newConfigCmd(v, io, lookupEnv), newSummaryCmd(io), newWhereCmd(io))
+	// The terminal's commands are the command table's (commands.Table).
+	build := terminalCommands()
+	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
+	for _, s := range commands.Table() {
+		if newCmd, ok := build[s.Name]; ok && s.In(commands.Terminal) {
+			root.AddCommand(newCmd(env))
+		}
+	}
 	return root
 }
 

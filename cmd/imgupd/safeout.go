@@ -42,17 +42,6 @@ const (
 	shownJSON
 )
 
-// shownModeOf is the mode of an output format.
-func shownModeOf(format string) shownMode {
-	switch format {
-	case "json", "blockkit":
-		return shownJSON
-	case "markdown":
-		return shownMarkdown
-	}
-	return shownText
-}
-
 func newShownWriter(w goio.Writer, mode shownMode) *shownWriter {
 	return &shownWriter{w: w, mode: mode}
 }

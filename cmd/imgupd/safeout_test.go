@@ -49,17 +49,28 @@ func checkTerminal(t *testing.T, what, out string, markdown, lines bool) {
 // \u202e); in JSON they are JSON escapes, and the JSON reads back to the
 // value as it was.
 func TestOutputShowsNoControlEvenIfARendererMissesOne(t *testing.T) {
-	fs := formats[string]{
-		{name: "text", write: func(io streams, v string) error { _, err := io.Out.Write([]byte(v + "\n")); return err }},
-		{name: "markdown", write: func(io streams, v string) error {
-			_, err := io.Out.Write([]byte(render.MarkdownText("@org #1") + " " + v + "\n"))
+	// Each format's mode is the registry's.
+	mode := func(name string) shownMode {
+		for _, e := range exporters() {
+			if e.name == name {
+				return e.mode
+			}
+		}
+		t.Fatalf("no format %q", name)
+		return 0
+	}
+	str := func(a answer) string { return string(a.(hostileAnswer)) }
+	fs := formats{
+		{name: "text", mode: mode("text"), write: func(io streams, a answer) error { _, err := io.Out.Write([]byte(str(a) + "\n")); return err }},
+		{name: "markdown", mode: mode("markdown"), write: func(io streams, a answer) error {
+			_, err := io.Out.Write([]byte(render.MarkdownText("@org #1") + " " + str(a) + "\n"))
 			return err
 		}},
-		{name: "json", write: func(io streams, v string) error { return writeJSON(io.Out, map[string]string{"v": v}) }},
+		{name: "json", mode: mode("json"), write: func(io streams, a answer) error { return writeJSON(io.Out, map[string]string{"v": str(a)}) }},
 	}
 	for _, f := range fs {
 		var out bytes.Buffer
-		if err := fs.write(streams{Out: &out}, f.name, terminalHostile); err != nil {
+		if err := fs.write(streams{Out: &out}, f.name, hostileAnswer(terminalHostile)); err != nil {
 			t.Fatal(err)
 		}
 		// The net cannot tell a value's line break from imgupd's: the
@@ -166,3 +177,9 @@ func FuzzShownWriter(f *testing.F) {
 		}
 	})
 }
+
+// hostileAnswer is a string printed raw, as a renderer that forgot
+// textutil.Visible would.
+type hostileAnswer string
+
+func (hostileAnswer) answerKind() answerKind { return "hostile" }

@@ -51,30 +51,12 @@ type serveOptions struct {
 
 func newServeCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
 	o := &serveOptions{}
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the Slack bot (Socket Mode): /imgupd and @imgupd answer in channels and threads",
-		Long: `serve connects to Slack over Socket Mode (no ingress needed) and answers /imgupd in channels
-and @imgupd in threads with the same diagnosis as "imgupd diagnose", as Block Kit reports.
-
-Tokens come from the environment (IMGUPD_SLACK_BOT_TOKEN, IMGUPD_SLACK_APP_TOKEN) or the
-configuration file (slack.bot-token, slack.app-token), never from flags. Who may diagnose what,
-from where, is the configuration's access section (see config.example.yaml and docs/slack.md).
-
-/healthz, /readyz (fails while the Slack connection is down or the bot is shutting down) and
-/metrics (Prometheus) are served on --listen. Operational logs go to stderr, one JSON audit line
-per command to stdout.
-
-The schedules section of the configuration posts fleet summaries in channels and alerts
-when an app goes bad or recovers (docs/slack.md); they run in the leader only and keep their
-state in the ConfigMap --summaries-configmap in imgupd's namespace.`,
-		Example: `  IMGUPD_SLACK_BOT_TOKEN=xoxb-... IMGUPD_SLACK_APP_TOKEN=xapp-... imgupd serve --config imgupd.yaml
-  imgupd serve --config imgupd.yaml --lab report-1-image-not-live   # answer from the embedded lab, no cluster`,
+	cmd := fromTable("serve", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), o, v, io, lookupEnv)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", ":8080", "address of /healthz, /readyz and /metrics")
 	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, else in-cluster)")

@@ -42,17 +42,7 @@ type simulateOptions struct {
 
 func newSimulateCmd(v *viper.Viper, io streams) *cobra.Command {
 	o := &simulateOptions{}
-	cmd := &cobra.Command{
-		Use:   "simulate IMAGE",
-		Short: "Show which tag Image Updater would pick for an image, and why every other tag was not",
-		Long: `simulate lists the image's tags from the real registry and runs Image Updater's
-tag selection on them, like 'argocd-image-updater test', but it takes the
-constraint from IMAGE:constraint, defaults to the controller's platform
-(linux/amd64) instead of your laptop's, knows the running tag, follows the
-behaviour of the Image Updater version you name, and explains each tag's fate.`,
-		Example: `  imgupd simulate ghcr.io/acme/app:~1.2 --current-tag 1.2.3
-  imgupd simulate nginx --update-strategy newest-build --ignore-tags latest --output json
-  imgupd simulate registry.local:5000/team/api --plain-http --allow-tags 'regexp:^v[0-9.]+$'`,
+	cmd := fromTable("simulate", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.image = args[0]
@@ -60,7 +50,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 			o.currentTagSet = cmd.Flags().Changed("current-tag") || o.currentTag != ""
 			return runSimulate(cmd.Context(), o, io)
 		},
-	}
+	})
 	f := cmd.Flags()
 	f.StringVar(&o.strategy, "update-strategy", "semver", "update strategy: semver, newest-build, alphabetical or digest")
 	f.StringVar(&o.constraint, "semver-constraint", "", "version constraint (default: the tag part of IMAGE)")
@@ -74,7 +64,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 	f.StringVar(&o.updaterVersion, "updater-version", updater.Latest.Short(), "Image Updater version whose behaviour to reproduce (v0.18, v1.0 ... v1.3)")
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk to the registry over plain HTTP")
 	f.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
-	simulateFormats(&o.all).flag(cmd, &o.output, "output format: %s")
+	formatsOf(answerSimulation).flag(cmd, &o.output, "output format: %s")
 	f.BoolVar(&o.all, "all", false, "text output: list every tag instead of the top and a summary")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up after this long")
 	f.IntVar(&o.concurrency, "concurrency", 8, "concurrent metadata fetches")
@@ -84,7 +74,7 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 }
 
 func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
-	out := simulateFormats(&o.all)
+	out := formatsOf(answerSimulation)
 	if err := out.check(o.output); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
@@ -127,7 +117,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 		}
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	if err := out.write(io, o.output, res); err != nil {
+	if err := out.write(io, o.output, simulateOutput{result: res, all: o.all}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if d := res.Decision; d.Err != nil {
@@ -136,17 +126,14 @@ func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 	return nil
 }
 
-// simulateFormats are the formats of a simulation: the pick and a summary
-// (every tag with *all, read when written), or every tag's fate as JSON.
-func simulateFormats(all *bool) formats[simulate.Result] {
-	return formats[simulate.Result]{
-		{name: "text", write: func(io streams, res simulate.Result) error {
-			simulate.WriteText(io.Out, res, simulate.TextOptions{All: *all})
-			return nil
-		}},
-		{name: "json", write: func(io streams, res simulate.Result) error { return writeJSON(io.Out, simulate.NewJSON(res)) }},
-	}
+// simulateOutput is a simulation to print: the pick and a summary (every
+// tag with all, in text), or every tag's fate as JSON.
+type simulateOutput struct {
+	result simulate.Result
+	all    bool
 }
+
+func (simulateOutput) answerKind() answerKind { return answerSimulation }
 
 // clusterCredentials resolves env: and ext: locally and reads pullsecret: and
 // secret: references from the cluster, connecting only when one is used.

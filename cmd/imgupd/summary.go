@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/fleet"
@@ -32,11 +31,16 @@ type summaryOptions struct {
 	kube             cluster.ConfigOptions
 	forges           []string
 	argoCDSA         string
+	// engine builds the engine the scan runs.
+	engine scanEngine
 }
 
-// summaryEngine builds the engine a summary scans with: the cluster's
-// (tests point it at a lab fleet).
-var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
+// scanEngine builds the engine a summary or a where answer scans with.
+type scanEngine func(o *summaryOptions) (*diagnostics.Engine, error)
+
+// clusterScanEngine is the cluster's engine (kubeconfig or in-cluster), the
+// default scanEngine (tests pass a lab fleet's: withScanEngine).
+func clusterScanEngine(o *summaryOptions) (*diagnostics.Engine, error) {
 	forges, err := parseForges(o.forges)
 	if err != nil {
 		return nil, err
@@ -49,40 +53,15 @@ var summaryEngine = func(o *summaryOptions) (*diagnostics.Engine, error) {
 	return eng, nil
 }
 
-func newSummaryCmd(io streams) *cobra.Command {
-	o := &summaryOptions{}
-	cmd := &cobra.Command{
-		Use:   "summary",
-		Short: "Diagnose every Application Image Updater manages and summarize: counts per state, the apps that need someone",
-		Long: `summary diagnoses every Application Image Updater manages (the ImageUpdater CRs' applicationRefs,
-or the annotated Applications on v0.x and with useAnnotations), in one scan that shares its reads
-across apps, and prints how many apps are in each state, then the apps that need someone —
-blocked, wrong update, not deployed, held back, unknown — grouped by state and by the stage that
-stops them, each with its root-cause code. "imgupd diagnose APP -n NAMESPACE" shows one app's
-full report and its fix. Nothing is written anywhere.
-
-The scope is every namespace unless --namespace, --project, --name or --selector narrow it (each
-repeatable one matches any of its values; all given must match). The scan has one deadline: what
-did not finish by then is unknown and the summary says it is partial. On a terminal, stderr shows
-the progress (apps done of the total, elapsed).
-
-Exit status, by the worst state of any app:
-  0  every app up-to-date or update-on-its-way
-  1  blocked
-  2  unknown (or could not scan: bad flags, no cluster access)
-  3  wrong-update
-  4  not-deployed
-  5  held-back`,
-		Example: `  imgupd summary
-  imgupd summary -n payments -n 'payments-*' --project payments
-  imgupd summary --selector team=checkout -o markdown
-  imgupd summary --name 'web-*' -o json | jq '.attention[].apps[].app'`,
+func newSummaryCmd(io streams, engine scanEngine) *cobra.Command {
+	o := &summaryOptions{engine: engine}
+	cmd := fromTable("summary", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSummary(cmd.Context(), o, io, cmd.Root().DisplayName())
 		},
-	}
-	summaryFormats().flag(cmd, &o.output, "output format: %s")
+	})
+	formatsOf(answerSummary).flag(cmd, &o.output, "output format: %s")
 	scanFlags(cmd, o)
 	return cmd
 }
@@ -106,7 +85,7 @@ func scanFlags(cmd *cobra.Command, o *summaryOptions) {
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
 	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
-	out := summaryFormats()
+	out := formatsOf(answerSummary)
 	if err := out.check(o.output); err != nil {
 		return fail(err)
 	}
@@ -144,7 +123,7 @@ func (o *summaryOptions) scanner() (*fleet.Scanner, report.Scope, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, report.Scope{}, err
 	}
-	eng, err := summaryEngine(o)
+	eng, err := o.engine(o)
 	if err != nil {
 		return nil, report.Scope{}, err
 	}
@@ -158,25 +137,7 @@ type summaryOutput struct {
 	opts    render.SummaryOptions
 }
 
-// summaryFormats are the formats of a fleet summary (summary, demo
-// --summary): text, JSON (the report.Summary), Markdown, or the Slack
-// payload the bot posts.
-func summaryFormats() formats[summaryOutput] {
-	return formats[summaryOutput]{
-		{name: "text", write: func(io streams, v summaryOutput) error {
-			render.SummaryText(io.Out, v.summary, v.opts)
-			return nil
-		}},
-		{name: "json", write: func(io streams, v summaryOutput) error { return writeJSON(io.Out, v.summary) }},
-		{name: "markdown", write: func(io streams, v summaryOutput) error {
-			render.SummaryMarkdownWith(io.Out, v.summary, v.opts)
-			return nil
-		}},
-		{name: "blockkit", note: "the Slack payload", write: func(io streams, v summaryOutput) error {
-			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))
-		}},
-	}
-}
+func (summaryOutput) answerKind() answerKind { return answerSummary }
 
 // stateExit is the exit status of a state (State.ExitCode); the output is
 // already printed, so no message is added.

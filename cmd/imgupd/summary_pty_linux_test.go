@@ -44,7 +44,7 @@ func openPTY(t *testing.T) (ptm, tty *os.File) {
 // line (apps done of the total, elapsed), rewritten with \r and cleared at
 // the end; stdout has the summary and nothing of it.
 func TestSummaryProgressOnATerminal(t *testing.T) {
-	labFleet(t, thirtyApps())
+	fleet := labFleet(t, thirtyApps())
 	ptm, tty := openPTY(t)
 	defer ptm.Close()
 	got := make(chan string)
@@ -54,7 +54,7 @@ func TestSummaryProgressOnATerminal(t *testing.T) {
 		got <- b.String()
 	}()
 	var out bytes.Buffer
-	code := run(context.Background(), []string{"summary"}, streams{In: strings.NewReader(""), Out: &out, Err: tty}, func(string) (string, bool) { return "", false })
+	code := run(context.Background(), []string{"summary"}, streams{In: strings.NewReader(""), Out: &out, Err: tty}, func(string) (string, bool) { return "", false }, fleet)
 	tty.Close()
 	stderr := <-got
 	if code != 1 {

@@ -16,19 +16,16 @@ import (
 	"github.com/imgupd/imgupd/lab"
 )
 
-// labFleet points `imgupd summary` at a generated lab fleet instead of a
-// cluster, for the test.
-func labFleet(t *testing.T, sc *lab.Scenario) *lab.Env {
+// labFleet starts a generated lab fleet and is the option that points
+// `imgupd summary` and `imgupd where` at it instead of a cluster.
+func labFleet(t *testing.T, sc *lab.Scenario) rootOption {
 	t.Helper()
 	env, err := lab.Start(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	old := summaryEngine
-	summaryEngine = func(*summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil }
-	t.Cleanup(func() { summaryEngine = old })
-	return env
+	return withScanEngine(func(*summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil })
 }
 
 // thirtyApps: 30 apps over 5 repositories, every 4th with an update due
@@ -38,9 +35,9 @@ func thirtyApps() *lab.Scenario {
 }
 
 func TestSummaryCommand(t *testing.T) {
-	labFleet(t, thirtyApps())
+	fleet := labFleet(t, thirtyApps())
 
-	code, out, errOut := runCLI(t, nil, "summary")
+	code, out, errOut := runCLIWith(t, fleet, nil, "summary")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (blocked)\n%s\n%s", code, out, errOut)
 	}
@@ -60,7 +57,7 @@ func TestSummaryCommand(t *testing.T) {
 		}
 	}
 
-	code, out, _ = runCLI(t, nil, "summary", "-o", "json")
+	code, out, _ = runCLIWith(t, fleet, nil, "summary", "-o", "json")
 	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out)
@@ -69,12 +66,12 @@ func TestSummaryCommand(t *testing.T) {
 		t.Errorf("JSON summary: total %d worst %s attention %d fine %d hash %q stats %+v", s.Total, s.Worst, s.NeedAttention(), len(s.Fine), s.Hash, s.Stats)
 	}
 
-	code, out, _ = runCLI(t, nil, "summary", "-o", "markdown")
+	code, out, _ = runCLIWith(t, fleet, nil, "summary", "-o", "markdown")
 	if code != 1 || !strings.Contains(out, "### ✗ blocked · Live image (3)") || !strings.Contains(out, "| `argocd/app-0019-r004` | `LIVE_IMAGE_NOT_LIVE` |") {
 		t.Errorf("exit %d, markdown:\n%s", code, out)
 	}
 
-	code, out, _ = runCLI(t, nil, "summary", "-o", "blockkit")
+	code, out, _ = runCLIWith(t, fleet, nil, "summary", "-o", "blockkit")
 	var p blockkit.Payload
 	if err := json.Unmarshal([]byte(out), &p); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out)
@@ -96,7 +93,7 @@ func TestSummaryCommand(t *testing.T) {
 		{[]string{"-l", "team=checkout"}, 0, "· labels team=checkout · "},
 		{[]string{"--namespace", "other-*"}, 0, "\n\n   no managed app in scope\n"},
 	} {
-		code, out, errOut := runCLI(t, nil, append([]string{"summary"}, tc.args...)...)
+		code, out, errOut := runCLIWith(t, fleet, nil, append([]string{"summary"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("summary %s: exit %d (want %d), lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out, errOut)
 		}
@@ -147,8 +144,8 @@ func TestSummaryExitStatus(t *testing.T) {
 func TestSummaryPartial(t *testing.T) {
 	sc := lab.FleetScenario(lab.FleetSpec{Apps: 6, Repos: 2})
 	sc.Registry.Behaviours = []lab.Behaviour{{Repo: "team/svc-001", Delay: "10m", Only: "tags"}} // held until imgupd gives up
-	labFleet(t, sc)
-	code, out, errOut := runCLI(t, nil, "summary", "--deadline", "5s", "--concurrency", "2")
+	fleet := labFleet(t, sc)
+	code, out, errOut := runCLIWith(t, fleet, nil, "summary", "--deadline", "5s", "--concurrency", "2")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errOut)
 	}
@@ -167,33 +164,33 @@ func TestSummaryPartial(t *testing.T) {
 // the other commands' (keys are flags, did you mean for a typo), and
 // config check accepts it.
 func TestSummaryConfig(t *testing.T) {
-	labFleet(t, thirtyApps())
+	fleet := labFleet(t, thirtyApps())
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte(serveConfig+"summary:\n  output: json\n  name: [\"app-000[0-8]*\", \"app-0019-*\"]\n  concurrency: 4\n  deadline: 1m\n"), 0o600)
-	code, out, errOut := runCLI(t, nil, "--config", good, "summary")
+	code, out, errOut := runCLIWith(t, fleet, nil, "--config", good, "summary")
 	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 1 || s.Total != 10 {
 		t.Fatalf("exit %d, %v, %d apps: %s\n%s", code, err, s.Total, errOut, out)
 	}
 	// The environment wins over the file.
-	code, out, _ = runCLI(t, map[string]string{"IMGUPD_OUTPUT": "markdown"}, "--config", good, "summary")
+	code, out, _ = runCLIWith(t, fleet, map[string]string{"IMGUPD_OUTPUT": "markdown"}, "--config", good, "summary")
 	if code != 1 || !strings.HasPrefix(out, "## ✗ Image Updater fleet") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 
-	code, out, errOut = runCLI(t, nil, "config", "check", "--config", good)
+	code, out, errOut = runCLIWith(t, fleet, nil, "config", "check", "--config", good)
 	if code != 0 || !strings.Contains(out, "summary: ") || !strings.Contains(out, "output=json") {
 		t.Errorf("config check: exit %d\n%s\n%s", code, out, errOut)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte(serveConfig+"summary:\n  outptu: json\n  concurrency: many\n"), 0o600)
-	code, _, errOut = runCLI(t, nil, "--config", bad, "summary")
+	code, _, errOut = runCLIWith(t, fleet, nil, "--config", bad, "summary")
 	if code != 2 || !strings.Contains(errOut, "summary.outptu is not a setting of \"summary\"; did you mean summary.output?") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = runCLI(t, nil, "config", "check", "--config", bad)
+	code, _, errOut = runCLIWith(t, fleet, nil, "config", "check", "--config", bad)
 	if code != 2 || !strings.Contains(errOut, "summary.outptu: is not a setting of \"summary\"; did you mean summary.output?") ||
 		!strings.Contains(errOut, "summary.concurrency: invalid argument \"many\"") {
 		t.Errorf("config check: exit %d: %s", code, errOut)
@@ -202,11 +199,11 @@ func TestSummaryConfig(t *testing.T) {
 
 // TestSummaryAsKubectlPlugin: as kubectl imgupd, help and the next step say so.
 func TestSummaryAsKubectlPlugin(t *testing.T) {
-	labFleet(t, thirtyApps())
+	fleet := labFleet(t, thirtyApps())
 	runName := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := runAs(context.Background(), "kubectl imgupd", args, streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-			func(string) (string, bool) { return "", false })
+			func(string) (string, bool) { return "", false }, fleet)
 		return code, out.String(), errb.String()
 	}
 	code, out, _ := runName("summary", "--help")
@@ -224,14 +221,14 @@ func TestSummaryAsKubectlPlugin(t *testing.T) {
 // TestSummaryNoProgressOffATerminal: stderr that is a file gets no
 // progress line.
 func TestSummaryNoProgressOffATerminal(t *testing.T) {
-	labFleet(t, thirtyApps())
+	fleet := labFleet(t, thirtyApps())
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out bytes.Buffer
-	code := run(context.Background(), []string{"summary"}, streams{In: strings.NewReader(""), Out: &out, Err: f}, func(string) (string, bool) { return "", false })
+	code := run(context.Background(), []string{"summary"}, streams{In: strings.NewReader(""), Out: &out, Err: f}, func(string) (string, bool) { return "", false }, fleet)
 	b, _ := os.ReadFile(f.Name())
 	if code != 1 || len(b) != 0 {
 		t.Errorf("exit %d, stderr %q", code, b)

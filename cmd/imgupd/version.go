@@ -25,10 +25,8 @@ func buildVersion() string {
 }
 
 func newVersionCmd(io streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print imgupd's version and the Image Updater versions it models",
-		Args:  cobra.NoArgs,
+	return fromTable("version", &cobra.Command{
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var known []string
 			for _, v := range updater.KnownVersions() {
@@ -38,5 +36,5 @@ func newVersionCmd(io streams) *cobra.Command {
 			fmt.Fprintf(io.Out, "models Argo CD Image Updater %s (default %s)\n", strings.Join(known, ", "), updater.Latest.Short())
 			return nil
 		},
-	}
+	})
 }

@@ -1,0 +1,20 @@
+package main
+
+import "github.com/imgupd/imgupd/bot/blockkit"
+
+// blockkitExporter writes the Slack payload the bot posts for an answer,
+// as JSON.
+func blockkitExporter() exporter {
+	const note = "the Slack payload"
+	return exporter{name: "blockkit", mode: shownJSON, answers: map[answerKind]export{
+		answerReport: exportAs(note, func(io streams, v reportOutput) error {
+			return writeJSON(io.Out, blockkit.Report(v.report, blockkit.Options{Buttons: true}))
+		}),
+		answerSummary: exportAs(note, func(io streams, v summaryOutput) error {
+			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))
+		}),
+		answerWhere: exportAs(note, func(io streams, v whereOutput) error {
+			return writeJSON(io.Out, blockkit.Where(v.where))
+		}),
+	}}
+}

@@ -1,0 +1,28 @@
+package main
+
+import "github.com/imgupd/imgupd/diagnostics/render"
+
+// markdownExporter writes answers as Markdown, for issues, pull requests
+// and docs (the catalogue is docs/findings.md).
+func markdownExporter() exporter {
+	return exporter{name: "markdown", mode: shownMarkdown, answers: map[answerKind]export{
+		answerReport: exportAs("", func(io streams, v reportOutput) error {
+			render.Markdown(io.Out, v.report)
+			return nil
+		}),
+		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
+			render.SummaryMarkdownWith(io.Out, v.summary, v.opts)
+			return nil
+		}),
+		answerWhere: exportAs("", func(io streams, v whereOutput) error {
+			render.WhereMarkdown(io.Out, v.where, v.opts)
+			return nil
+		}),
+		answerCatalogue: exportAs("docs/findings.md", func(io streams, v catalogueOutput) error {
+			writeCatalogueMarkdown(io.Out, v)
+			return nil
+		}),
+		// The scenario table reads as well in Markdown as in a terminal.
+		answerScenarios: exportAs("", writeScenarioTable),
+	}}
+}

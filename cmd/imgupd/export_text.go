@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/imgupd/imgupd/diagnostics/render"
+	"github.com/imgupd/imgupd/diagnostics/simulate"
+)
+
+// textExporter writes answers for a terminal.
+func textExporter() exporter {
+	return exporter{name: "text", mode: shownText, answers: map[answerKind]export{
+		answerReport: exportAs("", func(io streams, v reportOutput) error {
+			if v.heading != "" {
+				fmt.Fprintf(io.Out, "%s\n\n", v.heading)
+			}
+			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose})
+			return nil
+		}),
+		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
+			render.SummaryText(io.Out, v.summary, v.opts)
+			return nil
+		}),
+		answerWhere: exportAs("", func(io streams, v whereOutput) error {
+			render.WhereText(io.Out, v.where, v.opts)
+			return nil
+		}),
+		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
+			for _, e := range v {
+				writeEntry(io.Out, e)
+				fmt.Fprintln(io.Out)
+			}
+			return nil
+		}),
+		answerSimulation: exportAs("", func(io streams, v simulateOutput) error {
+			simulate.WriteText(io.Out, v.result, simulate.TextOptions{All: v.all})
+			return nil
+		}),
+		// What serve resolves, or the problems (on stderr).
+		answerConfig: exportAs("", func(io streams, c *checkedConfig) error {
+			writeCheckedConfig(io, c)
+			return nil
+		}),
+		answerScenarios: exportAs("", writeScenarioTable),
+	}}
+}
