@@ -55,13 +55,13 @@ const (
 	InvalidKey Kind = "InvalidKey"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
+	return append([]Kind{
 		Other, NotRecognised, NoCredentials, Unauthorized, Forbidden, NotFound, BranchNotFound, RateLimited,
-		BadResponse, InvalidKey, netclass.DNS, netclass.Connect, netclass.TLS, netclass.Timeout, netclass.Proxy,
-		netclass.Canceled,
-	}
+		BadResponse, InvalidKey,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{

@@ -64,13 +64,13 @@ const (
 	TooLarge Kind = "TooLarge"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
-		Other, AuthRequired, AuthFailed, RepoNotFound, BranchNotFound, netclass.DNS, netclass.Connect,
-		netclass.TLS, netclass.Timeout, UnsupportedURL, netclass.Canceled, HostKeyUnknown, HostKeyMismatch,
-		netclass.Proxy, TooLarge,
-	}
+	return append([]Kind{
+		Other, AuthRequired, AuthFailed, RepoNotFound, BranchNotFound, UnsupportedURL, HostKeyUnknown,
+		HostKeyMismatch, TooLarge,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{

@@ -48,13 +48,13 @@ const (
 	InvalidSource ErrorKind = "InvalidSource"
 )
 
-// ErrorKinds is every ErrorKind, in the order above.
+// ErrorKinds is every ErrorKind: this package's own, in the order above,
+// then the network kinds (netclass.Kinds).
 func ErrorKinds() []ErrorKind {
-	return []ErrorKind{
+	return append([]ErrorKind{
 		Other, ChartNotFound, VersionNotFound, Unauthorized, Forbidden, NotAHelmRepo, BadChart, TooLarge,
-		InvalidSource, netclass.DNS, netclass.Connect, netclass.TLS, netclass.Timeout, netclass.Proxy,
-		netclass.Canceled,
-	}
+		InvalidSource,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[ErrorKind]string{

@@ -41,12 +41,12 @@ const (
 	TooLarge Kind = "TooLarge"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
-		Other, netclass.DNS, netclass.Connect, netclass.TLS, netclass.Timeout, netclass.Proxy, Unauthorized,
-		Forbidden, NotFound, RateLimited, NotRegistry, netclass.Canceled, TooLarge,
-	}
+	return append([]Kind{
+		Other, Unauthorized, Forbidden, NotFound, RateLimited, NotRegistry, TooLarge,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{
