@@ -7,24 +7,14 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/internal/secret"
 )
 
-// Secret is a token. It never prints: fmt, %v, %#v and slog all show
-// "[redacted]". Reveal returns the value for the one place that sends it.
-type Secret string
-
-func (s Secret) String() string   { return "[redacted]" }
-func (s Secret) GoString() string { return `"[redacted]"` }
-
-// LogValue keeps the token out of structured logs.
-func (s Secret) LogValue() slog.Value { return slog.StringValue("[redacted]") }
-
-// MarshalText keeps the token out of JSON and YAML (and so out of a JSON log
-// of a struct that holds it).
-func (s Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
-
-// Reveal is the token itself.
-func (s Secret) Reveal() string { return string(s) }
+// Secret is a token. It never prints: every fmt verb, JSON, text and slog
+// show "[redacted]". Reveal returns the value for the one place that sends
+// it. It is the module's one secret type (package internal/secret), with
+// the bot's mask.
+type Secret = secret.Secret[secret.Redacted]
 
 // DefaultMaxConcurrentPerUser is how many commands that read the cluster one person may have
 // running or waiting at once, by default.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/advice"
 	"github.com/imgupd/imgupd/diagnostics/cluster"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/diagnostics/updater"
@@ -149,12 +150,12 @@ func (r *run) checkImageRegistry(ctx context.Context, im updater.ImageConfig) []
 		}
 		f := r.registryFailure(name, im, ep, re, refStr != "", refStr)
 		switch {
-		case theirs != nil && re.Kind == registry.Proxy:
+		case theirs != nil && re.Kind == netclass.Proxy:
 			f = r.updaterProxyFailure(f, im, ep, theirs)
 		case theirs != nil:
 			f.Title += " (probed through Image Updater's proxy " + redactURL(theirs) + ")"
 			f = f.With(ev("path", "through Image Updater's proxy "+redactURL(theirs)+", as its pod sends it"))
-		case re.Kind == registry.DNS || re.Kind == registry.Connect || re.Kind == registry.Timeout:
+		case re.Kind == netclass.DNS || re.Kind == netclass.Connect || re.Kind == netclass.Timeout:
 			f = f.With(ev("path", "direct from imgupd's network (Image Updater's pod has no proxy for "+ep.Host()+"); from inside the cluster the answer can differ"))
 		}
 		if !credsChecked && (re.Kind == registry.Unauthorized || re.Kind == registry.Forbidden) {
@@ -302,9 +303,9 @@ func outOfTime(ctx context.Context) bool {
 var registryCodes = map[registry.Kind]report.Code{
 	registry.Unauthorized: report.CodeRegistryUnauthorized, registry.Forbidden: report.CodeRegistryForbidden,
 	registry.NotFound: report.CodeRegistryNotFound, registry.RateLimited: report.CodeRegistryRateLimited,
-	registry.DNS: report.CodeRegistryDNS, registry.Connect: report.CodeRegistryConnect, registry.TLS: report.CodeRegistryTLS,
-	registry.Timeout: report.CodeRegistryTimeout, registry.Proxy: report.CodeRegistryProxy, registry.NotRegistry: report.CodeRegistryNotRegistry,
-	registry.Canceled: report.CodeCheckTimeout, registry.TooLarge: report.CodeRegistryTagListTooLarge,
+	netclass.DNS: report.CodeRegistryDNS, netclass.Connect: report.CodeRegistryConnect, netclass.TLS: report.CodeRegistryTLS,
+	netclass.Timeout: report.CodeRegistryTimeout, netclass.Proxy: report.CodeRegistryProxy, registry.NotRegistry: report.CodeRegistryNotRegistry,
+	netclass.Canceled: report.CodeCheckTimeout, registry.TooLarge: report.CodeRegistryTagListTooLarge,
 }
 
 func (r *run) registryFailure(name string, im updater.ImageConfig, ep updater.Endpoint, re *registry.Error, hasCreds bool, ref string) report.Finding {
@@ -359,7 +360,7 @@ func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *
 		steps := []report.Step{registryAccountVars(ep.Host()),
 			createPullSecret("create a pull secret for "+ep.Host()+" in namespace "+ns+", where Image Updater reads Secrets", ns, name, ep.APIURL, false)}
 		return confWhere, append(steps, r.registriesConfSteps("give the registry a rate limit and the account", e)...)
-	case registry.TLS:
+	case netclass.TLS:
 		tls := re.Facts().TLS
 		var steps []report.Step
 		switch {
@@ -391,7 +392,7 @@ func (r *run) registryFixSteps(im updater.ImageConfig, ep updater.Endpoint, re *
 		e.apiURL = "<the registry's API URL, https://host[:port]>"
 		y, _ := mergeRegistriesConf(nil, e)
 		return confWhere, []report.Step{report.Paste("name the registry's API URL for prefix "+entry.prefix+" (only you know it: merge this entry by hand)", confWhere, r.editRegistriesConf(), y)}
-	case registry.DNS, registry.Connect, registry.Timeout:
+	case netclass.DNS, netclass.Connect, netclass.Timeout:
 		if r.install == nil {
 			break
 		}

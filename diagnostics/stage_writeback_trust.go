@@ -10,6 +10,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/diagnostics/gitsource"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
@@ -71,7 +72,7 @@ func (r *run) trustFailure(ctx context.Context, repo string, err error) (report.
 	}
 	detail := textutil.OneLine(ge.Error())
 	switch {
-	case ge.Kind == gitsource.TLS && ge.Facts().TLS.UnknownAuthority && !cluster.IsArgoSSHURL(repo):
+	case ge.Kind == netclass.TLS && ge.Facts().TLS.UnknownAuthority && !cluster.IsArgoSSHURL(repo):
 		return r.caUnknown(repo, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), detail)), true
 	case ge.Kind == gitsource.HostKeyUnknown:
 		return r.hostKeyFailure(ctx, repo, false, fmt.Sprintf("%s: %s", gitsource.NormalizeURL(repo), detail)), true

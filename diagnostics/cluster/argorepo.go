@@ -3,10 +3,11 @@ package cluster
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/imgupd/imgupd/internal/giturl"
 )
 
 // Repository is what Argo CD's repo-server (and Image Updater's
@@ -217,42 +218,20 @@ func firstName(a, b string) string {
 	return b
 }
 
-// sshURLRE is Argo CD's IsSSHURL test.
-var sshURLRE = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
-
 // IsArgoSSHURL reports whether Argo CD treats the URL as SSH: any
-// user@host... without another scheme.
+// user@host... without another scheme (giturl.IsSSH: Argo CD's IsSSHURL,
+// case-sensitive as Argo CD's is).
 func IsArgoSSHURL(u string) bool {
-	return sshURLRE.MatchString(strings.ToLower(strings.TrimSpace(u)))
+	_, ok := giturl.IsSSH(strings.TrimSpace(u))
+	return ok
 }
 
-// ArgoNormalizeURL is Argo CD's git.NormalizeGitURL: the whole URL
-// lower-cased, scp form user@host:path as user@host/path, one trailing
-// ".git" removed, a leading "ssh://" dropped; "" when it does not parse.
-// A trailing "/", a port, the scheme and userinfo are kept, so URLs that
-// differ in them are different repositories to Argo CD.
-func ArgoNormalizeURL(raw string) string {
-	s := strings.ToLower(strings.TrimSpace(raw))
-	if s == "" {
-		return ""
-	}
-	if sshURLRE.MatchString(s) {
-		if !strings.HasPrefix(s, "ssh://") {
-			s = "ssh://" + strings.Replace(s, ":", "/", 1)
-		}
-	}
-	s = strings.TrimSuffix(s, ".git")
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	if u.Port() != "" {
-		if _, err := strconv.Atoi(u.Port()); err != nil {
-			return ""
-		}
-	}
-	return strings.TrimPrefix(u.String(), "ssh://")
-}
+// ArgoNormalizeURL is Argo CD's git.NormalizeGitURL (giturl.ArgoNormalize):
+// the whole URL lower-cased, scp form user@host:path as user@host/path,
+// one trailing ".git" removed, a leading "ssh://" dropped; "" when it does
+// not parse. A trailing "/", a port, the scheme and userinfo are kept, so
+// URLs that differ in them are different repositories to Argo CD.
+func ArgoNormalizeURL(raw string) string { return giturl.ArgoNormalize(raw) }
 
 // OriginOf is the host and port a repository URL is fetched from, lower
 // case, as far as credentials go (scp and ssh:// URLs and scheme-less OCI
@@ -276,17 +255,14 @@ func OriginOf(raw string) string {
 // keys argocd-tls-certs-cm (scheme-less and scp URLs included).
 func HostOf(raw string) string {
 	s := strings.TrimSpace(raw)
-	if IsArgoSSHURL(s) && !strings.Contains(s, "://") {
-		at, colon := strings.Index(s, "@"), strings.Index(s, ":")
-		if at >= 0 && colon > at {
-			return s[at+1 : colon]
-		}
+	if u, ok := giturl.Parse(s); ok && u.SCP && IsArgoSSHURL(s) {
+		return u.Hostname()
 	}
 	if !strings.Contains(s, "://") {
 		s = "dummy://" + s
 	}
-	u, err := url.Parse(s)
-	if err != nil {
+	u, ok := giturl.Parse(s)
+	if !ok {
 		return ""
 	}
 	return u.Hostname()

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
 	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/internal/giturl"
 )
 
 // Defaults for New.
@@ -221,24 +221,6 @@ func (c *Client) BranchProtection(ctx context.Context, repoURL, branch string, c
 
 // redactRepoURL removes userinfo (user names included: they may be
 // tokens) from a repository URL, for error text.
-func redactRepoURL(raw string) string {
-	s := strings.TrimSpace(raw)
-	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
-		return m[1] + ":" + m[2]
-	}
-	if u, err := url.Parse(s); err == nil {
-		u.User = nil
-		return u.String()
-	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		if at := strings.LastIndex(s[i+3:], "@"); at >= 0 {
-			return s[:i+3] + s[i+3+at+1:]
-		}
-	}
-	if at := strings.LastIndex(s, "@"); at >= 0 {
-		return s[at+1:]
-	}
-	return s
-}
+func redactRepoURL(raw string) string { return giturl.Redact(raw) }
 
 func ptr[T any](v T) *T { return &v }

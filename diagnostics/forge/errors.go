@@ -15,8 +15,10 @@ import (
 // Kind is what went wrong asking a forge's API, as a stable name that is
 // safe to alert on. Every Kind means the push check was not made; none of
 // them says the branch is protected or not.
-// Its value is that name, as JSON and log lines carry it.
-type Kind string
+// It is a network kind (netclass.DNS, Connect, TLS, Timeout, Proxy,
+// Canceled), shared with the other sources, or one of the forge's own
+// below. Its value is that name, as JSON and log lines carry it.
+type Kind = netclass.Kind
 
 const (
 	// Other: none of the kinds below.
@@ -51,44 +53,25 @@ const (
 	// InvalidKey: a GitHub App private key that does not parse as an RSA
 	// PEM key.
 	InvalidKey Kind = "InvalidKey"
-	// DNS: the API host name did not resolve.
-	DNS Kind = "DNS"
-	// Connect: connection refused, reset, or host/network unreachable.
-	Connect Kind = "Connect"
-	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
-	// plain-HTTP server spoken to with TLS).
-	TLS Kind = "TLS"
-	// Timeout: no answer in time (dial, TLS, response, the per-request
-	// timeout or the caller's deadline).
-	Timeout Kind = "Timeout"
-	// Proxy: the HTTP(S) proxy itself could not be reached.
-	Proxy Kind = "Proxy"
-	// Canceled: the caller canceled the context.
-	Canceled Kind = "Canceled"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
+	return append([]Kind{
 		Other, NotRecognised, NoCredentials, Unauthorized, Forbidden, NotFound, BranchNotFound, RateLimited,
-		BadResponse, InvalidKey, DNS, Connect, TLS, Timeout, Proxy, Canceled,
-	}
+		BadResponse, InvalidKey,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{
 	Other: "failed", NotRecognised: "not a recognised forge repository", NoCredentials: "no API token",
 	Unauthorized: "credentials refused", Forbidden: "access denied", NotFound: "repository not found or not visible",
 	BranchNotFound: "branch not found", RateLimited: "rate limited", BadResponse: "unexpected answer",
-	InvalidKey: "invalid private key", DNS: "host not found (DNS)", Connect: "connection refused or host unreachable",
-	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed", Canceled: "canceled",
+	InvalidKey: "invalid private key",
 }
 
-func phrase(k Kind) string {
-	if p, ok := kindPhrases[k]; ok {
-		return p
-	}
-	return "failed"
-}
+func phrase(k Kind) string { return k.Phrase(kindPhrases) }
 
 // Error is one classified failure asking a forge. Its message is one line
 // and never contains a token, key or Authorization header: URL carries no
@@ -203,18 +186,13 @@ func classifyTransport(e *Error, err error) {
 	e.Err = err
 	var detail error = err
 	if c, d := netclass.Classify(err); c != netclass.None {
-		e.Kind, detail = netKinds[c], d
+		e.Kind, detail = c, d
 	} else if errors.Is(err, errTooLarge) {
 		e.Kind, detail = BadResponse, errTooLarge
 	} else if errors.Is(err, errUndocumented) {
 		e.Kind = BadResponse
 	}
 	e.detail = errtext.OneLine(detail.Error())
-}
-
-var netKinds = map[netclass.Class]Kind{
-	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
-	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
 }
 
 // statusKind is the kind an HTTP status stands for. 404 is NotFound here;

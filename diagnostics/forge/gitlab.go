@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 )
 
@@ -93,7 +94,7 @@ func (c *Client) gitlab(ctx context.Context, repo Repo, token updater.Secret, p 
 			if pb.AllowForcePush {
 				p.Rules = append(p.Rules, "allow_force_push: true")
 			}
-		case e.Kind == Canceled || e.Kind == Timeout:
+		case e.Kind == netclass.Canceled || e.Kind == netclass.Timeout:
 			return e
 		case e.Kind == NotFound:
 			// Protected through a wildcard rule ("release/*"), which this

@@ -13,6 +13,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics/forge"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/lab/loopback"
 )
 
@@ -51,7 +52,7 @@ func TestUnreachableAPI(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, err := c.BranchProtection(context.Background(), "https://git.example/acme/web.git", "main", creds(tokWriter))
-			fe := wantKind(t, err, forge.Connect)
+			fe := wantKind(t, err, netclass.Connect)
 			if fe.Method != "GET" || !strings.HasPrefix(fe.URL, "http://"+addr+"/api/") {
 				t.Errorf("request = %s %s", fe.Method, fe.URL)
 			}
@@ -70,7 +71,7 @@ func TestSlowAPITimesOut(t *testing.T) {
 	for _, u := range []string{"https://" + ghesHost + "/acme/web", "https://" + gitlabHost + "/group/sub/proj", "https://" + giteaHost + "/acme/web"} {
 		start := time.Now()
 		_, err := c.BranchProtection(context.Background(), u, "main", creds(tokWriter))
-		wantKind(t, err, forge.Timeout)
+		wantKind(t, err, netclass.Timeout)
 		if d := time.Since(start); d > time.Minute { // a net for a hang, not a timing
 			t.Errorf("%s: took %v despite the 150ms timeout", u, d)
 		}
@@ -85,7 +86,7 @@ func TestCallerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err := c.BranchProtection(ctx, "https://"+gitlabHost+"/group/sub/proj", "main", creds(tokWriter))
-	wantKind(t, err, forge.Canceled)
+	wantKind(t, err, netclass.Canceled)
 }
 
 func TestBadResponses(t *testing.T) {

@@ -3,8 +3,9 @@ package forge
 import (
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/imgupd/imgupd/internal/giturl"
 )
 
 // Repo is a repository on a recognised forge, as parsed from its git URL.
@@ -24,9 +25,6 @@ type Repo struct {
 
 // Path is "owner/name" (GitLab: "group/sub/project").
 func (r Repo) Path() string { return r.Owner + "/" + r.Name }
-
-// scpLike is git's scp-like SSH syntax "user@host:path".
-var scpLike = regexp.MustCompile(`^[^@/:]+@([^/:]+):(.+)$`)
 
 // Recognise finds the forge serving repoURL and the repository's owner
 // and name. It accepts https:// and http:// URLs, ssh:// (also git+ssh://,
@@ -73,13 +71,16 @@ func Recognise(repoURL string, configured []Endpoint) (repo Repo, ok bool) {
 // port says nothing about the API's), and the path's segments with ".git"
 // removed from the last one.
 func splitRepoURL(raw string) (host, port string, ssh bool, segs []string, ok bool) {
-	s := strings.TrimSpace(raw)
 	var path string
-	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
-		host, path, ssh = m[1], m[2], true
-	} else {
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || u.Opaque != "" {
+	p, parsed := giturl.Parse(raw)
+	switch {
+	case !parsed:
+		return "", "", false, nil, false
+	case p.SCP:
+		host, path, ssh = p.Host, p.Path, true
+	default:
+		u := p.URL
+		if u.Host == "" || u.Opaque != "" {
 			return "", "", false, nil, false
 		}
 		switch strings.ToLower(u.Scheme) {
@@ -94,7 +95,7 @@ func splitRepoURL(raw string) (host, port string, ssh bool, segs []string, ok bo
 		default:
 			return "", "", false, nil, false
 		}
-		host, path = u.Hostname(), u.EscapedPath()
+		host, path = p.Hostname(), p.Path
 		if u.RawQuery != "" || u.Fragment != "" {
 			return "", "", false, nil, false
 		}

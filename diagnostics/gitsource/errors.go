@@ -19,9 +19,17 @@ import (
 )
 
 // Kind is the class of a git access failure, as a stable name that is
-// safe to alert on.
-// Its value is that name, as JSON and log lines carry it.
-type Kind string
+// safe to alert on: a network kind (netclass.DNS, Connect, TLS, Timeout,
+// Proxy, Canceled), shared with the other sources, or one of git's own
+// below. Its value is that name, as JSON and log lines carry it.
+//
+// Over git, netclass.TLS also covers a server refusing the handshake (a
+// TLS alert, e.g. a client certificate required or not accepted); SSH host
+// keys are HostKeyUnknown and HostKeyMismatch. netclass.Proxy also covers
+// a proxy that refused the tunnel (HTTP 403 or 407 to CONNECT, a SOCKS5
+// refusal) or is not usable for the URL (an http:// proxy for SSH);
+// Error.Proxy names it.
+type Kind = netclass.Kind
 
 const (
 	// Other: none of the kinds below.
@@ -38,23 +46,10 @@ const (
 	RepoNotFound Kind = "RepoNotFound"
 	// BranchNotFound: the repository has no such branch (or no branches).
 	BranchNotFound Kind = "BranchNotFound"
-	// DNS: the host name does not resolve.
-	DNS Kind = "DNS"
-	// Connect: connection refused, reset, or host/network unreachable.
-	Connect Kind = "Connect"
-	// TLS: the server's TLS identity could not be verified (certificate,
-	// host name, TLS handshake), or the server refused the handshake (a
-	// TLS alert, e.g. a client certificate required or not accepted). SSH
-	// host keys are HostKeyUnknown and HostKeyMismatch.
-	TLS Kind = "TLS"
-	// Timeout: no answer in time (network timeout or the deadline).
-	Timeout Kind = "Timeout"
 	// UnsupportedURL: the URL cannot be used: an unknown scheme, or a
 	// URL git:secret credentials cannot be used with (see
 	// RequiresSecureURL).
 	UnsupportedURL Kind = "UnsupportedURL"
-	// Canceled: the caller canceled the context.
-	Canceled Kind = "Canceled"
 	// HostKeyUnknown: the known hosts (Auth.KnownHosts, else the local
 	// known_hosts files) have no entry for the SSH server's host and port
 	// ("knownhosts: key is unknown").
@@ -63,30 +58,26 @@ const (
 	// server, or mark its key @revoked ("knownhosts: key mismatch"): a
 	// changed or spoofed server.
 	HostKeyMismatch Kind = "HostKeyMismatch"
-	// Proxy: the proxy itself failed: unreachable, refused the tunnel
-	// (HTTP 403 or 407 to CONNECT, a SOCKS5 refusal), or is not usable
-	// for the URL (an http:// proxy for SSH). Error.Proxy names it.
-	Proxy Kind = "Proxy"
 	// TooLarge: the server's answer passed imgupd's bounds (a ref
 	// advertisement, a pack, or the objects it inflates to; see
 	// MaxPackBytes); Error.Limit says which.
 	TooLarge Kind = "TooLarge"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
-		Other, AuthRequired, AuthFailed, RepoNotFound, BranchNotFound, DNS, Connect, TLS, Timeout, UnsupportedURL,
-		Canceled, HostKeyUnknown, HostKeyMismatch, Proxy, TooLarge,
-	}
+	return append([]Kind{
+		Other, AuthRequired, AuthFailed, RepoNotFound, BranchNotFound, UnsupportedURL, HostKeyUnknown,
+		HostKeyMismatch, TooLarge,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{
 	Other: "failed", AuthRequired: "authentication required", AuthFailed: "credentials refused",
-	RepoNotFound: "repository not found", BranchNotFound: "branch not found", DNS: "host not found (DNS)",
-	Connect: "connection refused or host unreachable", TLS: "server identity not verified",
-	Timeout: "timed out", UnsupportedURL: "unsupported URL", Canceled: "canceled",
-	HostKeyUnknown: "SSH host key unknown", HostKeyMismatch: "SSH host key mismatch", Proxy: "proxy failed",
+	RepoNotFound: "repository not found", BranchNotFound: "branch not found",
+	netclass.TLS: "server identity not verified", UnsupportedURL: "unsupported URL",
+	HostKeyUnknown: "SSH host key unknown", HostKeyMismatch: "SSH host key mismatch", netclass.Proxy: "proxy failed",
 	TooLarge: "past imgupd's read bound",
 }
 
@@ -147,7 +138,7 @@ func (e *Error) Error() string {
 	if b.Len() > 0 {
 		b.WriteString(": ")
 	}
-	if e.Kind == TLS && e.hint.tlsRefused {
+	if e.Kind == netclass.TLS && e.hint.tlsRefused {
 		b.WriteString("TLS handshake refused by the server")
 	} else {
 		b.WriteString(phrase(e.Kind))
@@ -171,12 +162,7 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-func phrase(k Kind) string {
-	if p, ok := kindPhrases[k]; ok {
-		return p
-	}
-	return "failed"
-}
+func phrase(k Kind) string { return k.Phrase(kindPhrases) }
 
 // classify turns an error from go-git or the network into an *Error, using
 // typed errors only (errors.Is / errors.As). go-git's
@@ -219,13 +205,13 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 	case errors.Is(all, errUnsupportedScheme):
 		e.Kind = UnsupportedURL
 	case errors.Is(all, errBadProxy), errors.Is(all, errSSHNotSOCKS):
-		e.Kind, detail = Proxy, firstOf(all, errBadProxy, errSSHNotSOCKS)
+		e.Kind, detail = netclass.Proxy, firstOf(all, errBadProxy, errSSHNotSOCKS)
 	case errors.As(all, &statusErr):
-		e.Kind, e.Status, detail = Proxy, statusErr.Status, statusErr
+		e.Kind, e.Status, detail = netclass.Proxy, statusErr.Status, statusErr
 	case socksErr != nil && netClass != netclass.Canceled:
-		e.Kind, detail = Proxy, socksErr
+		e.Kind, detail = netclass.Proxy, socksErr
 	case netClass != netclass.None:
-		e.Kind, detail = netKinds[netClass], netDetail
+		e.Kind, detail = netClass, netDetail
 	case errors.As(all, &hkErr):
 		e.Kind, detail = hostKeyKind(all), hkErr
 	case errors.As(all, &revErr):
@@ -233,7 +219,7 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 	case errors.As(all, &keyErr):
 		e.Kind, detail = hostKeyKind(all), keyErr
 	case netclass.RemoteTLSAlert(all) != nil:
-		e.Kind, detail, e.hint.tlsRefused = TLS, netclass.RemoteTLSAlert(all), true
+		e.Kind, detail, e.hint.tlsRefused = netclass.TLS, netclass.RemoteTLSAlert(all), true
 	case errors.Is(all, errNoSSHKey):
 		e.Kind, detail = AuthRequired, errNoSSHKey
 	case errors.Is(all, transport.ErrAuthenticationRequired):
@@ -257,7 +243,7 @@ func classify(op, rawURL string, a Auth, err error) *Error {
 	case isSSHAuthFailure(all):
 		e.Kind = AuthFailed
 	}
-	if e.Kind == Proxy && a.Proxy != "" {
+	if e.Kind == netclass.Proxy && a.Proxy != "" {
 		e.Proxy = redactProxy(a.Proxy)
 	}
 	if !isSentinel(detail) {
@@ -296,12 +282,6 @@ func newHintContext(a Auth) hintContext {
 		h.clientCertBad = err != nil
 	}
 	return h
-}
-
-// netKinds maps network classes to kinds.
-var netKinds = map[netclass.Class]Kind{
-	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
-	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
 }
 
 // isSentinel reports whether err is one of go-git's bare sentinels, whose

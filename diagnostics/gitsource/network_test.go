@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	labgit "github.com/imgupd/imgupd/lab/git"
 )
 
@@ -26,7 +27,7 @@ func TestTLS(t *testing.T) {
 		kind Kind // Other = success
 	}{
 		{"with CA", Auth{Username: writerUser, Password: writerPass, CAData: s.CAPEM}, Other},
-		{"without CA", creds, TLS},
+		{"without CA", creds, netclass.TLS},
 		{"insecure, as Image Updater with git:secret", Auth{Username: writerUser, Password: writerPass, InsecureSkipTLS: true}, Other},
 	}
 	for _, tc := range tests {
@@ -89,13 +90,13 @@ func TestNetworkFailures(t *testing.T) {
 		url  string
 		kind Kind
 	}{
-		{"unresolvable host", context.Background(), newClient(), "https://git.invalid/team/app.git", DNS},
-		{"connection refused", context.Background(), newClient(), closed, Connect},
-		{"timeout", context.Background(), New(WithTimeout(300 * time.Millisecond)), hang.URL + "/app.git", Timeout},
-		{"canceled", canceled, newClient(), hang.URL + "/app.git", Canceled},
+		{"unresolvable host", context.Background(), newClient(), "https://git.invalid/team/app.git", netclass.DNS},
+		{"connection refused", context.Background(), newClient(), closed, netclass.Connect},
+		{"timeout", context.Background(), New(WithTimeout(300 * time.Millisecond)), hang.URL + "/app.git", netclass.Timeout},
+		{"canceled", canceled, newClient(), hang.URL + "/app.git", netclass.Canceled},
 		{"file URL", context.Background(), newClient(), "file:///tmp/repo.git", UnsupportedURL},
 		{"git protocol", context.Background(), newClient(), "git://example.com/repo.git", UnsupportedURL},
-		{"ssh refused", context.Background(), newClient(), "ssh://git@" + strings.TrimPrefix(closed, "http://"), Connect},
+		{"ssh refused", context.Background(), newClient(), "ssh://git@" + strings.TrimPrefix(closed, "http://"), netclass.Connect},
 		{"ssh without key", context.Background(), newClient(), "git@example.invalid:team/app.git", AuthRequired},
 	}
 	for _, tc := range tests {

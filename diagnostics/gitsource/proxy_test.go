@@ -12,6 +12,7 @@ import (
 
 	labgit "github.com/imgupd/imgupd/lab/git"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/lab/loopback"
 )
 
@@ -106,7 +107,7 @@ func TestHTTPSProxy(t *testing.T) {
 	})
 	t.Run("wrong proxy password", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, repo, auth("http://px:wrong-9d1@"+p.Host, ""))
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		if e.Status != http.StatusProxyAuthRequired || e.Proxy != p.URL || strings.Contains(e.Error(), "wrong-9d1") {
 			t.Errorf("error = %v (status %d, proxy %q)", e, e.Status, e.Proxy)
 		}
@@ -116,13 +117,13 @@ func TestHTTPSProxy(t *testing.T) {
 	})
 	t.Run("host denied by the proxy", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, "https://blocked.corp.example/team/app.git", auth(p.URLWithAuth(), ""))
-		if e := wantKind(t, err, Proxy); e.Status != http.StatusForbidden || !strings.Contains(adviceFor(e), "refused to tunnel") {
+		if e := wantKind(t, err, netclass.Proxy); e.Status != http.StatusForbidden || !strings.Contains(adviceFor(e), "refused to tunnel") {
 			t.Errorf("error = %v, hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("proxy refuses connections", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, repo, auth(dead, ""))
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		u, _ := url.Parse(dead)
 		if e.Proxy != "http://"+u.Host || !strings.Contains(e.Error(), "(proxy http://"+u.Host+")") ||
 			strings.Contains(e.Error(), proxyPass) || !strings.Contains(adviceFor(e), "http://"+u.Host) {
@@ -155,7 +156,7 @@ func TestHTTPSProxy(t *testing.T) {
 		u, _ := url.Parse("http://" + closedAddr(t))
 		c := New(WithTimeout(20e9), WithTransport(&http.Transport{Proxy: http.ProxyURL(u)}))
 		_, err := c.LsRemote(ctx, repo, Auth{InsecureSkipTLS: true})
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		if e.Proxy != "" || !strings.Contains(e.Error(), u.Host) || !strings.Contains(adviceFor(e), "HTTPS_PROXY") {
 			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
@@ -163,7 +164,7 @@ func TestHTTPSProxy(t *testing.T) {
 	t.Run("not a proxy URL", func(t *testing.T) {
 		for _, bad := range []string{"http://px:" + proxyPass + "@", "ftp://proxy:21", "::"} {
 			_, err := newClient().LsRemote(ctx, repo, auth(bad, ""))
-			e := wantKind(t, err, Proxy)
+			e := wantKind(t, err, netclass.Proxy)
 			if !errors.Is(err, errBadProxy) || strings.Contains(e.Error(), proxyPass) {
 				t.Errorf("%q: %v", bad, e)
 			}
@@ -230,7 +231,7 @@ func TestSSHProxy(t *testing.T) {
 	})
 	t.Run("wrong SOCKS5 password", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, repo, auth("socks5://px:wrong-3e7@"+socks.Host))
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		if e.Proxy != socks.URL || strings.Contains(e.Error(), "wrong-3e7") {
 			t.Errorf("error = %v", e)
 		}
@@ -238,14 +239,14 @@ func TestSSHProxy(t *testing.T) {
 	t.Run("proxy refuses connections", func(t *testing.T) {
 		dead := closedAddr(t)
 		_, err := newClient().LsRemote(ctx, repo, auth("socks5://px:"+socksPass+"@"+dead))
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		if e.Proxy != "socks5://"+dead || strings.Contains(e.Error(), socksPass) || !strings.Contains(adviceFor(e), dead) {
 			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}
 	})
 	t.Run("an HTTP proxy cannot carry SSH", func(t *testing.T) {
 		_, err := newClient().LsRemote(ctx, repo, auth("http://px:"+socksPass+"@proxy.corp.example:3128"))
-		e := wantKind(t, err, Proxy)
+		e := wantKind(t, err, netclass.Proxy)
 		if !errors.Is(err, errSSHNotSOCKS) || strings.Contains(e.Error(), socksPass) || !strings.Contains(adviceFor(e), "socks5://") {
 			t.Errorf("error = %v; hint %s", e, adviceFor(e))
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // closedPort is a loopback port nothing listens on.
@@ -46,14 +47,14 @@ func TestSharedHostFailure(t *testing.T) {
 			var errs []*Error
 			for _, repo := range []string{"a", "b", "c"} {
 				_, err := scope.Snapshot(ctx, tc.url(addr, repo), "main", tc.auth)
-				e := wantKind(t, err, Connect)
+				e := wantKind(t, err, netclass.Connect)
 				if !strings.Contains(e.Error(), "/team/"+repo+".git") || e.Branch != "main" {
 					t.Errorf("%s: %v does not name its own repository and branch", repo, e)
 				}
 				errs = append(errs, e)
 			}
 			_, err := scope.LsRemote(ctx, tc.url(addr, "d"), tc.auth)
-			wantKind(t, err, Connect)
+			wantKind(t, err, netclass.Connect)
 			if got := memo.Shared.Load(); got != 3 {
 				t.Errorf("%d answered from the scope's memory, want 3 (b, c, d)", got)
 			}
@@ -68,7 +69,7 @@ func TestSharedHostFailure(t *testing.T) {
 			// A new scope tries the host again.
 			memo2 := hostfail.New()
 			_, err = c.Share().Snapshot(hostfail.NewContext(context.Background(), memo2), tc.url(addr, "a"), "main", tc.auth)
-			wantKind(t, err, Connect)
+			wantKind(t, err, netclass.Connect)
 			if memo2.Shared.Load() != 0 {
 				t.Error("a new scope answered from another scope's memory")
 			}

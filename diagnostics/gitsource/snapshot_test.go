@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	labgit "github.com/imgupd/imgupd/lab/git"
 )
 
@@ -303,7 +304,7 @@ func TestSharedCallerDeadlineIsNotKept(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := scope.Snapshot(ctx, s.RepoURL("team/app"), "main", Auth{})
-	wantKind(t, err, Canceled)
+	wantKind(t, err, netclass.Canceled)
 	if _, err := scope.Snapshot(context.Background(), s.RepoURL("team/app"), "main", Auth{}); err != nil {
 		t.Errorf("after a canceled caller: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labgit "github.com/imgupd/imgupd/lab/git"
 )
@@ -32,8 +33,8 @@ func TestTLSPrivateCA(t *testing.T) {
 		{"CA replaces the system roots", with(func(a *Auth) { a.CAData, a.CAReplacesSystemRoots = s.CAPEM, true }), Other, ""},
 		{"CA added to the system roots", with(func(a *Auth) { a.CAData = s.CAPEM }), Other, ""},
 		{"insecure", with(func(a *Auth) { a.InsecureSkipTLS = true }), Other, ""},
-		{"no CA", base, TLS, "add the CA to argocd-tls-certs-cm under the key 127.0.0.1"},
-		{"another CA replaces the roots", with(func(a *Auth) { a.CAData, a.CAReplacesSystemRoots = otherCA, true }), TLS,
+		{"no CA", base, netclass.TLS, "add the CA to argocd-tls-certs-cm under the key 127.0.0.1"},
+		{"another CA replaces the roots", with(func(a *Auth) { a.CAData, a.CAReplacesSystemRoots = otherCA, true }), netclass.TLS,
 			"not signed by the CA in argocd-tls-certs-cm under the key 127.0.0.1"},
 	}
 	for _, tc := range tests {
@@ -111,10 +112,10 @@ func TestTLSClientCert(t *testing.T) {
 		hint string
 	}{
 		{"with the certificate", auth(cert, key), Other, ""},
-		{"without a certificate", auth(nil, nil), TLS, "Set tlsClientCertData and tlsClientCertKey"},
-		{"certificate of an untrusted CA", auth(strangerCert, strangerKey), TLS, "refused the TLS client certificate"},
-		{"certificate and key do not match", auth(cert, strangerKey), TLS, "not a valid pair"},
-		{"key missing", auth(cert, nil), TLS, "not a valid pair"},
+		{"without a certificate", auth(nil, nil), netclass.TLS, "Set tlsClientCertData and tlsClientCertKey"},
+		{"certificate of an untrusted CA", auth(strangerCert, strangerKey), netclass.TLS, "refused the TLS client certificate"},
+		{"certificate and key do not match", auth(cert, strangerKey), netclass.TLS, "not a valid pair"},
+		{"key missing", auth(cert, nil), netclass.TLS, "not a valid pair"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

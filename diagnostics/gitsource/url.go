@@ -1,18 +1,10 @@
 package gitsource
 
 import (
-	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/imgupd/imgupd/internal/giturl"
 )
-
-// scpLike matches "user@host:path", git's scp-like SSH syntax.
-var scpLike = regexp.MustCompile(`^([^@/:]+)@([^/:]+):(.*)$`)
-
-// argoSSH is Argo CD's IsSSHURL test (util/git), which Image Updater uses
-// to choose SSH credentials: an optional "ssh://", then a user, "@", and
-// the rest. "ssh://host/repo" without a user is not SSH to Argo CD.
-var argoSSH = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
 
 // NormalizeURL returns a repository URL in a form for comparison: userinfo
 // removed, host lower-cased, trailing "/" and ".git" removed, and the
@@ -21,13 +13,15 @@ var argoSSH = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
 // git hosts). Strings that do not parse as URLs are only trimmed.
 func NormalizeURL(raw string) string {
 	s := strings.TrimSpace(raw)
-	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
-		s = "ssh://" + m[2] + "/" + strings.TrimPrefix(m[3], "/")
+	p, ok := giturl.Parse(s)
+	if ok && p.SCP {
+		s = "ssh://" + p.Host + "/" + strings.TrimPrefix(p.Path, "/")
+		p, ok = giturl.Parse(s)
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
+	if !ok || p.URL.Host == "" {
 		return trimRepoSuffix(s)
 	}
+	u := p.URL
 	u.User = nil
 	u.Host = strings.ToLower(u.Host)
 	u.Scheme = strings.ToLower(u.Scheme)
@@ -62,7 +56,12 @@ func RequiresSecureURL(raw string) bool {
 	return !isArgoSSH(raw) && !strings.HasPrefix(raw, "https://")
 }
 
-func isArgoSSH(raw string) bool { return argoSSH.MatchString(raw) }
+// isArgoSSH is Argo CD's IsSSHURL (util/git), which Image Updater uses to
+// choose SSH credentials.
+func isArgoSSH(raw string) bool {
+	_, ok := giturl.IsSSH(raw)
+	return ok
+}
 
 // IsSSHURL reports whether Argo CD and Image Updater treat the URL as SSH
 // (and so use sshPrivateKey): "git@host:org/repo" or "ssh://user@host/...".
@@ -80,22 +79,4 @@ func CheckSecretURL(raw string) error {
 
 // redactURL removes userinfo (user names included: they may be tokens)
 // from anything URL-shaped.
-func redactURL(raw string) string {
-	s := strings.TrimSpace(raw)
-	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") {
-		return m[2] + ":" + m[3]
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		// Unparsable: drop anything up to the last "@" before the path.
-		if i := strings.Index(s, "://"); i >= 0 {
-			rest := s[i+3:]
-			if at := strings.LastIndex(rest, "@"); at >= 0 {
-				return s[:i+3] + rest[at+1:]
-			}
-		}
-		return s
-	}
-	u.User = nil
-	return u.String()
-}
+func redactURL(raw string) string { return giturl.Redact(raw) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/imgupd/imgupd/diagnostics/internal/flight"
 	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // Chart is the values.yaml of the chart version a source resolves to.
@@ -224,7 +225,7 @@ func (c *Client) newSession(kind string, auth Auth) (*session, error) {
 	if !(kind != KindHelmRepo && auth.PlainHTTP) {
 		tc, err := auth.tlsConfig()
 		if err != nil {
-			return nil, &Error{Kind: TLS, Op: "tls", Err: err, detail: err.Error()}
+			return nil, &Error{Kind: netclass.TLS, Op: "tls", Err: err, detail: err.Error()}
 		}
 		tr.TLSClientConfig = tc
 		tr.ForceAttemptHTTP2 = true

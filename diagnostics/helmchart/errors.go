@@ -15,8 +15,10 @@ import (
 // ErrorKind is what went wrong reading a chart, as a stable name that is
 // safe to alert on. (It is not called Kind: that is the function that
 // classifies sources.)
-// Its value is that name, as JSON and log lines carry it.
-type ErrorKind string
+// It is a network kind (netclass.DNS, Connect, TLS, Timeout, Proxy,
+// Canceled), shared with the other sources, or one of the chart reader's
+// own below. Its value is that name, as JSON and log lines carry it.
+type ErrorKind = netclass.Kind
 
 const (
 	// Other: none of the kinds below.
@@ -44,44 +46,24 @@ const (
 	// InvalidSource: the Source or Auth cannot be used as given (no
 	// chart source, unparsable URL, unusable CA or client certificate).
 	InvalidSource ErrorKind = "InvalidSource"
-	// DNS: the host name did not resolve.
-	DNS ErrorKind = "DNS"
-	// Connect: connection refused, reset, or host/network unreachable.
-	Connect ErrorKind = "Connect"
-	// TLS: the TLS handshake failed (unknown CA, wrong host name, client
-	// certificate required, TLS spoken to a plain-HTTP server).
-	TLS ErrorKind = "TLS"
-	// Timeout: no answer in time (network timeout, WithTimeout, or the
-	// caller's deadline).
-	Timeout ErrorKind = "Timeout"
-	// Proxy: the configured HTTP(S) proxy itself failed.
-	Proxy ErrorKind = "Proxy"
-	// Canceled: the caller canceled the context.
-	Canceled ErrorKind = "Canceled"
 )
 
-// ErrorKinds is every ErrorKind, in the order above.
+// ErrorKinds is every ErrorKind: this package's own, in the order above,
+// then the network kinds (netclass.Kinds).
 func ErrorKinds() []ErrorKind {
-	return []ErrorKind{
+	return append([]ErrorKind{
 		Other, ChartNotFound, VersionNotFound, Unauthorized, Forbidden, NotAHelmRepo, BadChart, TooLarge,
-		InvalidSource, DNS, Connect, TLS, Timeout, Proxy, Canceled,
-	}
+		InvalidSource,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[ErrorKind]string{
 	Other: "failed", ChartNotFound: "chart not found", VersionNotFound: "no matching chart version",
 	Unauthorized: "unauthorized", Forbidden: "access denied", NotAHelmRepo: "not a Helm chart repository",
 	BadChart: "unreadable chart", TooLarge: "too large", InvalidSource: "invalid source",
-	DNS: "host not found (DNS)", Connect: "connection refused or host unreachable",
-	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed", Canceled: "canceled",
 }
 
-func phrase(k ErrorKind) string {
-	if p, ok := kindPhrases[k]; ok {
-		return p
-	}
-	return "failed"
-}
+func phrase(k ErrorKind) string { return k.Phrase(kindPhrases) }
 
 // maxListedVersions is how many existing versions a VersionNotFound error
 // lists.
@@ -212,11 +194,6 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than the %d-byte limit", e.what, e.limit)
 }
 
-var netKinds = map[netclass.Class]ErrorKind{
-	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
-	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
-}
-
 // classify fills e's Kind, Status and detail from err, using typed errors
 // only (errors.As / errors.Is), never the message text: network classes
 // from netclass, then our own statusError and tooLargeError, then
@@ -246,9 +223,9 @@ func classify(e *Error, err error, notFound ErrorKind) *Error {
 		}
 		return e
 	case c != netclass.None:
-		e.Kind, detail = netKinds[c], d
+		e.Kind, detail = c, d
 	case netclass.RemoteTLSAlert(err) != nil:
-		e.Kind, detail = TLS, netclass.RemoteTLSAlert(err)
+		e.Kind, detail = netclass.TLS, netclass.RemoteTLSAlert(err)
 	case errors.As(err, &tl):
 		e.Kind, e.Limit = TooLarge, tl.limit
 		detail = tl

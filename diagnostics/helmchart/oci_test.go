@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
@@ -121,14 +122,14 @@ func TestOCIHelmTLS(t *testing.T) {
 	wantValues(t, mustValues(t, src, Auth{Insecure: true}), "1.0.0")
 
 	_, err := values(t, src, Auth{})
-	e := wantKind(t, err, TLS)
+	e := wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "argocd-tls-certs-cm under the key 127.0.0.1")
 
 	// TLS spoken to a plain-HTTP registry: insecureOCIForceHttp is missing.
 	p := startRegistry(t)
 	pushCharts(t, p, "charts", "app", "1.0.0")
 	_, err = values(t, Source{RepoURL: p.Host + "/charts", Chart: "app", TargetRevision: "1.0.0", EnableOCI: true}, Auth{})
-	e = wantKind(t, err, TLS)
+	e = wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "insecureOCIForceHttp: true")
 }
 

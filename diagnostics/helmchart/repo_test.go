@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 )
@@ -226,17 +227,17 @@ func TestRepoTLS(t *testing.T) {
 	wantValues(t, mustValues(t, src, Auth{Insecure: true}), "1.0.0")
 
 	_, err := values(t, src, Auth{})
-	e := wantKind(t, err, TLS)
+	e := wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "argocd-tls-certs-cm under the key 127.0.0.1", "insecure: true")
 
 	// A CA from argocd-tls-certs-cm replaces the roots: another CA fails.
 	other := startRepo(t, helmrepo.WithTLS())
 	_, err = values(t, src, Auth{CAData: other.CAPEM})
-	e = wantKind(t, err, TLS)
+	e = wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "not signed by the CA under the key 127.0.0.1")
 
 	_, err = values(t, src, Auth{CAData: []byte("not a certificate")})
-	e = wantKind(t, err, TLS)
+	e = wantKind(t, err, netclass.TLS)
 	if e.Op != "tls" {
 		t.Errorf("op = %s, want tls", e.Op)
 	}
@@ -245,7 +246,7 @@ func TestRepoTLS(t *testing.T) {
 	plain := startRepo(t)
 	addCharts(t, plain, "app", "1.0.0")
 	_, err = values(t, Source{RepoURL: strings.Replace(plain.RepoURL, "http://", "https://", 1), Chart: "app", TargetRevision: "1.0.0"}, Auth{})
-	e = wantKind(t, err, TLS)
+	e = wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "plain HTTP", "http://")
 }
 
@@ -256,7 +257,7 @@ func TestRepoClientCertificate(t *testing.T) {
 	src := Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.0.0"}
 
 	_, err := values(t, src, Auth{CAData: s.CAPEM})
-	e := wantKind(t, err, TLS)
+	e := wantKind(t, err, netclass.TLS)
 	wantContains(t, adviceFor(e), "tlsClientCertData")
 
 	auth := Auth{CAData: s.CAPEM, ClientCert: s.ClientCertPEM, ClientKey: updater.Secret(s.ClientKeyPEM)}
@@ -265,7 +266,7 @@ func TestRepoClientCertificate(t *testing.T) {
 	// A key that does not parse never shows up in the error.
 	bad := Auth{CAData: s.CAPEM, ClientCert: s.ClientCertPEM, ClientKey: updater.Secret("-----BEGIN PRIVATE KEY-----\n" + canaryKey + "\n-----END PRIVATE KEY-----\n")}
 	_, err = values(t, src, bad)
-	e = wantKind(t, err, TLS)
+	e = wantKind(t, err, netclass.TLS)
 	if e.Op != "tls" {
 		t.Errorf("op = %s, want tls", e.Op)
 	}
@@ -383,7 +384,7 @@ func TestRepoConnectAndTimeout(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, err = values(t, Source{RepoURL: "http://" + addr, Chart: "app", TargetRevision: "1.0.0"}, Auth{})
-	e := wantKind(t, err, Connect)
+	e := wantKind(t, err, netclass.Connect)
 	if e.Host != addr {
 		t.Errorf("host = %s", e.Host)
 	}
@@ -396,12 +397,12 @@ func TestRepoConnectAndTimeout(t *testing.T) {
 		}
 	}))
 	_, err = values(t, Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.0.0"}, Auth{}, WithTimeout(200*time.Millisecond))
-	wantKind(t, err, Timeout)
+	wantKind(t, err, netclass.Timeout)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = New().Values(ctx, Source{RepoURL: s.RepoURL, Chart: "app", TargetRevision: "1.0.0"}, Auth{})
-	wantKind(t, err, Canceled)
+	wantKind(t, err, netclass.Canceled)
 }
 
 func TestInvalidSources(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 )
 
 // TestSharedHostFailure: in one scope a Helm repository host that
@@ -25,7 +26,7 @@ func TestSharedHostFailure(t *testing.T) {
 	scope := New().Share()
 	for _, repo := range []string{"team-a", "team-b", "team-c"} {
 		_, err := scope.Values(ctx, Source{RepoURL: "http://" + addr + "/" + repo, Chart: "app", TargetRevision: "1.*"}, Auth{})
-		e := wantKind(t, err, Connect)
+		e := wantKind(t, err, netclass.Connect)
 		if !strings.Contains(e.Error(), repo) {
 			t.Errorf("%v does not name its own repository %s", e, repo)
 		}

@@ -1,7 +1,16 @@
 // Package netclass classifies network-level failures (DNS, connection,
-// TLS, timeouts, proxies, cancellation) from Go's typed errors. The registry
-// and git sources share it and add their protocol-specific classes on top.
-// It never matches error strings.
+// TLS, timeouts, proxies, cancellation) from Go's typed errors. It never
+// matches error strings.
+//
+// It also holds the one vocabulary of failure kinds the sources share.
+// Kind is a typed string whose value is the name JSON and log lines carry
+// (as go-containerregistry's transport.ErrorCode). The network kinds are
+// defined here, once; each source (registry, gitsource, helmchart, forge)
+// declares its Kind as an alias of this type (`type Kind = netclass.Kind`)
+// and adds only its protocol's kinds (Unauthorized, NotFound,
+// HostKeyUnknown, ...). So Classify's answer is stored in a source error as
+// it is, and callers compare a source error's kind with netclass.DNS,
+// netclass.TLS... whichever source failed.
 package netclass
 
 import (
@@ -14,24 +23,57 @@ import (
 	"syscall"
 )
 
-// Class is a network failure class.
-type Class int
+// Kind is what went wrong, as a stable name that is safe to alert on: one
+// of the network kinds below, or a source's protocol kind.
+type Kind string
 
 const (
 	// None: not a network-level failure (look at the protocol's errors).
-	None Class = iota
-	Canceled
-	Timeout
-	DNS
-	TLS
-	Connect
-	// Proxy: the configured proxy itself failed (Go's "proxyconnect").
-	Proxy
+	None Kind = ""
+	// DNS: the host name did not resolve.
+	DNS Kind = "DNS"
+	// Connect: the connection was refused, reset, or the host or network
+	// unreachable.
+	Connect Kind = "Connect"
+	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
+	// plain-HTTP server spoken to with TLS: tls.RecordHeaderError, which
+	// net/http's Client turns into http.ErrSchemeMismatch). A source may
+	// add the server's TLS alert (RemoteTLSAlert) to it.
+	TLS Kind = "TLS"
+	// Timeout: no answer in time (dial, TLS handshake, response, or the
+	// caller's deadline).
+	Timeout Kind = "Timeout"
+	// Proxy: the configured proxy itself failed (Go's "proxyconnect"; a
+	// source may add its own proxy failures).
+	Proxy Kind = "Proxy"
+	// Canceled: the caller canceled the context.
+	Canceled Kind = "Canceled"
 )
 
-// Classify returns the class of err and the typed error that decided it
+// Kinds is every network Kind, in the order the sources list them.
+func Kinds() []Kind { return []Kind{DNS, Connect, TLS, Timeout, Proxy, Canceled} }
+
+var phrases = map[Kind]string{
+	DNS: "host not found (DNS)", Connect: "connection refused or host unreachable",
+	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed", Canceled: "canceled",
+}
+
+// Phrase is how an error message says k: as own words it (a source's
+// wording of its kinds, and of a network kind it words its own way), else
+// as the network kinds are worded ("timed out"), else "failed".
+func (k Kind) Phrase(own map[Kind]string) string {
+	if p, ok := own[k]; ok {
+		return p
+	}
+	if p, ok := phrases[k]; ok {
+		return p
+	}
+	return "failed"
+}
+
+// Classify returns the network Kind of err (None if it is not one) and the typed error that decided it
 // (whose message says what failed without the wrappers' URL noise).
-func Classify(err error) (Class, error) {
+func Classify(err error) (Kind, error) {
 	var (
 		dnsErr   *net.DNSError
 		netErr   net.Error

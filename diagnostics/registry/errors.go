@@ -14,27 +14,16 @@ import (
 )
 
 // Kind is what went wrong talking to a registry, from the typed error, as
-// a stable name that is safe to alert on.
-// Its value is that name, as JSON and log lines carry it (a typed string,
-// as go-containerregistry's transport.ErrorCode).
-type Kind string
+// a stable name that is safe to alert on: a network kind (netclass.DNS,
+// Connect, TLS, Timeout, Proxy, Canceled), shared with the other sources,
+// or one of the registry's own below. Its value is that name, as JSON and
+// log lines carry it (a typed string, as go-containerregistry's
+// transport.ErrorCode).
+type Kind = netclass.Kind
 
 const (
 	// Other is a failure none of the kinds below describe.
 	Other Kind = "Other"
-	// DNS: the registry host name did not resolve.
-	DNS Kind = "DNS"
-	// Connect: the connection was refused, reset or the host unreachable.
-	Connect Kind = "Connect"
-	// TLS: the TLS handshake failed (unknown CA, wrong host name, or a
-	// plain-HTTP server spoken to with TLS: tls.RecordHeaderError, which
-	// net/http's Client turns into http.ErrSchemeMismatch).
-	TLS Kind = "TLS"
-	// Timeout: no answer in time (dial, TLS handshake, response, or the
-	// caller's deadline).
-	Timeout Kind = "Timeout"
-	// Proxy: the HTTP(S) proxy itself could not be reached.
-	Proxy Kind = "Proxy"
 	// Unauthorized: HTTP 401 / UNAUTHORIZED, credentials missing or wrong.
 	Unauthorized Kind = "Unauthorized"
 	// Forbidden: HTTP 403 / DENIED, credentials lack pull permission.
@@ -45,8 +34,6 @@ const (
 	RateLimited Kind = "RateLimited"
 	// NotRegistry: GET /v2/ answered neither 200 nor 401.
 	NotRegistry Kind = "NotRegistry"
-	// Canceled: the caller canceled the context.
-	Canceled Kind = "Canceled"
 	// TooLarge: an answer passed the Client's bounds: a tag list
 	// (WithTagListLimits: tags, bytes or pages; Error.List says which and
 	// what was read, and ListTags returns the tags read before the bound
@@ -54,19 +41,18 @@ const (
 	TooLarge Kind = "TooLarge"
 )
 
-// Kinds is every Kind, in the order above.
+// Kinds is every Kind: this package's own, in the order above, then the
+// network kinds (netclass.Kinds).
 func Kinds() []Kind {
-	return []Kind{
-		Other, DNS, Connect, TLS, Timeout, Proxy, Unauthorized, Forbidden, NotFound, RateLimited, NotRegistry,
-		Canceled, TooLarge,
-	}
+	return append([]Kind{
+		Other, Unauthorized, Forbidden, NotFound, RateLimited, NotRegistry, TooLarge,
+	}, netclass.Kinds()...)
 }
 
 var kindPhrases = map[Kind]string{
-	Other: "failed", DNS: "registry host not found (DNS)", Connect: "connection refused or host unreachable",
-	TLS: "TLS handshake failed", Timeout: "timed out", Proxy: "proxy connection failed",
+	Other: "failed", netclass.DNS: "registry host not found (DNS)",
 	Unauthorized: "unauthorized", Forbidden: "access denied", NotFound: "not found",
-	RateLimited: "rate limited", NotRegistry: "not a Docker registry v2 API", Canceled: "canceled",
+	RateLimited: "rate limited", NotRegistry: "not a Docker registry v2 API",
 	TooLarge: "past imgupd's read bound",
 }
 
@@ -146,12 +132,7 @@ func (e *Error) where() string {
 	return e.Repository
 }
 
-func phrase(k Kind) string {
-	if p, ok := kindPhrases[k]; ok {
-		return p
-	}
-	return "failed"
-}
+func phrase(k Kind) string { return k.Phrase(kindPhrases) }
 
 // Classify turns an error from go-containerregistry or net/http into an
 // *Error of the right Kind, using only typed errors (errors.As / errors.Is),
@@ -185,18 +166,13 @@ func Classify(op string, err error) *Error {
 	} else if errors.As(err, &blob) {
 		e.Kind, detail = TooLarge, blob
 	} else if c, d := netclass.Classify(err); c != netclass.None {
-		e.Kind, detail = netKinds[c], d
+		e.Kind, detail = c, d
 	} else if errors.As(err, &tErr) {
 		classifyHTTP(e, tErr)
 		return e
 	}
 	e.detail = errtext.OneLine(detail.Error())
 	return e
-}
-
-var netKinds = map[netclass.Class]Kind{
-	netclass.Canceled: Canceled, netclass.Timeout: Timeout, netclass.DNS: DNS,
-	netclass.TLS: TLS, netclass.Connect: Connect, netclass.Proxy: Proxy,
 }
 
 // classifyHTTP sets the kind from the status, then from the registry's

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/errtext"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -37,19 +38,19 @@ func TestClassify(t *testing.T) {
 		err  error
 		want Kind
 	}{
-		{"dns", urlErr(&net.DNSError{Err: "no such host", Name: "registry.invalid", IsNotFound: true}), DNS},
-		{"refused", urlErr(refused), Connect},
-		{"unreachable", urlErr(&net.OpError{Op: "dial", Err: syscall.EHOSTUNREACH}), Connect},
-		{"proxy refused", urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: refused}), Proxy},
-		{"proxy dns", urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "proxy"}}), Proxy},
-		{"unknown CA", urlErr(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), TLS},
-		{"bare unknown CA", urlErr(x509.UnknownAuthorityError{}), TLS},
-		{"hostname", urlErr(x509.HostnameError{Host: "r.example", Certificate: &x509.Certificate{}}), TLS},
-		{"record header", urlErr(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), TLS},
-		{"scheme mismatch", urlErr(http.ErrSchemeMismatch), TLS},
-		{"caller deadline", urlErr(context.DeadlineExceeded), Timeout},
-		{"net timeout", urlErr(&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}), Timeout},
-		{"canceled", urlErr(context.Canceled), Canceled},
+		{"dns", urlErr(&net.DNSError{Err: "no such host", Name: "registry.invalid", IsNotFound: true}), netclass.DNS},
+		{"refused", urlErr(refused), netclass.Connect},
+		{"unreachable", urlErr(&net.OpError{Op: "dial", Err: syscall.EHOSTUNREACH}), netclass.Connect},
+		{"proxy refused", urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: refused}), netclass.Proxy},
+		{"proxy dns", urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "proxy"}}), netclass.Proxy},
+		{"unknown CA", urlErr(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), netclass.TLS},
+		{"bare unknown CA", urlErr(x509.UnknownAuthorityError{}), netclass.TLS},
+		{"hostname", urlErr(x509.HostnameError{Host: "r.example", Certificate: &x509.Certificate{}}), netclass.TLS},
+		{"record header", urlErr(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), netclass.TLS},
+		{"scheme mismatch", urlErr(http.ErrSchemeMismatch), netclass.TLS},
+		{"caller deadline", urlErr(context.DeadlineExceeded), netclass.Timeout},
+		{"net timeout", urlErr(&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}), netclass.Timeout},
+		{"canceled", urlErr(context.Canceled), netclass.Canceled},
 		{"401", httpErr(401, transport.UnauthorizedErrorCode), Unauthorized},
 		{"403", httpErr(403, transport.DeniedErrorCode), Forbidden},
 		{"404", httpErr(404, transport.NameUnknownErrorCode), NotFound},
@@ -167,9 +168,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{"401 token", creds(wrongToken.URL), Unauthorized},
 		{"403", creds(denied.URL), Forbidden},
 		{"429", creds(limited.URL), RateLimited},
-		{"tls", creds(tlsLab.URL), TLS},
-		{"dns", creds("https://registry.invalid"), DNS},
-		{"userinfo in api url", creds("https://" + user + ":" + pass + "@registry.invalid"), DNS},
+		{"tls", creds(tlsLab.URL), netclass.TLS},
+		{"dns", creds("https://registry.invalid"), netclass.DNS},
+		{"userinfo in api url", creds("https://" + user + ":" + pass + "@registry.invalid"), netclass.DNS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -180,7 +181,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 				e := wantKind(t, err, tc.want)
 				texts = append(texts, e.Error(), adviceFor(e), fmt.Sprint(err), fmt.Sprintf("%+v", err))
 			}
-			if tc.want == TLS || tc.want == DNS { // /v2/ itself answers the others fine
+			if tc.want == netclass.TLS || tc.want == netclass.DNS { // /v2/ itself answers the others fine
 				check(c.Ping(ctx, tc.target))
 			}
 			_, err := c.ListTags(ctx, tc.target)

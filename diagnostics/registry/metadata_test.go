@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
@@ -221,7 +222,7 @@ func TestMetadataCanceled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	meta, err := c.Metadata(ctx, targetOf(s, "app"), []string{"1", "2"}, nil)
-	wantKind(t, err, Timeout)
+	wantKind(t, err, netclass.Timeout)
 	if len(meta) != 2 || meta["1"].Err == "" || meta["2"].Err == "" {
 		t.Errorf("meta = %+v; want both tags with an error", meta)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -23,7 +24,7 @@ func TestSharedHostFailure(t *testing.T) {
 	for i := range 4 {
 		repo := fmt.Sprintf("team/svc-%d", i)
 		_, err := c.ListTags(ctx, Target{APIURL: "http://" + addr, Repository: repo})
-		e := wantKind(t, err, Connect)
+		e := wantKind(t, err, netclass.Connect)
 		if !strings.Contains(e.Error(), repo) {
 			t.Errorf("%v does not name %s", e, repo)
 		}
@@ -35,7 +36,7 @@ func TestSharedHostFailure(t *testing.T) {
 		t.Errorf("%d requests sent, want 1", n)
 	}
 	_, err := c.ListTags(context.Background(), Target{APIURL: "http://" + addr, Repository: "team/other"})
-	wantKind(t, err, Connect)
+	wantKind(t, err, netclass.Connect)
 	if n := c.Stats().Total(); n != 2 {
 		t.Errorf("outside the scope: %d requests sent, want 2", n)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 )
 
@@ -53,9 +54,9 @@ func TestAccess(t *testing.T) {
 		{name: "token none", target: targetOf(token, "team/app"), wantKind: Unauthorized, status: 401},
 		{name: "token wrong", target: withCreds(targetOf(token, "team/app"), "bob", "nope"), wantKind: Unauthorized, status: 401},
 		{name: "tls with CA", target: targetOf(tlsLab, "team/app"), ok: true},
-		{name: "tls without CA", target: noCA(targetOf(tlsLab, "team/app")), wantKind: TLS},
+		{name: "tls without CA", target: noCA(targetOf(tlsLab, "team/app")), wantKind: netclass.TLS},
 		{name: "tls insecure", target: insecure(targetOf(tlsLab, "team/app")), ok: true},
-		{name: "tls to plain http server", target: Target{APIURL: "https://" + plain.Host, Repository: "team/app"}, wantKind: TLS},
+		{name: "tls to plain http server", target: Target{APIURL: "https://" + plain.Host, Repository: "team/app"}, wantKind: netclass.TLS},
 		{name: "forbidden", target: targetOf(denied, "team/app"), wantKind: Forbidden, status: 403, code: "DENIED"},
 		{name: "rate limited", target: targetOf(limited, "team/app"), wantKind: RateLimited, status: 429, code: "TOOMANYREQUESTS"},
 		{name: "missing repository", target: targetOf(plain, "team/nope"), wantKind: NotFound, status: 404, code: "NAME_UNKNOWN"},
@@ -114,7 +115,7 @@ func TestListTagsSlowRegistryTimesOut(t *testing.T) {
 	defer cancel()
 	begin := time.Now()
 	_, err := New().ListTags(ctx, targetOf(s, "slow"))
-	wantKind(t, err, Timeout)
+	wantKind(t, err, netclass.Timeout)
 	if d := time.Since(begin); d > time.Minute { // the registry holds the list 10 minutes: a net for a hang
 		t.Errorf("gave up after %v; the deadline was 200ms", d)
 	}
@@ -132,9 +133,9 @@ func TestNetworkFailures(t *testing.T) {
 		opts   []Option
 		want   Kind
 	}{
-		{"unresolvable host", Target{APIURL: "https://registry.invalid", Repository: "app"}, nil, DNS},
-		{"closed port", Target{APIURL: "http://" + closedPort(t), Repository: "app"}, nil, Connect},
-		{"dead proxy", targetOf(lab, "app"), []Option{WithTransport(&http.Transport{Proxy: http.ProxyURL(deadProxy)})}, Proxy},
+		{"unresolvable host", Target{APIURL: "https://registry.invalid", Repository: "app"}, nil, netclass.DNS},
+		{"closed port", Target{APIURL: "http://" + closedPort(t), Repository: "app"}, nil, netclass.Connect},
+		{"dead proxy", targetOf(lab, "app"), []Option{WithTransport(&http.Transport{Proxy: http.ProxyURL(deadProxy)})}, netclass.Proxy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

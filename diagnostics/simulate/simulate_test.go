@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/imgupd/imgupd/diagnostics/netclass"
 	"github.com/imgupd/imgupd/diagnostics/registry"
 	"github.com/imgupd/imgupd/diagnostics/updater"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
@@ -174,8 +175,8 @@ func TestCredentialsAndFailures(t *testing.T) {
 		{name: "token auth missing", host: token.Host, kind: registry.Unauthorized},
 		{name: "403 denied", host: denied.Host, kind: registry.Forbidden},
 		{name: "429 rate limited", host: limited.Host, kind: registry.RateLimited},
-		{name: "slow registry times out", host: slow.Host, timeout: 500 * time.Millisecond, kind: registry.Timeout},
-		{name: "unresolvable host", host: "registry.invalid", kind: registry.DNS},
+		{name: "slow registry times out", host: slow.Host, timeout: 500 * time.Millisecond, kind: netclass.Timeout},
+		{name: "unresolvable host", host: "registry.invalid", kind: netclass.DNS},
 		{name: "env var not set", host: basic.Host, creds: "env:IMGUPD_TEST_UNSET", input: true},
 		{name: "credential ref without prefix", host: basic.Host, creds: "argocd/regcred", input: true},
 	}
@@ -273,7 +274,7 @@ func TestRegistriesConf(t *testing.T) {
 	// Without insecure: true the self-signed certificate is refused.
 	_, err = r.Run(context.Background(), Request{Image: tlsSrv.Host + "/team/app"})
 	var re *RegistryError
-	if !errors.As(err, &re) || re.Err.Kind != registry.TLS {
+	if !errors.As(err, &re) || re.Err.Kind != netclass.TLS {
 		t.Fatalf("want a TLS failure, got %v", err)
 	}
 	// A registries.conf Image Updater would refuse to load.

@@ -5,10 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"sort"
 	"strings"
+
+	"github.com/imgupd/imgupd/internal/secret"
 )
 
 // CredentialKind is the source type of a credential reference.
@@ -408,28 +408,16 @@ func CheckSecretNamespace(ref, appNamespace string, level CredentialLevel, v Ver
 	return &SecretNamespaceError{Ref: ref, Namespace: ns, AppNamespace: appNamespace}
 }
 
-// Secret is a credential value. Every way of printing or encoding it
-// (fmt verbs including %#v and %x, String, GoString, JSON, text, slog)
-// yields "***"; Reveal returns the value for the one caller that must send
-// it. Fields of this type must be exported for fmt to reach these methods
-// when printing a containing struct.
-type Secret string
+// Secret is a credential value: every way of printing or encoding it (fmt
+// verbs including %#v and %x, String, GoString, JSON, text, slog) yields
+// "***"; Reveal returns the value for the one caller that must send it.
+// It is the module's one secret type (package internal/secret), with
+// Image Updater's mask. Fields of this type must be exported for fmt to
+// reach its methods when printing a containing struct.
+type Secret = secret.Secret[secret.Stars]
 
+// secretMask is what a Secret prints.
 const secretMask = "***"
-
-func (Secret) String() string               { return secretMask }
-func (Secret) GoString() string             { return secretMask }
-func (Secret) Format(f fmt.State, _ rune)   { _, _ = io.WriteString(f, secretMask) }
-func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + secretMask + `"`), nil }
-func (Secret) MarshalText() ([]byte, error) { return []byte(secretMask), nil }
-func (Secret) LogValue() slog.Value         { return slog.StringValue(secretMask) }
-
-// Reveal returns the value. Call it only where the value leaves for the
-// registry, never to render.
-func (s Secret) Reveal() string { return string(s) }
-
-// IsEmpty reports whether the value is "".
-func (s Secret) IsEmpty() bool { return s == "" }
 
 func secretNotes(s Secret, where string) []string {
 	var out []string

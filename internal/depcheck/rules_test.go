@@ -136,6 +136,13 @@ var rules = []namedRule{
 			Banned: append(append(Patterns{}, ioLibraries...), append(own("diagnostics"), ioSources...)...)},
 	},
 	{
+		name: "vocabulary/pure",
+		why: "internal/giturl (the one git-URL parser) and internal/secret (the one secret type) are the sources' " +
+			"and the bot's shared vocabulary: values and parsing only, so that the updater model and the renderers " +
+			"may use them; no code of this module they reach does network or OS I/O.",
+		rule: NoOwnImport{From: own("internal/giturl", "internal/secret"), Banned: stdIO},
+	},
+	{
 		name: "startup/no-second-scheme",
 		why: "k8s.io/client-go/kubernetes/fake registers every built-in Kubernetes type again, in a scheme of its own, " +
 			"at the start of every imgupd command (about 3 ms and 0.5 MB, issue 16); the lab's fake cluster is " +
