@@ -54,8 +54,7 @@ unit:
 	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
 
 ## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it)
-## (bot/blockkit renders and holds no goroutine: it runs in the unit tier)
-RACE_PKGS := ./diagnostics/registry/... ./diagnostics/simulate/... ./lab/... ./bot ./bot/slacklab ./commands/...
+RACE_PKGS := ./sources/registry/... ./simulate/... ./lab/... ./bot/... ./commands/...
 race:
 	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m $(RACE_PKGS)
 

@@ -10,7 +10,7 @@ BENCHTIME=${BENCHTIME:-20x}
 COUNT=${COUNT:-5}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$GO" test ./diagnostics/simulate/ -run '^$' -bench . -benchtime "$BENCHTIME" -count "$COUNT" -benchmem | tee "$out"
+"$GO" test ./simulate/ -run '^$' -bench . -benchtime "$BENCHTIME" -count "$COUNT" -benchmem | tee "$out"
 awk '
   /^Benchmark/ { name=$1; sub(/-[0-9]+$/, "", name); sum[name]+=$3; n[name]++ }
   END {

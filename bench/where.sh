@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The "where" benchmark (issue 18): `where IMAGE` over the 500-app lab fleet side by side with the
 # summary of the same fleet (the reference), in one process on the same loopback registry and git
-# server (diagnostics/fleet/where_bench_test.go). Two fleets: 500 apps over 150 repositories (the
+# server (fleet/where_bench_test.go). Two fleets: 500 apps over 150 repositories (the
 # asked one feeds 4 apps) and 500 apps over one repository (every app uses it: where diagnoses
 # them all). Prints each benchmark's median time, bytes and allocations per answer over COUNT runs
 # (default 5, interleaved by go test -count) and where's ratios to summary.
@@ -13,7 +13,7 @@ GO=${GO:-go}
 COUNT=${COUNT:-5}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$GO" test -run '^$' -bench '^Benchmark(Where|Summary)500(OneRepo)?$' -benchmem -count "$COUNT" ./diagnostics/fleet | tee "$out" | grep -E '^(Benchmark|ok|FAIL)' >&2
+"$GO" test -run '^$' -bench '^Benchmark(Where|Summary)500(OneRepo)?$' -benchmem -count "$COUNT" ./fleet | tee "$out" | grep -E '^(Benchmark|ok|FAIL)' >&2
 awk '
   /^Benchmark/ {
     name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)

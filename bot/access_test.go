@@ -13,10 +13,10 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/lab/recorder"
+	"github.com/imgupd/imgupd/report"
 )
 
 // The vault team's Applications: #deploys may not see them (project vault), the platform

@@ -16,10 +16,10 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/imgupd/imgupd/bot"
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/blockkit"
 )
 
 // Benchmarks against the local Slack (bot/slacklab) and the embedded lab,

@@ -2,7 +2,7 @@
 // at once, drop redeliveries), the /imgupd slash command, @imgupd mentions
 // in threads, direct messages, the report's buttons, delivery within Slack's rate limits,
 // and the health, readiness and metrics of the process. It diagnoses
-// nothing itself: commands.Service does, and bot/blockkit renders.
+// nothing itself: commands.Service does, and present/blockkit renders.
 package bot
 
 import (

@@ -13,10 +13,10 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Reactions on a mention or a direct message: working, then the outcome.

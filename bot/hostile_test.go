@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/bot"
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // ownMarks are the emoji the bot itself writes: a report's stage marks and
@@ -139,7 +139,7 @@ func TestHostileScenariosShowNothingLive(t *testing.T) {
 				sh.check("tags "+r.Alias, bot.Payloads(svc.Handle(ctx, pr, commands.Tags{App: app, Namespace: ns, Alias: r.Alias}))...)
 			}
 			// A scheduled run's alert and recovery, from a scan's results.
-			res, err := (&fleet.Scanner{Engine: eng}).Scan(ctx, report.Scope{})
+			res, err := (&fleet.Scanner{Engine: eng}).Scan(ctx, fleet.Query{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Metrics are the bot's Prometheus metrics, on a registry of their own (no

@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/bot"
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestEveryPayloadWithinLimitsAndSecretFree renders every answer the bot

@@ -10,9 +10,9 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // answer is how the bot answers one result: what it posts, to whom, how it reacts and what the

@@ -12,7 +12,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Schedule is one scheduled summary of the configuration's schedules: a fleet scan of Scope at

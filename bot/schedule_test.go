@@ -25,10 +25,10 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 const alertsCh = "C0ALERTS01" // rule "alerts": anyone there, any Application

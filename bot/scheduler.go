@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/imgupd/imgupd/present/phrase"
 	"log/slog"
 	"strings"
 	"sync"
@@ -14,10 +15,10 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Clock is the time the schedules run by; tests give a fake one.
@@ -314,7 +315,7 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 		if posted >= maxAlertsPerRun {
 			// An alert storm (a registry down, a bad CR) must not take minutes of a channel's
 			// pace: the rest goes in one message, the summary has them all.
-			more = append(more, fmt.Sprintf("`%s` %s → %s", t.App, t.From.Title(), t.To.Title()))
+			more = append(more, fmt.Sprintf("`%s` %s → %s", t.App, phrase.Title(t.From), phrase.Title(t.To)))
 			kind := "alert"
 			if recovered {
 				kind = "recovery"

@@ -10,7 +10,7 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
 )
 

@@ -15,7 +15,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/fleet"
 )
 
 // ScheduleState is what a schedule remembers between runs, across restarts and leader changes:

@@ -14,7 +14,7 @@ import (
 
 	"github.com/imgupd/imgupd/internal/textutil"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Command is one parsed command.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 func TestParse(t *testing.T) {

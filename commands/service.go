@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // Apps reads Argo CD Applications (diagnostics.Cluster has these methods).

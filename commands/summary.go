@@ -5,15 +5,15 @@ import (
 	"errors"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/report"
 )
 
 // FleetScanner scans every managed Application in a scope, or those that use one image
 // (*fleet.Scanner).
 type FleetScanner interface {
-	Scan(ctx context.Context, scope report.Scope) (*fleet.Result, error)
-	Where(ctx context.Context, scope report.Scope, q fleet.ImageQuery) (*report.Where, error)
+	Scan(ctx context.Context, scope fleet.Query) (*fleet.Result, error)
+	Where(ctx context.Context, scope fleet.Query, q fleet.ImageQuery) (*report.Where, error)
 }
 
 // DefaultSummaryTimeout bounds an on-demand summary's scan: what did not finish is unknown,
@@ -54,19 +54,19 @@ func (s *Service) summary(ctx context.Context, pr Principal, c Summary, rule str
 
 // ScopeFor is the scope s narrowed to what the principal may see: the scan reads and counts
 // nothing else.
-func (p *Policy) ScopeFor(pr Principal, s report.Scope) report.Scope {
-	s.Visible = func(ns, project string) bool { return p.Decide(pr, Scope{Namespace: ns, Project: project}).Allowed }
-	s.VisibleNamespaces = p.VisibleNamespaces(pr)
-	return s
+func (p *Policy) ScopeFor(pr Principal, s report.Scope) fleet.Query {
+	return fleet.Query{Scope: s,
+		Visible:           func(ns, project string) bool { return p.Decide(pr, Scope{Namespace: ns, Project: project}).Allowed },
+		VisibleNamespaces: p.VisibleNamespaces(pr)}
 }
 
 // ChannelScope is the scope s narrowed to what everyone in the channel ch may see (a scheduled
 // summary's, posted for the whole channel).
-func (p *Policy) ChannelScope(ch string, s report.Scope) report.Scope {
+func (p *Policy) ChannelScope(ch string, s report.Scope) fleet.Query {
 	visible := p.ChannelVisible(ch)
-	s.Visible = func(ns, project string) bool { return visible(Scope{Namespace: ns, Project: project}) }
-	s.VisibleNamespaces = literalNamespaces(p.ChannelRules(ch))
-	return s
+	return fleet.Query{Scope: s,
+		Visible:           func(ns, project string) bool { return visible(Scope{Namespace: ns, Project: project}) },
+		VisibleNamespaces: literalNamespaces(p.ChannelRules(ch))}
 }
 
 func projectOr(p string) string {

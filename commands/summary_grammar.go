@@ -10,8 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/report"
 )
 
 // The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // projectFleet is a generated fleet whose every n-th app (app-0000, app-000n, …) is in Argo CD

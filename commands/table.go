@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Surface says where a command can be typed: in a terminal (imgupd …), in

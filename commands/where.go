@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Where asks "where is my tag?": every Application Image Updater manages (in Scope, that the

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // After the write, the same judgement as before it: a pick is judged

@@ -9,14 +9,14 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/advice"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/advice"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
 )
 
 // An Application source as Argo CD reads it (its repository Secrets, trust

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/imgupd/imgupd/diagnostics/advice"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/advice"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // What the diagnosis says when a server answered past imgupd's read

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/forge"
-	"github.com/imgupd/imgupd/diagnostics/internal/heapwatch"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/internal/heapwatch"
 	"github.com/imgupd/imgupd/lab"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/forge"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // The diagnoses below run against loopback servers that answer without

@@ -3,7 +3,7 @@ package diagnostics
 import (
 	"sync"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // The finding builders' view of the catalogue (package report holds it):

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // TestCatalogueCoversModel: every Problem code the updater model declares
 // maps to a catalogued finding code, and so does every registry error kind.
 func TestCatalogueCoversModel(t *testing.T) {
 	fset := token.NewFileSet()
-	dir := filepath.Join("updater")
+	dir := filepath.Join("..", "model", "updater")
 	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
 		t.Fatal(err)

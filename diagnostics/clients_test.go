@@ -2,8 +2,8 @@ package diagnostics_test
 
 import (
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/registry"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 func newRegistryClient() diagnostics.Registry { return registry.New() }

@@ -3,11 +3,11 @@ package diagnostics
 import (
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/shell"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/gitsource"
 )
 
 // This file builds the steps that create credentials the reader supplies:

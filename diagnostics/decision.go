@@ -3,7 +3,7 @@ package diagnostics
 import (
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // What one image's tag decision says, for the stages' titles and the

@@ -7,11 +7,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // Diagnose: the run's set-up, the stage table it walks (each stage with

@@ -7,12 +7,12 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/internal/hostfail"
-	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/internal/hostfail"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
 )
 
 // Options tune a diagnosis. The zero value gets the defaults.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // This file writes the fixes that name the object, the field and the value:

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestHelmValuesTargetListedAgain: one file is one input, however

@@ -10,9 +10,9 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/lazyre"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // What Argo CD renders for a Helm source, as its repo-server builds the

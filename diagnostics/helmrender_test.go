@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // The .argocd-source files are merge patches: a list they set replaces the

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // severityOf maps the model's problem severity to a finding severity.

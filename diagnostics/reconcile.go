@@ -3,8 +3,8 @@ package diagnostics
 import (
 	"fmt"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // The reconcile pass: after the stage table, what later stages learnt

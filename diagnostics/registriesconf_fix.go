@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	sigyaml "sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // confEntry is one registries.conf entry a fix writes: the registry it is

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // imgupd reads a Secret only for a check of what another component does

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // The signature scenarios (lab/scenarios/signature-*.yaml,

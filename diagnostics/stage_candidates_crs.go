@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // otherCRPicks runs the pick of every other ImageUpdater CR that selects

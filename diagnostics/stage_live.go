@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // checkLive finds each configured image in status.summary.images the way

@@ -12,14 +12,14 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
-	"github.com/imgupd/imgupd/diagnostics/advice"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/netclass"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/advice"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // checkRegistry resolves, for each image Image Updater would process, the

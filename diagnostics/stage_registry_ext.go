@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 	"github.com/imgupd/imgupd/internal/lazyre"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // ext: credentials. Image Updater runs the script an ext:<path> reference

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Targets written twice: two images of one app mapped to the same Helm

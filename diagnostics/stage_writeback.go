@@ -7,15 +7,15 @@ import (
 	"path"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/advice"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/forge"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/advice"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/forge"
+	"github.com/imgupd/imgupd/sources/gitsource"
 )
 
 // iuAuthorEmail is the author of Image Updater's commits.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // checkKustomizeOverrides predicts spec.source.kustomize.images as Image

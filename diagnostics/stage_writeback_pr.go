@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/advice"
-	"github.com/imgupd/imgupd/diagnostics/forge"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/advice"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/forge"
+	"github.com/imgupd/imgupd/sources/gitsource"
 )
 
 // Pull-request write-back (v1.2+, gitConfig.pullRequest), as Image Updater

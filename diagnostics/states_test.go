@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestRootCauseMarked: finish marks exactly the finding it chose as the root

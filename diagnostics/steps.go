@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	"github.com/imgupd/imgupd/internal/shell"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // This file builds the steps of fixes that write into one object, as data:

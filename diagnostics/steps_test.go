@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // TestMergeRegistriesConf: an entry for a new prefix is appended, one for a

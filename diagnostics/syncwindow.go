@@ -7,7 +7,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
+	"github.com/imgupd/imgupd/model/argo"
 )
 
 // Argo CD parses sync window schedules as five-field cron expressions.

@@ -20,19 +20,19 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/forge"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updater"
 	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	"github.com/imgupd/imgupd/lab/kubefake"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/forge"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // unreachableHost stands in for ${REGISTRY} when the scenario's registry

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/forge"
 	labforge "github.com/imgupd/imgupd/lab/forge"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	"github.com/imgupd/imgupd/lab/loopback"
+	"github.com/imgupd/imgupd/sources/forge"
 )
 
 // startExtras starts what a scenario asks for beyond the registry and the

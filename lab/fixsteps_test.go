@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	sigyaml "sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/shell"
+	"github.com/imgupd/imgupd/report"
 )
 
 // varsBefore are the values only the reader knows in the fixes of the

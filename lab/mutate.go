@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/testing"
 
-	"github.com/imgupd/imgupd/diagnostics/argo"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab/kubefake"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // errNoFakeCluster: Apply changes the client-go fakes Start builds; an

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestApplyChangesTheRunningCluster: Apply replaces an ImageUpdater CR

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
-	"github.com/imgupd/imgupd/bot/blockkit/mrkdwn"
 	"github.com/imgupd/imgupd/bot/slacklab"
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/present/blockkit/mrkdwn"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 

@@ -1,12 +1,13 @@
 package lab
 
 import (
+	"github.com/imgupd/imgupd/present/phrase"
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestTextReadsInTenSeconds (render's rules, here to share the lab's one
@@ -33,7 +34,7 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 			render.Text(&b, r, render.TextOptions{})
 			out := b.String()
 			lines := strings.Split(out, "\n")
-			if want := r.State.Mark() + "  " + textutil.Visible(r.Answer); lines[0] != want {
+			if want := phrase.Mark(r.State) + "  " + textutil.Visible(r.Answer); lines[0] != want {
 				t.Errorf("line 1 is %q, want %q", lines[0], want)
 			}
 			var passed []string
@@ -68,7 +69,7 @@ func TestTextReadsInTenSeconds(t *testing.T) {
 			}
 			var md strings.Builder
 			render.Markdown(&md, r)
-			if want := "## " + r.State.Emoji() + " " + render.MarkdownText(r.Answer) + "\n"; !strings.HasPrefix(md.String(), want) {
+			if want := "## " + phrase.Emoji(r.State) + " " + render.MarkdownText(r.Answer) + "\n"; !strings.HasPrefix(md.String(), want) {
 				t.Errorf("the Markdown report does not open with %q:\n%s", want, md.String())
 			}
 			if n := strings.Count(md.String(), "Not verified"); n > 1 {

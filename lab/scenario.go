@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/report"
 )
 
 // Scenario is one environment and the verdict expected from it.

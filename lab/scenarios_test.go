@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
+	"github.com/imgupd/imgupd/present/blockkit"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/updaterlog"
+	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 )
 
 // builtinRun is one built-in scenario diagnosed once for the package's tests

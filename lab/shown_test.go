@@ -17,14 +17,14 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"golang.org/x/net/html"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/bot/slacklab"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
-	"github.com/imgupd/imgupd/diagnostics/simulate"
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/simulate"
 )
 
 // hostileText is what the cluster, a registry, git or a log line may write,
@@ -212,7 +212,7 @@ func TestEveryRendererShowsClusterTextAsText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := (&fleet.Scanner{Engine: env.Engine()}).Where(context.Background(), report.Scope{}, q)
+			w, err := (&fleet.Scanner{Engine: env.Engine()}).Where(context.Background(), fleet.Query{}, q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,16 +75,23 @@ gocache=$("$GO" env GOCACHE)
 module=$("$GO" list -m)
 files=$(grep -rl --include='*_test.go' -E '^func Fuzz' . | sed 's|^\./||' | sort)
 
-# One instrumented test binary per package, one package after the other (the go command compiles in parallel).
-start=$SECONDS
-for dir in $(for f in $files; do echo "./$(dirname "$f")"; done | sort -u); do
+# One instrumented test binary per package, $FUZZJOBS packages at a time: the go command
+# compiles a package's dependencies in parallel, but links each binary on one CPU.
+build_binary() {
+  local dir=$1 bin
   bin=$(binary "$dir")
   if "$GO" test -c -fuzz=. -o "$bin" "$dir" >"$bin.log" 2>&1; then
     echo "$module/${dir#./}" >"$bin.importpath"
   else
     rm -f "$bin"
   fi
+}
+start=$SECONDS
+for dir in $(for f in $files; do echo "./$(dirname "$f")"; done | sort -u); do
+  while [ "$(jobs -rp | wc -l)" -ge "$FUZZJOBS" ]; do wait -n || true; done
+  build_binary "$dir" &
 done
+wait
 echo "fuzz: test binaries built in $((SECONDS - start)) s"
 
 count=0

@@ -20,13 +20,13 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/lab/kubefake"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 func envInt(name string, def int) int {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 )
 
 type demoOptions struct {

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/imgupd/imgupd/bot/blockkit"
+import "github.com/imgupd/imgupd/present/blockkit"
 
 // blockkitExporter writes the Slack payload the bot posts for an answer,
 // as JSON.

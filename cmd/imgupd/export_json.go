@@ -1,6 +1,6 @@
 package main
 
-import "github.com/imgupd/imgupd/diagnostics/simulate"
+import "github.com/imgupd/imgupd/simulate"
 
 // jsonExporter writes answers as JSON (writeJSON): a report, a summary and a
 // "where" answer as their report types, a simulation as every tag's fate, a

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/imgupd/imgupd/diagnostics/render"
+import "github.com/imgupd/imgupd/present/render"
 
 // markdownExporter writes answers as Markdown, for issues, pull requests
 // and docs (the catalogue is docs/findings.md).

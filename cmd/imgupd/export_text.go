@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/simulate"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/simulate"
 )
 
 // textExporter writes answers for a terminal.

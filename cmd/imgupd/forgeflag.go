@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/imgupd/imgupd/diagnostics/forge"
+	"github.com/imgupd/imgupd/sources/forge"
 )
 
 // forgeFlagHelp documents --forge for the commands that take it.

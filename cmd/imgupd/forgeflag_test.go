@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/forge"
+	"github.com/imgupd/imgupd/sources/forge"
 )
 
 func TestParseForges(t *testing.T) {

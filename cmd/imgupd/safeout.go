@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/present/render"
 )
 
 // shownWriter is the last thing between a command's output and the

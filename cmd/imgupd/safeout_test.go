@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/imgupd/imgupd/diagnostics/render"
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/present/render"
 )
 
 // terminalHostile is text a tag, an annotation or a log line may hold: an

@@ -21,9 +21,9 @@ import (
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // serveOptions are the flags of `imgupd serve`. Tokens are not flags: a

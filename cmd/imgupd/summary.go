@@ -12,10 +12,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // summaryOptions are the flags of `imgupd summary`.
@@ -98,7 +98,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 		sc.Progress = prog.update
 		defer prog.stop()
 	}
-	res, err := sc.Scan(ctx, scope)
+	res, err := sc.Scan(ctx, fleet.Everyone(scope))
 	prog.stop()
 	if err != nil {
 		return fail(err)

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/bot/blockkit"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/blockkit"
+	"github.com/imgupd/imgupd/report"
 )
 
 // labFleet starts a generated lab fleet and is the option that points

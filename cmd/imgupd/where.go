@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/render"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/render"
+	"github.com/imgupd/imgupd/report"
 )
 
 func newWhereCmd(io streams, engine scanEngine) *cobra.Command {
@@ -45,7 +45,7 @@ func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, 
 		sc.Progress = prog.update
 		defer prog.stop()
 	}
-	w, err := sc.Where(ctx, scope, q)
+	w, err := sc.Where(ctx, fleet.Everyone(scope), q)
 	prog.stop()
 	if err != nil {
 		return fail(err)
@@ -92,7 +92,7 @@ func demoWhere(ctx context.Context, o *demoOptions, io streams) error {
 	if err != nil {
 		return fail(err)
 	}
-	w, err := (&fleet.Scanner{Engine: env.Engine()}).Where(ctx, report.Scope{}, q)
+	w, err := (&fleet.Scanner{Engine: env.Engine()}).Where(ctx, fleet.Query{}, q)
 	if err != nil {
 		return fail(err)
 	}

@@ -22,8 +22,19 @@ func own(rel ...string) Patterns {
 
 // ioSources are the module's packages that read the cluster, registries, git
 // servers, chart repositories and forges.
-var ioSources = own("diagnostics/cluster", "diagnostics/argo", "diagnostics/registry", "diagnostics/gitsource",
-	"diagnostics/helmchart", "diagnostics/forge", "diagnostics/fleet", "diagnostics/simulate")
+var ioSources = own("sources/cluster", "sources/registry", "sources/gitsource", "sources/helmchart",
+	"sources/forge", "sources/signature", "fleet", "simulate")
+
+// The layers, one folder each: the Image Updater and Argo CD model
+// (model/...: pure), the sources (sources/...: they read and report facts),
+// the engine (diagnostics: it decides), the fleet scan and simulate, the
+// report's data (report) and presentation (present/...: it shows a report).
+var (
+	modelLayer   = own("model/...")
+	sourcesLayer = own("sources/...")
+	engineSide   = own("diagnostics/...", "model/...", "sources/...", "fleet/...", "simulate/...", "report/...",
+		"present/render/...")
+)
 
 // ioLibraries are the third-party clients behind them.
 var ioLibraries = Patterns{"k8s.io/client-go/...", "github.com/go-git/...",
@@ -50,22 +61,26 @@ type namedRule struct {
 }
 
 var rules = []namedRule{
+
 	{
-		name: "updater/no-own-io",
-		why: "diagnostics/updater is the pure model of Image Updater: given objects, tag lists and metadata it " +
-			"decides; every read belongs to the sources. No code of this module it reaches does network or OS I/O " +
-			"(environment and files included: the caller reads them and passes values in).",
-		rule: NoOwnImport{From: own("diagnostics/updater"), Banned: stdIO},
+		name: "model/no-io",
+		why: "model/updater, model/argo and model/updaterlog are the pure model of Image Updater and Argo CD: given " +
+			"objects, tag lists, metadata and log lines they decide; every read belongs to the sources.",
+		rule: NoOwnImport{From: own("model/updater", "model/argo", "model/updaterlog"), Banned: stdIO},
 	},
 	{
-		name: "updater/no-clients",
-		why:  "diagnostics/updater reaches no I/O client, ours or third-party (client-go, go-git, registry, forge, Slack).",
-		rule: NoDependency{From: own("diagnostics/updater"), Banned: append(ioLibraries, ioSources...)},
+		name: "model/below-sources",
+		why: "the model (and the advice on what to change) reaches no I/O client and no source but the network " +
+			"failure kinds (sources/netclass), nor the engine, the scan or presentation: the sources and the engine " +
+			"use the model, never the reverse.",
+		rule: NoDependency{From: modelLayer, Banned: append(append(Patterns{}, ioLibraries...),
+			append(ioSources, own("diagnostics", "present/...")...)...)},
 	},
 	{
-		name: "diagnostics/no-transport",
-		why:  "nothing under diagnostics knows about Slack or the chat commands: transports call the engine, never the reverse.",
-		rule: NoDependency{From: own("diagnostics/..."),
+		name: "engine/no-transport",
+		why: "the engine and everything under it (model, sources, fleet scan, simulate, report, text renderers) know " +
+			"nothing of Slack or the chat commands: transports call the engine, never the reverse.",
+		rule: NoDependency{From: engineSide,
 			Banned: append(own("bot/...", "commands/..."), "github.com/slack-go/...")},
 	},
 	{
@@ -73,14 +88,7 @@ var rules = []namedRule{
 		why:  "commands is the chat command language, transport-neutral: it must not import slack-go.",
 		rule: NoDependency{From: own("commands/..."), Banned: Patterns{"github.com/slack-go/..."}},
 	},
-	{
-		name: "advice/no-sources",
-		why: "diagnostics/advice turns the facts a source reports into what to change; it reaches no source and no " +
-			"I/O client, so that the sources can report facts in its types and simulate advises on a registry " +
-			"without pulling in the git or forge clients.",
-		rule: NoDependency{From: own("diagnostics/advice"), Banned: append(append(Patterns{}, ioLibraries...),
-			append(ioSources, own("diagnostics")...)...)},
-	},
+
 	{
 		name: "lab/only-cmd",
 		why: "the lab (fake cluster, in-process registry and git servers) is for tests, `imgupd demo`, `serve --lab` " +
@@ -94,45 +102,50 @@ var rules = []namedRule{
 	},
 	{
 		name: "sources/no-verdicts",
-		why: "the sources (cluster, Argo CD, registry, git, charts, forges, updater logs, network classes) report " +
-			"facts; the engine decides. They must not import the engine, its renderers or the fleet scan.",
-		rule: NoDependency{
-			From: own("diagnostics/cluster", "diagnostics/argo", "diagnostics/registry", "diagnostics/gitsource",
-				"diagnostics/helmchart", "diagnostics/forge", "diagnostics/updaterlog", "diagnostics/netclass",
-				"diagnostics/signature"),
-			Banned: own("diagnostics", "diagnostics/render", "diagnostics/fleet", "diagnostics/simulate"),
-		},
+		why: "the sources (cluster, registry, git, charts, forges, signatures, network classes) read and report " +
+			"facts; the engine decides. They must not import the engine, presentation, the fleet scan or simulate.",
+		rule: NoDependency{From: sourcesLayer, Banned: own("diagnostics", "present/...", "fleet", "simulate")},
 	},
 	{
 		name: "fleet/no-render",
 		why:  "the fleet scan returns per-app results; rendering them is the renderers' and the bot's job.",
-		rule: NoDependency{From: own("diagnostics/fleet"), Banned: own("diagnostics/render", "bot/...")},
+		rule: NoDependency{From: own("fleet"), Banned: own("present/...", "bot/...")},
 	},
 	{
 		name: "render/no-clients",
 		why: "the text, Markdown and Block Kit renderers read a Report and decide nothing: they need no Kubernetes " +
 			"or git client.",
-		rule: NoDependency{From: own("diagnostics/render", "bot/blockkit"),
-			Banned: Patterns{"k8s.io/client-go/...", "github.com/go-git/..."}},
+		rule: NoDependency{From: own("present/..."), Banned: Patterns{"k8s.io/client-go/...", "github.com/go-git/..."}},
 	},
 	{
 		name: "render/no-engine",
-		why: "the renderers read the report's data (package diagnostics/report), never the engine or the fleet " +
+		why: "the renderers read the report's data (package report), never the engine or the fleet " +
 			"scan that fill it: what they show comes from the Report, not from running a diagnosis.",
-		rule: NoDependency{From: own("diagnostics/render", "bot/blockkit"), Banned: own("diagnostics", "diagnostics/fleet")},
+		rule: NoDependency{From: own("present/..."), Banned: append(own("diagnostics", "fleet", "simulate"), sourcesLayer...)},
+	},
+	{
+		name: "present/one-phrasebook",
+		why: "the terminal and Slack renderers share their words and marks through present/phrase; neither borrows " +
+			"the other's (Block Kit once climbed into the text renderer for its phrases).",
+		rule: NoDependency{From: own("present/blockkit/..."), Banned: own("present/render")},
+	},
+	{
+		name: "present/one-phrasebook-text",
+		why:  "the text and Markdown renderers do not reach Block Kit: both speak through present/phrase.",
+		rule: NoDependency{From: own("present/render"), Banned: own("present/blockkit/...")},
 	},
 	{
 		name: "report/no-io",
-		why: "diagnostics/report is the report's data (findings, the catalogue of codes, the fleet summary) that " +
+		why: "report is the report's data (findings, the catalogue of codes, the fleet summary) that " +
 			"the engine fills and the renderers, bot and CLI read: no code of this module it reaches does network " +
 			"or OS I/O, so that reading a report pulls in no I/O.",
-		rule: NoOwnImport{From: own("diagnostics/report"), Banned: stdIO},
+		rule: NoOwnImport{From: own("report"), Banned: stdIO},
 	},
 	{
 		name: "report/no-clients",
-		why: "diagnostics/report reaches no I/O client, ours or third-party (client-go, go-git, registry, forge, " +
+		why: "report reaches no I/O client, ours or third-party (client-go, go-git, registry, forge, " +
 			"Slack), nor the engine that fills it.",
-		rule: NoDependency{From: own("diagnostics/report"),
+		rule: NoDependency{From: own("report"),
 			Banned: append(append(Patterns{}, ioLibraries...), append(own("diagnostics"), ioSources...)...)},
 	},
 	{

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // TestPushLazyAnswersAsPush: a registry filled with PushLazy answers tag

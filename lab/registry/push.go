@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 // Image describes one tag to push.

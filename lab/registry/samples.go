@@ -3,7 +3,7 @@ package labregistry
 import (
 	"time"
 
-	"github.com/imgupd/imgupd/diagnostics/updater"
+	"github.com/imgupd/imgupd/model/updater"
 )
 
 func sampleDay(d string) time.Time {

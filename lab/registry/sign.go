@@ -12,7 +12,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/imgupd/imgupd/diagnostics/signature"
+	"github.com/imgupd/imgupd/sources/signature"
 )
 
 // Sign stores a cosign signature of repo:tag made with key, as `cosign

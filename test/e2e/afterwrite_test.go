@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestWriteEvidenceOnRealAPIServer: what Image Updater leaves after its

@@ -14,8 +14,8 @@ import (
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // TestBotOnRealAPIServer runs the Slack bot (real socketmode client, local

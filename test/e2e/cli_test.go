@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // TestDiagnoseCommand runs the real `imgupd diagnose` binary against the real

@@ -28,8 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/imgupd/imgupd/diagnostics/cluster"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // The fleet benchmark (bench/fleet.sh, issues 10 and 14): a generated fleet

@@ -10,8 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/imgupd/imgupd/diagnostics/report"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
 )
 
 // updaterSA is the ServiceAccount Image Updater's own install runs as.

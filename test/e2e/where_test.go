@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 )
 
 // TestWhereOnRealAPIServer: the lab fleet where-web (one repository feeding six Applications in
@@ -33,7 +33,7 @@ func TestWhereOnRealAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := (&fleet.Scanner{Engine: eng}).Where(context.Background(), report.Scope{}, q)
+	w, err := (&fleet.Scanner{Engine: eng}).Where(context.Background(), fleet.Query{}, q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func samples() map[string][]labregistry.Image {
 }
 
 // semverImages are n tags i/1000 . (i/10)%100 . i%10, as in
-// diagnostics/simulate's benchmarks.
+// simulate's benchmarks.
 func semverImages(n int) []labregistry.Image {
 	out := make([]labregistry.Image, n)
 	for i := range out {

@@ -26,13 +26,13 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/diagnostics/cluster"
-	"github.com/imgupd/imgupd/diagnostics/fleet"
-	"github.com/imgupd/imgupd/diagnostics/forge"
-	"github.com/imgupd/imgupd/diagnostics/gitsource"
-	"github.com/imgupd/imgupd/diagnostics/helmchart"
-	"github.com/imgupd/imgupd/diagnostics/registry"
-	"github.com/imgupd/imgupd/diagnostics/report"
+	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/forge"
+	"github.com/imgupd/imgupd/sources/gitsource"
+	"github.com/imgupd/imgupd/sources/helmchart"
+	"github.com/imgupd/imgupd/sources/registry"
 )
 
 // Output is what one scan cost; the parent decodes it.
@@ -164,7 +164,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
 	start := time.Now()
-	res, err := s.Scan(context.Background(), report.Scope{})
+	res, err := s.Scan(context.Background(), fleet.Query{})
 	scan, scanCPU := time.Since(start), cpuTime()-cpu0
 	peakHeap := stopSampling()
 	if err != nil {

@@ -1,0 +1,358 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
+)
+
+// Defaults of a scan.
+const (
+	DefaultConcurrency = 8
+	DefaultDeadline    = 2 * time.Minute
+)
+
+// Scanner scans fleets. Engine is the prototype: its Cluster, Registry,
+// Git, Forge, Charts and Options serve every app; the Scanner wraps Cluster
+// and Registry to share their reads. A Scanner holds no state between
+// scans.
+type Scanner struct {
+	Engine *diagnostics.Engine
+	// UpdaterNamespace is where Image Updater is looked for first (default
+	// argocd).
+	UpdaterNamespace string
+	// Concurrency bounds the apps diagnosed at once (default 8).
+	Concurrency int
+	// Deadline bounds the whole scan (default 2 min); what did not finish
+	// is unknown.
+	Deadline time.Duration
+	// Progress, when set, is called after each app (done of total).
+	Progress func(done, total int)
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Result is one scan.
+type Result struct {
+	Scope     report.Scope  `json:"scope"`
+	Cluster   string        `json:"cluster,omitempty"`
+	StartedAt time.Time     `json:"startedAt"`
+	Duration  time.Duration `json:"durationNs"`
+	// Apps are every managed Application in the scope, by namespace and
+	// name.
+	Apps []report.AppResult `json:"apps"`
+	// Partial is true when the deadline ended the scan before every app
+	// finished (those are unknown, code CHECK_TIMEOUT).
+	Partial bool `json:"partial,omitempty"`
+	// Unmanaged counts the Applications in the scope Image Updater does not
+	// manage (not listed); with a Visible filter, only visible ones.
+	Unmanaged int              `json:"unmanaged"`
+	Stats     report.ScanStats `json:"stats"`
+}
+
+// Counts is the number of apps in each state.
+func (r *Result) Counts() map[report.State]int {
+	m := map[report.State]int{}
+	for _, a := range r.Apps {
+		m[a.State]++
+	}
+	return m
+}
+
+// Worst is the most urgent state of the scan (up-to-date for none).
+func (r *Result) Worst() report.State {
+	c := r.Counts()
+	for _, s := range report.States() {
+		if c[s] > 0 {
+			return s
+		}
+	}
+	return report.StateUpToDate
+}
+
+// ErrNoUpdater is returned when Image Updater's installation cannot be
+// read at all (the scan has nothing to go on): its read error wraps it.
+var ErrNoUpdater = errors.New("image updater's installation could not be read")
+
+// Scan diagnoses every managed Application in scope. It fails only when
+// nothing can be listed (Applications, or CRs on v1.x); everything else
+// becomes an app's answer.
+func (s *Scanner) Scan(ctx context.Context, scope Query) (*Result, error) {
+	p, cancel, err := s.prepare(ctx, scope, false)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	res := p.result(p.managed)
+	p.diagnose(p.managed, func(i int, a *argo.Application, rep *report.Report) {
+		// The report is dropped here: only its answer is kept.
+		res.Apps[i] = ResultOf(rep, project(a))
+	})
+	p.finish(res)
+	return res, nil
+}
+
+// scan is one scan's shared reads and settings, between listing the
+// managed Applications and diagnosing them.
+type scan struct {
+	s        *Scanner
+	ctx      context.Context
+	eng      *diagnostics.Engine
+	cc       *clusterCache
+	rc       *registryCache
+	scope    Query
+	start    time.Time
+	now      func() time.Time
+	deadline time.Duration
+	conc     int
+	updNS    string
+	version  updater.Version
+	crs      []updater.ImageUpdater
+	sel      updater.SelectOptions
+	// managed are the Applications Image Updater manages in scope, by
+	// namespace and name; unmanaged counts the others the asker may see.
+	managed   []*argo.Application
+	unmanaged int
+	// targets are the selections that found the managed apps (v1.x), for
+	// a "where" to read their images again without selecting twice.
+	targets   map[*argo.Application]*updater.Targeting
+	shared    *diagnostics.SharedLog
+	inst      *cluster.UpdaterInstall
+	regBefore int64
+	done      int
+}
+
+// prepare reads what every app shares (the installation, its version, the
+// CRs, the log) and lists the managed Applications in scope; the returned
+// cancel ends the scan's deadline. With keepTargets it keeps the selection
+// that found each app managed (a "where" reads the apps' images from it).
+func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*scan, context.CancelFunc, error) {
+	if err := scope.Validate(); err != nil {
+		return nil, nil, err
+	}
+	p := &scan{s: s, scope: scope, now: s.Now, deadline: s.Deadline, conc: s.Concurrency, updNS: s.UpdaterNamespace}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.deadline <= 0 {
+		p.deadline = DefaultDeadline
+	}
+	if p.conc <= 0 {
+		p.conc = DefaultConcurrency
+	}
+	if p.updNS == "" {
+		p.updNS = "argocd"
+	}
+	if keepTargets {
+		p.targets = map[*argo.Application]*updater.Targeting{}
+	}
+	p.start = p.now()
+	ctx, cancel := context.WithTimeout(ctx, p.deadline)
+	p.eng, p.ctx, p.cc, p.rc = shareScan(ctx, s.Engine)
+	if s.Engine.Registry != nil {
+		p.regBefore = s.Engine.Registry.Stats().Total()
+	}
+	ctx = p.ctx
+
+	inst, instErr := p.cc.FindUpdater(ctx, p.updNS)
+	if instErr == nil {
+		p.inst = inst
+	}
+	p.version = s.Engine.Options.DefaultVersion
+	if p.version == (updater.Version{}) {
+		p.version = updater.Latest
+	}
+	if inst != nil && inst.Version != (updater.Version{}) {
+		p.version = inst.Version
+	}
+	var apps []argo.Application
+	for _, ns := range listNamespaces(scope) {
+		list, err := p.cc.Applications(ctx, ns)
+		if err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("listing Applications: %w", err)
+		}
+		apps = append(apps, list...)
+	}
+	if p.version.UsesCRs() {
+		var err error
+		if p.crs, err = p.cc.ImageUpdaters(ctx, ""); err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
+		}
+	}
+	p.sel = updater.SelectOptions{Version: p.version}
+	if inst != nil {
+		p.sel.ControllerNamespace = inst.Namespace
+		if w := strings.TrimSpace(inst.WatchNamespaces); w != "" {
+			p.sel.WatchNamespaces = []string{w}
+		}
+	}
+	for i := range apps {
+		a := &apps[i]
+		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
+			continue
+		}
+		if ok, t := managed(a, p.crs, p.sel); ok {
+			p.managed = append(p.managed, a)
+			if t != nil && p.targets != nil {
+				p.targets[a] = t
+			}
+		} else {
+			p.unmanaged++
+		}
+	}
+	sort.Slice(p.managed, func(i, j int) bool {
+		if p.managed[i].Namespace != p.managed[j].Namespace {
+			return p.managed[i].Namespace < p.managed[j].Namespace
+		}
+		return p.managed[i].Name < p.managed[j].Name
+	})
+	if instErr == nil {
+		p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) // through cc: read once
+	}
+	return p, cancel, nil
+}
+
+// result is the scan's Result before any app is diagnosed: every app in
+// apps unknown, "not diagnosed before the scan's deadline", until its
+// answer comes.
+func (p *scan) result(apps []*argo.Application) *Result {
+	res := &Result{Scope: p.scope.Scope, Cluster: p.s.Engine.Options.ClusterName, StartedAt: p.start, Unmanaged: p.unmanaged}
+	res.Apps = make([]report.AppResult, len(apps))
+	for i, a := range apps {
+		res.Apps[i] = notReached(a, p.deadline)
+	}
+	return res
+}
+
+// notReached is the answer of an app the scan's deadline left undiagnosed.
+func notReached(a *argo.Application, deadline time.Duration) report.AppResult {
+	return report.AppResult{App: report.AppRef{Namespace: a.Namespace, Name: a.Name}, Project: project(a),
+		State: report.StateUnknown, Code: report.CodeCheckTimeout, NotReached: true,
+		Title:    fmt.Sprintf("not diagnosed before the scan's deadline (%s)", deadline),
+		Headline: fmt.Sprintf("%s/%s was not diagnosed before the scan's deadline (%s)", a.Namespace, a.Name, deadline)}
+}
+
+// diagnose diagnoses apps, Concurrency at a time, until the deadline, and
+// hands each report to keep (called from several goroutines, never twice
+// for one i; keep must not hold the report longer than it needs).
+func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Application, rep *report.Report)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range min(p.conc, max(1, len(apps))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				a := apps[i]
+				keep(i, a, p.eng.Diagnose(p.ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}))
+				mu.Lock()
+				p.done++
+				d := p.done
+				mu.Unlock()
+				if p.s.Progress != nil {
+					p.s.Progress(d, len(apps))
+				}
+			}
+		}()
+	}
+feed:
+	for i := range apps {
+		select {
+		case work <- i:
+		case <-p.ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+// finish records whether the deadline cut the scan short, its duration and
+// what it read.
+func (p *scan) finish(res *Result) {
+	res.Partial = p.done < len(res.Apps) || p.ctx.Err() != nil && anyTimedOut(res.Apps)
+	res.Duration = p.now().Sub(p.start)
+	res.Stats = report.ScanStats{KubernetesReads: p.cc.reads.Load(), TagLists: p.rc.lists.Load()}
+	if p.s.Engine.Registry != nil {
+		res.Stats.RegistryRequests = p.s.Engine.Registry.Stats().Total() - p.regBefore
+	}
+}
+
+// ResultOf is one app's answer from its report (proj is its Argo CD
+// project): what a summary shows. It keeps nothing of the report but
+// strings and a time.
+func ResultOf(rep *report.Report, proj string) report.AppResult {
+	r := report.AppResult{App: rep.App, Project: proj, State: rep.State, Headline: rep.Headline, Answer: rep.Answer}
+	if rc := rep.RootCause; rc != nil {
+		r.Code, r.Stage, r.Title = rc.Code, rc.Stage, rc.Title
+	}
+	r.Waiting = waiting(rep)
+	return r
+}
+
+// waiting is the build time of the tag that waits: the pick of an image
+// whose update is due, or the oldest of the newer tags held back.
+func waiting(rep *report.Report) *time.Time {
+	var best *time.Time
+	heldBack := rep.State == report.StateHeldBack
+	for _, c := range rep.Candidates {
+		d := c.Decision
+		var running *semver.Version
+		if heldBack {
+			running, _ = semver.NewVersion(d.RunningTag)
+		}
+		for _, t := range d.Tags {
+			if t.Created == nil {
+				continue
+			}
+			pick := d.Selected != nil && t.Tag == d.Selected.Tag && t.Tag != d.RunningTag
+			if pick || heldBack && !t.Kept && newerThan(t.Tag, running) {
+				if best == nil || t.Created.Before(*best) {
+					tt := *t.Created
+					best = &tt
+				}
+			}
+		}
+	}
+	return best
+}
+
+// newerThan: tag is a version above running (false when either is not one).
+func newerThan(tag string, running *semver.Version) bool {
+	if running == nil {
+		return false
+	}
+	v, err := semver.NewVersion(tag)
+	return err == nil && v.GreaterThan(running)
+}
+
+func project(a *argo.Application) string {
+	if a.Spec.Project == "" {
+		return "default"
+	}
+	return a.Spec.Project
+}
+
+func anyTimedOut(apps []report.AppResult) bool {
+	for _, a := range apps {
+		if a.Code == report.CodeCheckTimeout {
+			return true
+		}
+	}
+	return false
+}

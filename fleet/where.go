@@ -1,0 +1,612 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/registry"
+)
+
+// ErrBadImage is returned (wrapped) for an image a "where" cannot ask
+// about: empty, with an alias, or not an image reference.
+var ErrBadImage = errors.New("not an image reference")
+
+// ImageQuery is the image a "where" asks about, as written.
+type ImageQuery struct {
+	Asked string
+	ref   updater.ImageRef
+}
+
+// ParseImageQuery reads IMAGE[:TAG|@DIGEST] (a registry host first when
+// not Docker Hub: ghcr.io/acme/web:1.4.2, nginx, docker.io/bitnami/redis).
+func ParseImageQuery(s string) (ImageQuery, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return ImageQuery{}, fmt.Errorf("no image given: %w", ErrBadImage)
+	case strings.ContainsAny(s, " \t\n=<>~^*,"):
+		return ImageQuery{}, fmt.Errorf("%q: an image is REGISTRY/PATH[:TAG|@DIGEST] (no alias, constraint or space): %w", textutil.Clip(s, 80), ErrBadImage)
+	}
+	ref := updater.ParseImageRef(s, updater.Latest)
+	if ref.Legacy || ref.Name == "" {
+		return ImageQuery{}, fmt.Errorf("%q: an image is REGISTRY/PATH[:TAG|@DIGEST]: %w", textutil.Clip(s, 80), ErrBadImage)
+	}
+	return ImageQuery{Asked: s, ref: ref}, nil
+}
+
+// Tag is the asked tag ("" when none).
+func (q ImageQuery) Tag() string { return q.ref.Tag }
+
+// Digest is the asked digest ("" when none).
+func (q ImageQuery) Digest() string { return q.ref.Digest }
+
+// repoKey is a repository as Image Updater reaches it: the registry's host
+// (Docker Hub's, docker.io, for no registry) and the path it asks tags of
+// (the registries.conf entry's defaultns, Docker Hub's library/, added to a
+// one-part name).
+func repoKey(img updater.ImageRef, conf updater.RegistriesConf) string {
+	ep, _ := updater.ResolveEndpoint(img, conf)
+	host := img.Registry
+	switch host {
+	case "", "docker.io", "index.docker.io", "registry-1.docker.io":
+		host = "docker.io"
+	}
+	path := ep.RepositoryPath(img)
+	if host == "docker.io" && !strings.Contains(path, "/") {
+		path = "library/" + path
+	}
+	return host + "/" + path
+}
+
+// match is one image of one managed app that uses the asked repository.
+type match struct {
+	app   *argo.Application
+	by    string
+	alias string
+	image string
+}
+
+// Where answers "where is my tag?" for q over the managed Applications in
+// scope the asker may see: which use its repository, and for each whether
+// Image Updater picks the tag, has written it, runs it, and if not what
+// stops it (the app's own diagnosis). It reads what a summary reads, and
+// diagnoses only the apps that use the repository.
+func (s *Scanner) Where(ctx context.Context, scope Query, q ImageQuery) (*report.Where, error) {
+	p, cancel, err := s.prepare(ctx, scope, true)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	var conf updater.RegistriesConf
+	if p.inst != nil && len(p.inst.RegistriesConf) > 0 {
+		conf, _ = updater.ParseRegistriesConfFor(p.inst.RegistriesConf, p.version) // a bad file is each app's finding
+	}
+	want := repoKey(q.ref, conf)
+	w := &report.Where{Asked: q.Asked, Repository: want, Tag: q.Tag(), Digest: q.Digest(), Cluster: s.Engine.Options.ClusterName,
+		Scope: scope.Scope, Managed: len(p.managed), Unmanaged: p.unmanaged, StartedAt: p.start}
+
+	var matches []match
+	var apps []*argo.Application
+	others := map[string]bool{}
+	for _, a := range p.managed {
+		found := false
+		for _, im := range imagesOf(a, p.targets[a], p.sel) {
+			k := repoKey(im.ref, conf)
+			if k != want {
+				others[k] = true
+				continue
+			}
+			image := im.ref.Original
+			if _, r, ok := strings.Cut(image, "="); ok { // "alias=image" as an image-list writes it
+				image = r
+			}
+			matches = append(matches, match{app: a, by: im.by, alias: im.ref.Alias, image: image})
+			found = true
+		}
+		if found {
+			apps = append(apps, a)
+		}
+	}
+	if len(matches) == 0 {
+		keys := make([]string, 0, len(others))
+		for k := range others {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.Repositories = textutil.Nearest(want, keys, 3, func(_ string, d int) bool { return d <= max(3, len(want)/3) })
+		res := p.result(nil)
+		p.finish(res)
+		w.Partial, w.Duration, w.Stats = res.Partial, res.Duration, res.Stats
+		w.Apps = []report.WhereLine{}
+		return w, nil
+	}
+
+	byApp := map[*argo.Application][]match{}
+	for _, m := range matches {
+		byApp[m.app] = append(byApp[m.app], m)
+	}
+	// Each report is dropped as soon as its app's lines are made, as a
+	// summary drops it: the tag is settled from the first tag list a
+	// diagnosis reads (one per repository in a scan, the same for every
+	// app), and the lines of an app whose selection was not made do not
+	// depend on it.
+	res := p.result(apps)
+	lines := make([][]report.WhereLine, len(apps))
+	settled := false
+	var mu sync.Mutex
+	p.diagnose(apps, func(i int, a *argo.Application, rep *report.Report) {
+		r := ResultOf(rep, project(a))
+		mu.Lock()
+		defer mu.Unlock()
+		if !settled {
+			if listed := tagList(byApp[a], rep); len(listed) > 0 {
+				if w.Digest != "" && !anyDigest(listed) {
+					readDigests(p.ctx, p.eng.Registry, q.ref, conf, listed, w)
+				}
+				resolveTag(w, listed)
+				settled = true
+			}
+		}
+		res.Apps[i] = r
+		for _, m := range byApp[a] {
+			lines[i] = append(lines[i], whereLine(m, rep, w.Tag, r))
+		}
+	})
+	p.finish(res)
+	w.Partial, w.Duration, w.Stats = res.Partial, res.Duration, res.Stats
+	if !settled {
+		resolveTag(w, nil)
+	}
+	for i, a := range apps {
+		if lines[i] == nil { // not reached before the deadline
+			for _, m := range byApp[a] {
+				lines[i] = append(lines[i], whereLine(m, nil, w.Tag, res.Apps[i]))
+			}
+		}
+		w.Apps = append(w.Apps, lines[i]...)
+	}
+	order := map[report.WhereAnswer]int{}
+	for i, a := range report.WhereAnswers() {
+		order[a] = i
+	}
+	sort.SliceStable(w.Apps, func(i, j int) bool {
+		a, b := w.Apps[i], w.Apps[j]
+		if order[a.Answer] != order[b.Answer] {
+			return order[a.Answer] < order[b.Answer]
+		}
+		if a.App.Namespace != b.App.Namespace {
+			return a.App.Namespace < b.App.Namespace
+		}
+		return a.App.Name < b.App.Name
+	})
+	return w, nil
+}
+
+// configured is one image an app's configuration names, and what names it.
+type configured struct {
+	ref updater.ImageRef
+	by  string
+}
+
+// imagesOf are the images Image Updater's model gives the app (t is the
+// selection that found it managed, nil when none was needed): the
+// selecting CR's (and every other CR's that selects it), its dropped ones,
+// or its image-list annotation (v0.x, or on v1.x when no CR selects it:
+// the owner still asks about them).
+func imagesOf(a *argo.Application, t *updater.Targeting, sel updater.SelectOptions) []configured {
+	m := a.ToModel()
+	var out []configured
+	if t != nil {
+		add := func(t updater.Targeting) {
+			by := "ImageUpdater " + t.CR
+			if t.CR == "" {
+				by = "annotations"
+			}
+			for _, im := range t.Images {
+				r := im.Image
+				r.Alias = im.Alias
+				out = append(out, configured{ref: r, by: by})
+			}
+			for _, d := range t.Dropped {
+				r := updater.ParseImageRef(d.ImageName, sel.Version)
+				r.Alias = d.Alias
+				out = append(out, configured{ref: r, by: by})
+			}
+		}
+		add(*t)
+		for _, o := range t.Also {
+			add(o)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	if list, ok := m.Annotations[updater.AnnotationImageList]; ok {
+		refs, _ := updater.ParseImageList(list, sel.Version)
+		for _, r := range refs {
+			out = append(out, configured{ref: r, by: "annotations"})
+		}
+	}
+	return out
+}
+
+// tagList is the repository's tag list as a diagnosis read it (every
+// listed tag, whatever its fate, with the digests and build times read)
+// for the app's images that use the repository.
+func tagList(ms []match, rep *report.Report) []updater.TagFate {
+	if rep == nil {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []updater.TagFate
+	for _, m := range ms {
+		for _, c := range rep.Candidates {
+			if c.Alias != m.alias {
+				continue
+			}
+			for _, t := range c.Decision.Tags {
+				if i, ok := seen[t.Tag]; ok {
+					if out[i].Digest == "" {
+						out[i].Digest = t.Digest
+					}
+					if out[i].Created == nil {
+						out[i].Created = t.Created
+					}
+					continue
+				}
+				seen[t.Tag] = len(out)
+				out = append(out, updater.TagFate{Tag: t.Tag, Digest: t.Digest, Created: t.Created})
+			}
+		}
+	}
+	return out
+}
+
+// resolveTag settles which tag the answer is about: the asked one (is it
+// listed? else its nearest), the tags of an asked digest, or, with none,
+// the newest the registry has — the one a user who just pushed means: the
+// latest build when build times were read, else the highest version
+// (pre-releases included), else the last listed.
+func resolveTag(w *report.Where, tags []updater.TagFate) {
+	names := make([]string, len(tags))
+	for i, t := range tags {
+		names[i] = t.Tag
+	}
+	if w.Digest != "" {
+		for _, t := range tags {
+			if t.Digest == w.Digest {
+				w.DigestTags = append(w.DigestTags, t.Tag)
+			}
+		}
+		if w.Tag == "" && len(w.DigestTags) > 0 {
+			w.Tag, w.TagFrom = newest(filter(tags, w.DigestTags)), "the newest tag of the digest"
+		}
+	}
+	if len(tags) == 0 {
+		if w.Tag != "" && w.TagFrom == "" {
+			w.TagFrom = "asked"
+		}
+		return
+	}
+	switch {
+	case w.Tag == "" && w.Digest == "":
+		w.Tag, w.TagFrom = newest(tags), "the newest tag in the registry"
+	case w.TagFrom == "" && w.Tag != "":
+		w.TagFrom = "asked"
+	}
+	if w.Tag == "" {
+		return
+	}
+	in := false
+	for _, n := range names {
+		if n == w.Tag {
+			in = true
+		}
+	}
+	w.Listed = &in
+	if !in {
+		w.Nearest = textutil.Nearest(w.Tag, names, 3, nil)
+	}
+}
+
+func filter(tags []updater.TagFate, keep []string) []updater.TagFate {
+	var out []updater.TagFate
+	for _, t := range tags {
+		for _, k := range keep {
+			if t.Tag == k {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// newest is the latest build when every tag's build time is known, else
+// the highest version, else the last listed.
+func newest(tags []updater.TagFate) string {
+	var best *updater.TagFate
+	allTimes := true
+	for i := range tags {
+		if tags[i].Created == nil {
+			allTimes = false
+			break
+		}
+		if best == nil || tags[i].Created.After(*best.Created) {
+			best = &tags[i]
+		}
+	}
+	if allTimes && best != nil {
+		return best.Tag
+	}
+	var top *semver.Version
+	pick := ""
+	for _, t := range tags {
+		v, err := semver.NewVersion(t.Tag)
+		if err != nil {
+			continue
+		}
+		if top == nil || v.GreaterThan(top) {
+			top, pick = v, t.Tag
+		}
+	}
+	if pick != "" {
+		return pick
+	}
+	return tags[len(tags)-1].Tag
+}
+
+// whereLine is one app's answer for one image: will Image Updater pick the
+// tag, has it written it, does the app run it, and if not, its diagnosis'
+// root cause and fix.
+func whereLine(m match, rep *report.Report, tag string, res report.AppResult) report.WhereLine {
+	l := report.WhereLine{App: report.AppRef{Namespace: m.app.Namespace, Name: m.app.Name}, Project: project(m.app), By: m.by,
+		Alias: m.alias, Image: m.image, State: res.State, Code: res.Code, Cause: res.Title}
+	if rep == nil {
+		l.Answer = report.WhereUnknown
+		return l
+	}
+	if rc := rep.RootCause; rc != nil {
+		l.Fix = rc.Fix
+	}
+	var d *updater.Decision
+	for i := range rep.Candidates {
+		if rep.Candidates[i].Alias == m.alias {
+			d = &rep.Candidates[i].Decision
+		}
+	}
+	if d == nil { // no selection made for it: what stops the app says why
+		l.Answer = fromState(rep.State)
+		if l.Answer == report.WhereRunning || l.Answer == report.WhereDue {
+			l.Answer = report.WhereUnknown
+		}
+		return l
+	}
+	l.Running = d.RunningTag
+	if h := m.app.Status.History; len(h) > 0 && !h[len(h)-1].DeployedAt.IsZero() {
+		t := h[len(h)-1].DeployedAt.UTC()
+		l.Deployed = &t
+	}
+	if d.Selected != nil {
+		l.Picked = d.Selected.Tag
+	}
+	l.Pick = pickOf(d, tag)
+	if w := writtenOf(rep, m.alias); w != "" && l.Picked == tag {
+		l.Written = w
+	} else if d.Outcome == updater.OutcomeAlreadyInSpec && l.Picked == tag {
+		l.Written = "in the Application's spec, not yet deployed"
+	}
+	switch {
+	case tag == "": // no tag to answer for (an unknown digest, no tag list): the app's own state
+		l.Answer = fromState(rep.State)
+	case l.Running == tag:
+		l.Answer = report.WhereRunning
+	case l.Picked != tag:
+		l.Answer = report.WhereHeldBack
+		if rep.State == report.StateUnknown && l.Pick == "" {
+			l.Answer = report.WhereUnknown
+		}
+	case rep.State == report.StateOnItsWay || rep.State == report.StateUpToDate:
+		l.Answer = report.WhereDue
+		if l.Written != "" {
+			l.Answer = report.WhereWritten
+		}
+	default:
+		l.Answer = fromState(rep.State)
+	}
+	if l.Answer == report.WhereWaitingMerge && l.Code == "" {
+		l.Cause = waitingCause(rep)
+	}
+	return l
+}
+
+// waitingCause is what an app waiting for a merge waits on: Image Updater's
+// open pull request as the forge lists it, or the one it opens next cycle.
+func waitingCause(rep *report.Report) string {
+	for _, f := range rep.Findings() {
+		if f.Code == report.CodeWriteBackPROpen {
+			return f.Title
+		}
+	}
+	return "Image Updater opens a pull request on its next cycle; it deploys once someone merges it"
+}
+
+// fromState is the answer of an app whose diagnosis is in state s.
+func fromState(s report.State) report.WhereAnswer {
+	switch s {
+	case report.StateUpToDate:
+		return report.WhereRunning
+	case report.StateOnItsWay:
+		return report.WhereDue
+	case report.StateHeldBack:
+		return report.WhereHeldBack
+	case report.StateBlocked:
+		return report.WhereBlocked
+	case report.StateWrongUpdate:
+		return report.WhereWrongUpdate
+	case report.StateNotDeployed:
+		return report.WhereNotDeployed
+	case report.StateWaitingForMerge:
+		return report.WhereWaitingMerge
+	}
+	return report.WhereUnknown
+}
+
+// pickOf says whether Image Updater picks tag from the decision, and if
+// not why.
+func pickOf(d *updater.Decision, tag string) string {
+	for _, t := range d.Tags {
+		if t.Tag != tag {
+			continue
+		}
+		switch {
+		case t.Fate == updater.FateSelected:
+			return "picked"
+		case t.Fate == updater.FateCandidate && d.Selected != nil:
+			return "beaten by " + d.Selected.Tag + " (" + t.Why + ")"
+		default:
+			return string(t.Fate) + ": " + t.Why
+		}
+	}
+	if tag == "" {
+		return ""
+	}
+	return "not in the tag list Image Updater reads"
+}
+
+// writtenOf is where and when Image Updater wrote the image's pick, from
+// the history stage's finding's evidence, the dated first (the CR's
+// status.recentUpdates, an ImagesUpdated event), then the spec or commit.
+func writtenOf(rep *report.Report, alias string) string {
+	for _, f := range rep.Findings() {
+		if f.Code != report.CodeHistoryWritten || f.Image != alias && f.Image != "" {
+			continue
+		}
+		var dated, other []string
+		for _, e := range f.Evidence {
+			s := e.Label + ": " + e.Display()
+			if strings.Contains(e.Label, "recentUpdates") || strings.HasPrefix(e.Label, "event") {
+				dated = append(dated, s)
+			} else {
+				other = append(other, s)
+			}
+		}
+		switch {
+		case len(dated) > 0: // when, and by what: the first says enough
+			return dated[0]
+		case len(other) > 0:
+			return strings.Join(other[:min(2, len(other))], "; ")
+		}
+		return f.Title
+	}
+	return ""
+}
+
+// maxDigestTags bounds the tags whose digests a "where IMAGE@DIGEST" reads
+// when the diagnoses read none: the highest versions first.
+const maxDigestTags = 100
+
+func anyDigest(tags []updater.TagFate) bool {
+	for _, t := range tags {
+		if t.Digest != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readDigests reads the digests of up to maxDigestTags tags (the highest
+// versions first), anonymously, when the diagnoses read none (the semver
+// and alphabetical strategies need no manifest): a digest is then matched
+// against a tag's manifest, or an index's. No credential is read for it;
+// a registry that refuses anonymous reads leaves the digest's tags
+// unknown, and w.DigestNote says why.
+func readDigests(ctx context.Context, reg registryReader, ref updater.ImageRef, conf updater.RegistriesConf, tags []updater.TagFate, w *report.Where) {
+	if reg == nil || len(tags) == 0 {
+		return
+	}
+	ep, _ := updater.ResolveEndpoint(ref, conf)
+	target := registry.Target{APIURL: ep.APIURL, Repository: ep.RepositoryPath(ref), Insecure: ep.Insecure, Limit: ep.Limit}
+	names := byVersionDesc(tags)
+	if len(names) > maxDigestTags {
+		names = names[:maxDigestTags]
+	}
+	metas, err := reg.Metadata(ctx, target, names, func(updater.Platform) bool { return false })
+	if err != nil {
+		w.DigestNote = "the tags' digests could not be read: " + textutil.Clip(textutil.OneLine(err.Error()), 200)
+		return
+	}
+	read := 0
+	failed := ""
+	for i := range tags {
+		m, ok := metas[tags[i].Tag]
+		if !ok {
+			continue
+		}
+		if m.Err != "" {
+			failed = m.Err
+			continue
+		}
+		read++
+		tags[i].Digest = m.Digest
+		for _, c := range m.Manifests { // the digest of one platform's image under an index
+			if c.Digest == w.Digest {
+				tags[i].Digest = w.Digest
+			}
+		}
+	}
+	switch {
+	case read == 0 && failed != "":
+		w.DigestNote = "the tags' digests could not be read without credentials: " + textutil.Clip(textutil.OneLine(failed), 200)
+	case len(names) < len(tags):
+		w.DigestNote = fmt.Sprintf("the digests of the %d highest versions were read (of %d tags)", len(names), len(tags))
+	}
+}
+
+// registryReader is the registry the scan reads through.
+type registryReader interface {
+	Metadata(ctx context.Context, t registry.Target, tags []string, want func(updater.Platform) bool) (map[string]updater.TagMeta, error)
+}
+
+// byVersionDesc are the tags' names, versions highest first, then the
+// others in reverse registry order (the newest pushed last, often).
+func byVersionDesc(tags []updater.TagFate) []string {
+	type v struct {
+		name string
+		ver  *semver.Version
+		i    int
+	}
+	vs := make([]v, len(tags))
+	for i, t := range tags {
+		vs[i] = v{name: t.Tag, i: i}
+		if sv, err := semver.NewVersion(t.Tag); err == nil {
+			vs[i].ver = sv
+		}
+	}
+	sort.SliceStable(vs, func(a, b int) bool {
+		x, y := vs[a], vs[b]
+		switch {
+		case x.ver != nil && y.ver != nil:
+			return x.ver.GreaterThan(y.ver)
+		case x.ver != nil:
+			return true
+		case y.ver != nil:
+			return false
+		}
+		return x.i > y.i
+	})
+	out := make([]string, len(vs))
+	for i, x := range vs {
+		out[i] = x.name
+	}
+	return out
+}

@@ -1,0 +1,329 @@
+// Package render turns a diagnosis Report into text for a terminal, Markdown
+// for issues and chat, and JSON. Renderers only format: everything shown is
+// in the Report.
+package render
+
+import (
+	"fmt"
+	"github.com/imgupd/imgupd/present/phrase"
+	"io"
+	"strings"
+
+	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
+)
+
+// vis is a value as a terminal shows it: on one line, every control,
+// escape sequence, bidi control and zero-width character written as its
+// escape (textutil.Visible), so that nothing the cluster wrote moves the
+// cursor, clears the screen, sets a title, makes a link or starts a line.
+// Every string of a report but imgupd's own constants goes through it.
+func vis(s string) string { return textutil.Visible(s) }
+
+// Symbols per status, as in `flux check`.
+var symbols = map[report.Severity]string{
+	report.Fail: "✗", report.Warn: "⚠", report.Info: "ℹ", report.Pass: "✔",
+	report.Skipped: "⏭", report.Unknown: "?",
+}
+
+// Symbol is the status mark of a severity.
+func Symbol(s report.Severity) string { return symbols[s] }
+
+// TextOptions shape the terminal output.
+type TextOptions struct {
+	// Verbose shows passing findings and their evidence too.
+	Verbose bool
+	// MaxTags caps the candidate table (0 = 12).
+	MaxTags int
+}
+
+// Text writes the report for a terminal: the answer first, the root
+// cause with its evidence and its fix as steps, the stages that failed,
+// warn or could not be checked with their findings, the passed stages in
+// one line, the candidates and what was not verified. Verbose lists every
+// stage and finding instead.
+func Text(w io.Writer, r *report.Report, o TextOptions) {
+	if o.MaxTags == 0 {
+		o.MaxTags = 12
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s  %s\n", phrase.Mark(r.State), vis(answer(r)))
+	if headlineSaysMore(r) {
+		p("   %s\n", vis(r.Headline))
+	}
+	p("   state %s (exit %d) · Image Updater %s (%s mode)%s\n", vis(string(r.State)), r.State.ExitCode(), vis(r.UpdaterVersion), vis(orDash(r.Mode)), assumed(r))
+	if rc := r.RootCause; rc != nil {
+		p("\n%s [%s] %s\n", rootLabel(r), vis(string(rc.Code)), vis(rc.Title))
+		if rc.Detail != "" {
+			p("   %s\n", vis(rc.Detail))
+		}
+		writeEvidence(w, rc.Evidence, "   ")
+		writeFix(w, rc.Fix, "   ")
+	}
+	p("\n")
+	if o.Verbose {
+		for _, s := range r.Stages {
+			writeStage(w, s, o)
+		}
+	} else {
+		writeStages(w, r, o)
+	}
+	for _, c := range r.Candidates {
+		p("\nCandidates for %s (%s): %s\n", vis(c.Alias), vis(c.Image), vis(c.Decision.Reason))
+		writeTags(w, c.Decision, o.MaxTags)
+	}
+	if nv := notVerifiedOf(r); len(nv) > 0 {
+		p("\nNot verified:\n")
+		for _, u := range nv {
+			p("   - %s%s\n", vis(u.What), decidesNote(u))
+			if u.VerifyBy != "" {
+				p("     verify: %s\n", vis(u.VerifyBy))
+			}
+		}
+	}
+	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
+}
+
+// writeStages lists the stages that failed, warn or could not be checked
+// with their findings, then the passed stages in one line (with the
+// findings that help read the report), then the skipped ones. A stage
+// whose only problem is a check listed under Not verified is named there.
+func writeStages(w io.Writer, r *report.Report, o TextOptions) {
+	nv := map[report.Code]bool{}
+	for _, u := range r.NotVerified {
+		nv[u.Code] = true
+	}
+	var passed, unverified []string
+	var context []report.Finding
+	var skipped []report.StageResult
+	for _, s := range r.Stages {
+		s.Status = s.Effective()
+		switch {
+		case s.Status == report.Skipped:
+			skipped = append(skipped, s)
+		case s.Status == report.Fail || s.Status == report.Warn:
+			writeStage(w, s, o)
+		case s.Status == report.Unknown && !onlyNotVerified(s, nv):
+			writeStage(w, s, o)
+		case s.Status == report.Unknown:
+			unverified = append(unverified, vis(s.Title))
+			fallthrough
+		default:
+			if s.Status != report.Unknown {
+				passed = append(passed, vis(s.Title))
+			}
+			for _, f := range s.Findings {
+				if f.Role == report.RoleContext && (f.Severity == report.Pass || f.Severity == report.Info) {
+					context = append(context, f)
+				}
+			}
+		}
+	}
+	if len(passed) > 0 {
+		fmt.Fprintf(w, "%s %d %s passed: %s\n", Symbol(report.Pass), len(passed), plural(len(passed), "stage", "stages"), strings.Join(passed, ", "))
+	}
+	if len(unverified) > 0 {
+		fmt.Fprintf(w, "%s %d %s not verified (below): %s\n", Symbol(report.Unknown), len(unverified), plural(len(unverified), "stage", "stages"), strings.Join(unverified, ", "))
+	}
+	for _, f := range context {
+		fmt.Fprintf(w, "   %s [%s] %s\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
+	}
+	said := map[string]bool{}
+	for _, s := range skipped {
+		switch {
+		case said[s.SkipReason]:
+			fmt.Fprintf(w, "%s %s — skipped (as above)\n", Symbol(s.Status), vis(s.Title))
+		default:
+			said[s.SkipReason] = true
+			fmt.Fprintf(w, "%s %s — %s\n", Symbol(s.Status), vis(s.Title), vis(orDash(s.SkipReason)))
+		}
+	}
+}
+
+// onlyNotVerified: every problem of the stage is a check Not verified
+// lists.
+func onlyNotVerified(s report.StageResult, nv map[report.Code]bool) bool {
+	for _, f := range s.Findings {
+		switch f.Severity {
+		case report.Fail, report.Warn:
+			return false
+		case report.Unknown:
+			if !nv[f.Code] || f.RootCause {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writeStage writes one stage and its findings (all of them with
+// Verbose; otherwise the problems and the context).
+func writeStage(w io.Writer, s report.StageResult, o TextOptions) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s %s", Symbol(s.Status), vis(s.Title))
+	if s.SkipReason != "" {
+		p(" — %s", vis(s.SkipReason))
+	}
+	p("\n")
+	for _, f := range s.Findings {
+		if !o.Verbose && (f.Severity == report.Pass || f.Severity == report.Info) && f.Role != report.RoleContext {
+			continue
+		}
+		if f.RootCause {
+			if o.Verbose {
+				p("   %s [%s] %s (root cause, above)\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
+			} else {
+				p("   %s [%s] (root cause, above)\n", Symbol(f.Severity), vis(string(f.Code)))
+			}
+			continue
+		}
+		p("   %s [%s] %s\n", Symbol(f.Severity), vis(string(f.Code)), vis(f.Title))
+		if o.Verbose || f.Severity == report.Fail || f.Severity == report.Warn || f.Severity == report.Unknown {
+			writeEvidence(w, f.Evidence, "      ")
+			if f.Severity != report.Pass && f.Severity != report.Info {
+				writeFix(w, f.Fix, "      ")
+			}
+		}
+	}
+}
+
+// answer is Report.Answer, or the app and its state when the report has
+// none.
+func answer(r *report.Report) string {
+	if r.Answer != "" {
+		return r.Answer
+	}
+	if r.Headline != "" {
+		return r.Headline
+	}
+	return r.App.String() + " — " + phrase.Title(r.State)
+}
+
+// headlineSaysMore: with no root cause to follow, the headline has
+// particulars the answer left out (every image's move).
+func headlineSaysMore(r *report.Report) bool {
+	return r.RootCause == nil && r.Headline != "" && r.Headline != answer(r)
+}
+
+// notVerifiedOf is what Not verified lists: every entry but the root cause
+// (shown above).
+func notVerifiedOf(r *report.Report) []report.NotVerified {
+	var out []report.NotVerified
+	for _, u := range r.NotVerified {
+		if rc := r.RootCause; rc != nil && rc.Code == u.Code && rc.Stage == u.Stage {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func writeEvidence(w io.Writer, ev []report.Evidence, indent string) {
+	for _, e := range ev {
+		fmt.Fprintf(w, "%s· %s: %s\n", indent, vis(e.Label), vis(e.Display()))
+	}
+}
+
+func writeFix(w io.Writer, f *report.Fix, indent string) {
+	if f == nil || f.Summary == "" {
+		return
+	}
+	fmt.Fprintf(w, "%s→ Fix: %s", indent, vis(f.Summary))
+	if f.Where != "" {
+		fmt.Fprintf(w, " (%s)", vis(f.Where))
+	}
+	fmt.Fprintln(w)
+	for _, s := range stepLines(f) {
+		fmt.Fprintf(w, "%s  %s\n", indent, vis(s.head))
+		// A step's lines are its own (a command, a YAML document); what
+		// else it holds is shown (internal/shell writes no raw control).
+		for _, l := range strings.Split(textutil.VisibleLines(s.text), "\n") {
+			fmt.Fprintf(w, "%s      %s\n", indent, l)
+		}
+		if s.context != "" {
+			fmt.Fprintf(w, "%s    which writes:\n", indent)
+			for _, l := range strings.Split(textutil.VisibleLines(strings.TrimRight(s.context, "\n")), "\n") {
+				fmt.Fprintf(w, "%s      %s\n", indent, l)
+			}
+		}
+	}
+}
+
+// step is one fix step as the renderers show it: its head ("1. say — run
+// (shell):"), its text, what it writes (YAML to read, not to paste).
+type step struct {
+	head, text, context string
+	lang                report.StepLang
+}
+
+// stepLines are a fix's steps (a fix with only a snippet is one step of
+// its language), numbered, each saying what to do with its text.
+func stepLines(f *report.Fix) []step {
+	var out []step
+	for _, s := range f.Numbered() {
+		head := s.Lead()
+		if s.Say != "" {
+			head += s.Say + " — "
+		}
+		head += s.Action() + ":"
+		if s.Lang == report.LangYAML && s.Edit != "" && !s.SameObject {
+			head = strings.TrimSuffix(head, ", YAML:") + " (" + s.Edit + "), YAML:"
+		}
+		out = append(out, step{head: head, text: strings.TrimRight(s.Text, "\n"), context: s.Context, lang: s.Lang})
+	}
+	return out
+}
+
+func writeTags(w io.Writer, d updater.Decision, max int) {
+	shown := 0
+	for _, t := range d.Tags {
+		if shown == max {
+			fmt.Fprintf(w, "   … %d more (imgupd simulate lists them all)\n", len(d.Tags)-shown)
+			return
+		}
+		rank := "  "
+		if t.Rank > 0 {
+			rank = fmt.Sprintf("%2d", t.Rank)
+		}
+		fmt.Fprintf(w, "   %s %-24s %-22s %s\n", rank, vis(t.Tag), vis(strings.TrimPrefix(string(t.Fate), "dropped: ")), vis(t.Why))
+		shown++
+	}
+}
+
+// rootLabel names the root cause section: what stops the tag, or what
+// could not be checked.
+func rootLabel(r *report.Report) string {
+	if r.State == report.StateUnknown {
+		return "Could not check"
+	}
+	return "Root cause"
+}
+
+func decidesNote(u report.NotVerified) string {
+	if u.Decides {
+		return " (decides the answer)"
+	}
+	return ""
+}
+
+func assumed(r *report.Report) string {
+	if r.UpdaterVersionAssumed {
+		return ", version assumed"
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package render
+
+import (
+	"fmt"
+	"github.com/imgupd/imgupd/present/phrase"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/report"
+)
+
+// WhereText writes a "where is my tag?" answer for a terminal: the
+// answer's line, then the apps grouped by answer (running, written,
+// due, held back, blocked, wrong update, not deployed, unknown), one line
+// each, and the fix of the first app something stops.
+func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("%s  %s\n", phrase.Mark(wh.Worst()), vis(wh.Head()))
+	for _, l := range whereAbout(wh) {
+		p("   %s\n", vis(l))
+	}
+	if wh.Partial {
+		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
+	}
+	if len(wh.Apps) == 0 {
+		return
+	}
+	width := 0
+	for _, l := range wh.Apps {
+		width = max(width, utf8.RuneCountInString(vis(l.App.String())))
+	}
+	for _, a := range report.WhereAnswers() {
+		g := wh.Group(a)
+		if len(g) == 0 {
+			continue
+		}
+		p("\n%s %s (%d)\n", phrase.Mark(a.State()), vis(phrase.WhereTitle(a)), len(g))
+		for _, l := range g {
+			p("   %-*s  %s\n", width, vis(l.App.String()), textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180))
+		}
+	}
+	if l := wh.FirstStopped(); l != nil && l.Fix != nil {
+		p("\n%s: ", vis(l.App.String()))
+		writeFix(w, l.Fix, "")
+	}
+	p("\n`%s` shows an app's full report.\n", vis(o.Next(placeholder)))
+}
+
+// WhereMarkdown writes the answer for issues and chat.
+func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
+	o = o.withDefaults()
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("## %s %s\n\n", phrase.Emoji(wh.Worst()), escape(wh.Head()))
+	for _, l := range whereAbout(wh) {
+		p("- %s\n", escape(l))
+	}
+	if len(wh.Apps) == 0 {
+		return
+	}
+	for _, a := range report.WhereAnswers() {
+		g := wh.Group(a)
+		if len(g) == 0 {
+			continue
+		}
+		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", phrase.Emoji(a.State()), escape(phrase.WhereTitle(a)), len(g))
+		for _, l := range g {
+			p("| %s | %s | %s |\n", MarkdownCellCode(l.App.String()), MarkdownCellCode(l.Image), escape(l.Says(wh.Tag)))
+		}
+	}
+	if l := wh.FirstStopped(); l != nil {
+		p("\n### %s %s\n\n", escape(l.App.String()), MarkdownCode(string(l.Code)))
+		markdownFix(w, l.Fix)
+	}
+	p("\n%s shows an app's full report.\n", MarkdownCode(o.Next(placeholder)))
+}
+
+// whereAbout are the answer's particulars: which tag and why that one, a
+// tag that is not listed and its nearest, the repositories nearest to one
+// no app uses, what the scope left out.
+func whereAbout(wh *report.Where) []string {
+	var out []string
+	switch {
+	case wh.Tag != "" && wh.TagFrom != "" && wh.TagFrom != "asked":
+		out = append(out, "tag "+wh.Tag+": "+wh.TagFrom)
+	case wh.Tag == "" && wh.Digest == "" && len(wh.Apps) > 0:
+		out = append(out, "no tag of the repository could be listed: each app's answer says why")
+	}
+	if wh.Digest != "" {
+		if len(wh.DigestTags) > 0 {
+			out = append(out, wh.Digest+" is tagged "+strings.Join(wh.DigestTags, ", "))
+		}
+		if wh.DigestNote != "" {
+			out = append(out, wh.DigestNote)
+		}
+	}
+	if len(wh.Nearest) > 0 {
+		out = append(out, "nearest tags: "+strings.Join(wh.Nearest, ", "))
+	}
+	if len(wh.Apps) == 0 {
+		if len(wh.Repositories) > 0 {
+			out = append(out, "did you mean "+strings.Join(wh.Repositories, ", ")+"?")
+		}
+		out = append(out, fmt.Sprintf("%d Application(s) Image Updater manages were looked at", wh.Managed))
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package cluster
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/imgupd/imgupd/model/argo"
+	"github.com/imgupd/imgupd/model/updater"
+)
+
+// Application reads one Argo CD Application.
+func (r *Reader) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
+	var app argo.Application
+	if err := r.getObject(ctx, argo.ApplicationsGVR, ns, name, &app); err != nil {
+		return nil, err
+	}
+	return &app, nil
+}
+
+// Applications lists the Argo CD Applications in ns ("" = all namespaces),
+// in the API server's order.
+func (r *Reader) Applications(ctx context.Context, ns string) ([]argo.Application, error) {
+	return listObjects[argo.Application](ctx, r, argo.ApplicationsGVR, ns)
+}
+
+// AppProject reads one Argo CD AppProject (they live in the Argo CD
+// namespace).
+func (r *Reader) AppProject(ctx context.Context, ns, name string) (*argo.AppProject, error) {
+	var p argo.AppProject
+	if err := r.getObject(ctx, argo.AppProjectsGVR, ns, name, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// ApplicationSets lists the ApplicationSets in ns ("" = all namespaces).
+func (r *Reader) ApplicationSets(ctx context.Context, ns string) ([]argo.ApplicationSet, error) {
+	return listObjects[argo.ApplicationSet](ctx, r, argo.ApplicationSetsGVR, ns)
+}
+
+// ImageUpdaters lists the ImageUpdater CRs in ns ("" = all namespaces) as
+// stored, i.e. with the CRD defaults the API server wrote into them (see
+// updater.ApplyCRDDefaults). A cluster without the CRD answers NotFound.
+func (r *Reader) ImageUpdaters(ctx context.Context, ns string) ([]updater.ImageUpdater, error) {
+	return listObjects[updater.ImageUpdater](ctx, r, argo.ImageUpdatersGVR, ns)
+}
+
+func (r *Reader) resource(gvr schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
+	if ns == "" {
+		return r.Dynamic.Resource(gvr)
+	}
+	return r.Dynamic.Resource(gvr).Namespace(ns)
+}
+
+func (r *Reader) getObject(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, out any) error {
+	u, err := r.resource(gvr, ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return newAccessError("get", gvr.Group, gvr.Resource, ns, name, err)
+	}
+	if err := argo.FromUnstructured(u, out); err != nil {
+		return &AccessError{Verb: "get", Group: gvr.Group, Resource: gvr.Resource, Namespace: ns, Name: name, Err: err}
+	}
+	return nil
+}
+
+func listObjects[T any](ctx context.Context, r *Reader, gvr schema.GroupVersionResource, ns string) ([]T, error) {
+	list, err := r.resource(gvr, ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, newAccessError("list", gvr.Group, gvr.Resource, ns, "", err)
+	}
+	out := make([]T, len(list.Items))
+	for i := range list.Items {
+		if err := argo.FromUnstructured(&list.Items[i], &out[i]); err != nil {
+			return nil, &AccessError{Verb: "list", Group: gvr.Group, Resource: gvr.Resource, Namespace: ns, Err: err}
+		}
+	}
+	return out, nil
+}
