@@ -12,13 +12,13 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/model/advice"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/sources/cluster"
-	"github.com/imgupd/imgupd/sources/netclass"
 	"github.com/imgupd/imgupd/sources/registry"
 )
 

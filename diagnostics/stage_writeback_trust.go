@@ -8,12 +8,12 @@ import (
 	"path"
 	"strings"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/gitsource"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // Trust of the write-back server, where Image Updater's git client (Argo

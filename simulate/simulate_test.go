@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 	"github.com/imgupd/imgupd/sources/registry"
 )
 

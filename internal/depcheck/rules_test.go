@@ -70,11 +70,10 @@ var rules = []namedRule{
 	},
 	{
 		name: "model/below-sources",
-		why: "the model (and the advice on what to change) reaches no I/O client and no source but the network " +
-			"failure kinds (sources/netclass), nor the engine, the scan or presentation: the sources and the engine " +
-			"use the model, never the reverse.",
+		why: "the model (and the advice on what to change) reaches no I/O client, no source, nor the engine, the " +
+			"scan or presentation: the sources and the engine use the model, never the reverse.",
 		rule: NoDependency{From: modelLayer, Banned: append(append(Patterns{}, ioLibraries...),
-			append(ioSources, own("diagnostics", "present/...")...)...)},
+			append(sourcesLayer, own("diagnostics", "fleet", "simulate", "present/...")...)...)},
 	},
 	{
 		name: "engine/no-transport",

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 
 	"github.com/imgupd/imgupd/lab/loopback"
 )

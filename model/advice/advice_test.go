@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/model/advice"
 	"github.com/imgupd/imgupd/sources/forge"
 	"github.com/imgupd/imgupd/sources/gitsource"
 	"github.com/imgupd/imgupd/sources/helmchart"
-	"github.com/imgupd/imgupd/sources/netclass"
 	"github.com/imgupd/imgupd/sources/registry"
 )
 

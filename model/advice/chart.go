@@ -5,7 +5,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Chart is what a Helm chart failure says (helmchart.Error.Facts).

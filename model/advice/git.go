@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Git is what a git failure says (gitsource.Error.Facts).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Registry is what a registry failure says (registry.Error.Facts).

@@ -3,7 +3,7 @@ package advice
 import (
 	"fmt"
 
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Source is whose client met the failure, which decides whose

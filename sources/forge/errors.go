@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/imgupd/imgupd/internal/errtext"
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Kind is what went wrong asking a forge's API, as a stable name that is

@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // gitlabScope is what a GitLab token needs for these reads.

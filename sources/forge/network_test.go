@@ -13,8 +13,8 @@ import (
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/sources/forge"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/lab/loopback"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 func creds(tok string) updater.Credentials { return updater.Credentials{Password: updater.Secret(tok)} }

@@ -14,8 +14,8 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/imgupd/imgupd/internal/errtext"
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // Kind is the class of a git access failure, as a stable name that is

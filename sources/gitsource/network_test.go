@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labgit "github.com/imgupd/imgupd/lab/git"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 func TestTLS(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	labgit "github.com/imgupd/imgupd/lab/git"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/lab/loopback"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // corpHost is a name that resolves nowhere: only the test proxies (and

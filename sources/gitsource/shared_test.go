@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // closedPort is a loopback port nothing listens on.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labgit "github.com/imgupd/imgupd/lab/git"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 func TestSnapshotFiles(t *testing.T) {

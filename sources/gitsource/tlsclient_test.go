@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labgit "github.com/imgupd/imgupd/lab/git"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // TestTLSPrivateCA reads a server whose certificate chains to a private

@@ -9,7 +9,7 @@ import (
 
 	"github.com/imgupd/imgupd/internal/flight"
 	"github.com/imgupd/imgupd/internal/hostfail"
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // Chart is the values.yaml of the chart version a source resolves to.

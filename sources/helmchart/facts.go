@@ -1,8 +1,8 @@
 package helmchart
 
 import (
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/model/advice"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // Facts is what the failure says and which settings were in use, for the

@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 var ociVersions = []string{"1.0.0", "1.2.0", "1.2.3+build.1", "2.0.0"}

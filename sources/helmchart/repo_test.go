@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/lab/helmrepo"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 func TestKind(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
-	"github.com/imgupd/imgupd/sources/netclass"
+	"github.com/imgupd/imgupd/internal/netclass"
 )
 
 // TestSharedHostFailure: in one scope a Helm repository host that

@@ -18,8 +18,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/imgupd/imgupd/internal/errtext"
+	"github.com/imgupd/imgupd/internal/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 func TestClassify(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/model/advice"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // Facts is what the failure says, for the advice the engine gives

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
 	"github.com/imgupd/imgupd/model/updater"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 var (

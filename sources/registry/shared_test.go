@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
+	"github.com/imgupd/imgupd/internal/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // TestSharedHostFailure: within a scope, a registry host that refuses

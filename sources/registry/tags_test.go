@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/imgupd/imgupd/internal/netclass"
 	labregistry "github.com/imgupd/imgupd/lab/registry"
-	"github.com/imgupd/imgupd/sources/netclass"
 )
 
 // TestAccess lists tags and reads metadata under each way of reaching a
