@@ -133,7 +133,7 @@ func writeScenarioJSON(io streams, results scenarioList) error {
 		}
 		rows = append(rows, x)
 	}
-	return writeJSON(io.Out, map[string]any{"scenarios": rows})
+	return writeAnswerJSON(io.Out, map[string]any{"scenarios": rows})
 }
 
 // writeScenarioTable prints a line per scenario, then the tally.

@@ -18,6 +18,9 @@ func TestDemoSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, nil, "demo", "--summary", "-o", "json", "--parallel", "8")
+	if !strings.HasPrefix(out, schemaHead) {
+		t.Errorf("the summary's JSON does not open with %q: %.80q", schemaHead, out)
+	}
 	var s report.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v: %s\n%s", code, err, errOut, out)

@@ -14,6 +14,9 @@ func TestDemoJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
+	if !strings.HasPrefix(out, schemaHead) {
+		t.Errorf("the scenario list does not open with %q: %.80q", schemaHead, out)
+	}
 	var doc struct {
 		Scenarios []struct {
 			Name       string  `json:"name"`

@@ -1,17 +1,54 @@
 package main
 
-import "github.com/imgupd/imgupd/simulate"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	goio "io"
+
+	"github.com/imgupd/imgupd/simulate"
+)
 
 // jsonExporter writes answers as JSON (writeJSON): a report, a summary and a
 // "where" answer as their report types, a simulation as every tag's fate, a
-// checked configuration whole, the scenario list as {"scenarios": [...]}.
+// checked configuration whole, the scenario list as {"scenarios": [...]};
+// each opens with "schemaVersion" (jsonSchemaVersion).
 func jsonExporter() exporter {
 	return exporter{name: "json", mode: shownJSON, answers: map[answerKind]export{
-		answerReport:     exportAs("", func(io streams, v reportOutput) error { return writeJSON(io.Out, v.report) }),
-		answerSummary:    exportAs("", func(io streams, v summaryOutput) error { return writeJSON(io.Out, v.summary) }),
-		answerWhere:      exportAs("", func(io streams, v whereOutput) error { return writeJSON(io.Out, v.where) }),
-		answerSimulation: exportAs("", func(io streams, v simulateOutput) error { return writeJSON(io.Out, simulate.NewJSON(v.result)) }),
-		answerConfig:     exportAs("", func(io streams, c *checkedConfig) error { return writeJSON(io.Out, c) }),
+		answerReport:     exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.report) }),
+		answerSummary:    exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.summary) }),
+		answerWhere:      exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.where) }),
+		answerSimulation: exportAs("", func(io streams, v simulateOutput) error { return writeAnswerJSON(io.Out, simulate.NewJSON(v.result)) }),
+		answerConfig:     exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
 		answerScenarios:  exportAs("", writeScenarioJSON),
 	}}
 }
+
+// jsonSchemaVersion is the version of every -o json answer's shape, its first
+// field: it grows when a field changes meaning or goes away, never for a new
+// field, so a script can refuse a shape it does not know.
+const jsonSchemaVersion = 1
+
+// writeAnswerJSON writes v, a JSON object, as writeJSON does, with
+// "schemaVersion" as its first field.
+func writeAnswerJSON(w goio.Writer, v any) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return err
+	}
+	head := fmt.Sprintf("{\n  \"schemaVersion\": %d", jsonSchemaVersion)
+	b := buf.Bytes()
+	switch {
+	case bytes.HasPrefix(b, []byte("{\n")):
+		_, err := fmt.Fprintf(w, "%s,\n%s", head, b[2:])
+		return err
+	case bytes.Equal(b, []byte("{}\n")):
+		_, err := fmt.Fprintf(w, "%s\n}\n", head)
+		return err
+	}
+	return fmt.Errorf("%w: %.20q", errNotObject, b)
+}
+
+// errNotObject: an answer written as JSON that is not an object (a bug: every
+// answer type is a struct or a map).
+var errNotObject = errors.New("a JSON answer is not an object")
