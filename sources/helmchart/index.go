@@ -198,9 +198,13 @@ func indexPart(b []byte, chart string) ([]byte, error) {
 
 // yamlKey splits a block mapping line "key: value" (the key plain or
 // quoted); ok is false for anything else (a flow collection, a list item,
-// a scalar).
+// a scalar). key is the key's name once decoded as the whole index is
+// (sigs.k8s.io/yaml, as Helm: a plain 00 is the number 0, named "0"; a
+// double-quoted key's escapes are read), so that the cut finds what the
+// whole decode would.
 func yamlKey(line []byte) (key, value string, ok bool) {
 	s := string(line)
+	var raw string
 	switch {
 	case s == "" || strings.ContainsRune("{[-&*!|>%@`", rune(s[0])):
 		return "", "", false
@@ -209,7 +213,7 @@ func yamlKey(line []byte) (key, value string, ok bool) {
 		if end < 0 || !strings.HasPrefix(s[end+2:], ":") {
 			return "", "", false
 		}
-		key, s = s[1:end+1], s[end+3:]
+		raw, s = s[:end+2], s[end+3:]
 	default:
 		i := strings.Index(s, ": ")
 		if i < 0 {
@@ -218,7 +222,14 @@ func yamlKey(line []byte) (key, value string, ok bool) {
 			}
 			i = len(s) - 1
 		}
-		key, s = s[:i], s[min(i+1, len(s)):]
+		raw, s = s[:i], s[min(i+1, len(s)):]
+	}
+	var m map[string]any
+	if yaml.Unmarshal([]byte(raw+": null"), &m) != nil || len(m) != 1 {
+		return "", "", false
+	}
+	for k := range m {
+		key = k
 	}
 	value = strings.TrimSpace(s)
 	if strings.HasPrefix(value, "#") {
