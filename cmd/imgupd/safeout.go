@@ -82,7 +82,8 @@ func (s *shownWriter) Close() error {
 // escape: \x1b, \u202e, \xff (text, Markdown); \u001b, \u202e, a pair of
 // them beyond U+FFFF, \ufffd for a byte that is not UTF-8, which
 // encoding/json never writes (JSON). Line breaks are kept: imgupd's own (in
-// JSON, between values: encoding/json escapes those in strings).
+// JSON, between values: encoding/json escapes those in strings); in JSON a
+// tab or CR, which can only stand between values, is written as a space.
 func (s *shownWriter) shown(buf []byte) string {
 	var b strings.Builder
 	b.Grow(len(buf))
@@ -97,6 +98,10 @@ func (s *shownWriter) shown(buf []byte) string {
 			b.Write(raw)
 		case s.mode != shownJSON:
 			b.WriteString(textutil.Visible(string(raw)))
+		case r == '\t' || r == '\r':
+			// JSON allows these raw only between values (encoding/json
+			// escapes them in strings), where a space means the same.
+			b.WriteByte(' ')
 		case r == utf8.RuneError:
 			b.WriteString(`\ufffd`)
 		case r > 0xffff:
