@@ -134,7 +134,11 @@ func parseIndexFor(b []byte, chart string) (*repoIndex, error) {
 func indexPart(b []byte, chart string) ([]byte, error) {
 	notBlock := &tooLargeError{what: fmt.Sprintf("index.yaml (%d bytes, not in the block form imgupd reads in part)", len(b)), limit: maxParseBytes}
 	var out bytes.Buffer
-	top, inChart, childIndent := "", false, -1
+	// The whole index decodes as JSON into Helm's struct, whose field names
+	// encoding/json matches case-insensitively (enTries: is entries): the
+	// cut matches them so, and refuses an index that names one twice.
+	inEntries, inChart, childIndent := false, false, -1
+	seen := map[string]bool{}
 	for len(b) > 0 {
 		var line []byte
 		line, b, _ = bytes.Cut(b, []byte("\n"))
@@ -157,19 +161,28 @@ func indexPart(b []byte, chart string) ([]byte, error) {
 			if !ok {
 				return nil, notBlock
 			}
-			top = key
-			switch key {
-			case "apiVersion":
-				out.Write(line)
-				out.WriteByte('\n')
-			case "entries":
+			inEntries = false
+			for _, field := range []string{"apiVersion", "entries"} {
+				if !strings.EqualFold(key, field) {
+					continue
+				}
+				if seen[field] {
+					return nil, notBlock
+				}
+				seen[field] = true
+				if field == "apiVersion" {
+					out.Write(line)
+					out.WriteByte('\n')
+					continue
+				}
 				if value != "" {
 					return nil, notBlock // {...} on one line
 				}
+				inEntries = true
 				out.WriteString("entries:\n")
 			}
 			continue
-		case top != "entries":
+		case !inEntries:
 			continue
 		}
 		if childIndent < 0 {
