@@ -311,9 +311,16 @@ func diagnoseOnServer(t *testing.T, sc *lab.Scenario, saNS, saName string, edit 
 }
 
 // TestBuiltinScenariosOnRealAPIServer: every built-in scenario, stored
-// through the real API server (CRD validation and defaulting) and read with
-// the shipped ClusterRole, gives the state and code it gives on the fakes.
+// through the real API server (CRD validation and defaulting), is loaded once
+// and read three ways: with the shipped ClusterRole (deploy/rbac.yaml) it
+// gives the state and code it gives on the fakes; without pod logs (a real API
+// server has no kubelet) it gives the same unless its evidence is the log
+// (checkWithoutPodLogs); and as each of the chart's ServiceAccounts it gives
+// what the shipped RBAC gives, or no less (checkChartRBAC).
 func TestBuiltinScenariosOnRealAPIServer(t *testing.T) {
+	for _, r := range chartVariants {
+		installChart(t, r)
+	}
 	all, err := lab.Builtins()
 	if err != nil {
 		t.Fatal(err)
@@ -327,10 +334,16 @@ func TestBuiltinScenariosOnRealAPIServer(t *testing.T) {
 			t.Fatalf("%s names no state", sc.Name)
 		}
 		t.Run(sc.Name, func(t *testing.T) {
-			rep := diagnoseOnServer(t, sc, "imgupd", "imgupd", nil)
-			if !sc.Matches(rep) {
-				t.Fatalf("real API server: %s, the scenario (and the fakes) %s %s\n%s", answer(rep), sc.ExpectState, sc.Expect, findings(rep))
+			env, cleanup := loadScenario(t, sc, nil)
+			defer cleanup()
+			reader, baseCalls := readAs(t, env, "imgupd", "imgupd") // deploy/rbac.yaml
+			env.UseCluster(reader)
+			base := env.Diagnose(context.Background())
+			if !sc.Matches(base) {
+				t.Errorf("real API server: %s, the scenario (and the fakes) %s %s\n%s", answer(base), sc.ExpectState, sc.Expect, findings(base))
 			}
+			checkWithoutPodLogs(t, sc, env)
+			checkChartRBAC(t, sc, env, base, baseCalls)
 		})
 	}
 }
@@ -355,44 +368,35 @@ var logsChangeTheAnswer = map[string]string{
 	"registry-ext-script-mounted-after": "the script's failure is only in the log; without it the credentials are not checked",
 }
 
-// TestBuiltinScenariosWithoutPodLogs: the same, with the real API server's
-// own (missing) pod logs instead of the scenario's. The answer stays the
-// same, except for the scenarios listed in logsChangeTheAnswer, and a
-// missing log is never a reason for "unknown".
-func TestBuiltinScenariosWithoutPodLogs(t *testing.T) {
-	all, err := lab.Builtins()
+// checkWithoutPodLogs: the scenario, read with the real API server's
+// pods/log (no kubelet: nothing serves them), gives the answer it gives with
+// its logs, unless it is listed in logsChangeTheAnswer; missing logs never make
+// an answer unknown and are listed as not verified.
+func checkWithoutPodLogs(t *testing.T, sc *lab.Scenario, env *lab.Env) {
+	t.Helper()
+	reader, err := cluster.NewReader(asServiceAccount("imgupd", "imgupd"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range all {
-		t.Run(sc.Name, func(t *testing.T) {
-			env, cleanup := loadScenario(t, sc, nil)
-			defer cleanup()
-			reader, err := cluster.NewReader(asServiceAccount("imgupd", "imgupd"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			env.UseCluster(reader) // pods/log through the API server: nothing to serve them
-			rep := env.Diagnose(context.Background())
-			why, changes := logsChangeTheAnswer[sc.Name]
-			matches := sc.Matches(rep)
-			switch {
-			case changes && matches:
-				t.Errorf("listed in logsChangeTheAnswer (%s), but the answer is the same without the logs: %s", why, answer(rep))
-			case !changes && !matches:
-				t.Fatalf("without pod logs: %s, scenario expects %s %s; if the logs are the evidence, list it in logsChangeTheAnswer\n%s", answer(rep), sc.ExpectState, sc.Expect, findings(rep))
-			}
-			// A scenario listed above may be unknown without its logs for a
-			// reason of its own (a credentials script imgupd does not run):
-			// its root cause then names that reason, not the missing logs.
-			ownReason := changes && rep.RootCause != nil && rep.RootCause.Code != report.CodeUpdaterLogsUnavailable
-			if rep.State == report.StateUnknown && sc.ExpectState != string(report.StateUnknown) && !ownReason {
-				t.Errorf("missing logs made the answer unknown\n%s", findings(rep))
-			}
-			if rep.HasCode(report.CodeUpdaterRunning) && !rep.HasCode(report.CodeUpdaterLogsUnavailable) {
-				t.Errorf("the unreadable logs should be listed as not verified\n%s", findings(rep))
-			}
-		})
+	env.UseCluster(reader) // pods/log through the API server: nothing to serve them
+	rep := env.Diagnose(context.Background())
+	why, changes := logsChangeTheAnswer[sc.Name]
+	matches := sc.Matches(rep)
+	switch {
+	case changes && matches:
+		t.Errorf("listed in logsChangeTheAnswer (%s), but the answer is the same without the logs: %s", why, answer(rep))
+	case !changes && !matches:
+		t.Errorf("without pod logs: %s, scenario expects %s %s; if the logs are the evidence, list it in logsChangeTheAnswer\n%s", answer(rep), sc.ExpectState, sc.Expect, findings(rep))
+	}
+	// A scenario listed above may be unknown without its logs for a
+	// reason of its own (a credentials script imgupd does not run):
+	// its root cause then names that reason, not the missing logs.
+	ownReason := changes && rep.RootCause != nil && rep.RootCause.Code != report.CodeUpdaterLogsUnavailable
+	if rep.State == report.StateUnknown && sc.ExpectState != string(report.StateUnknown) && !ownReason {
+		t.Errorf("missing logs made the answer unknown\n%s", findings(rep))
+	}
+	if rep.HasCode(report.CodeUpdaterRunning) && !rep.HasCode(report.CodeUpdaterLogsUnavailable) {
+		t.Errorf("the unreadable logs should be listed as not verified\n%s", findings(rep))
 	}
 }
 

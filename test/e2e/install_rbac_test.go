@@ -80,63 +80,48 @@ func healthy(s report.State) bool {
 	return s == report.StateUpToDate || s == report.StateOnItsWay
 }
 
-// TestChartRBACGivesTheSameDiagnoses: every built-in scenario, stored in the real API server,
-// read as the chart's ServiceAccount gives the same answer (state and code) as read with
-// deploy/rbac.yaml. With Secret reads off (rbac.secrets.read=false), and with named Secrets only
-// in listed namespaces, no scenario turns healthy that was not, no failure appears that the full
+// checkChartRBAC: the scenario, stored in the real API server, read as each of the chart's
+// ServiceAccounts gives the same answer (state and code) as read with deploy/rbac.yaml (base,
+// baseCalls). With Secret reads off (rbac.secrets.read=false), and with named Secrets only in
+// listed namespaces, no scenario turns healthy that was not, no failure appears that the full
 // RBAC does not give, and a Secret imgupd could read before is now reported as not verified.
-func TestChartRBACGivesTheSameDiagnoses(t *testing.T) {
+// The chart's releases are installed by TestBuiltinScenariosOnRealAPIServer.
+func checkChartRBAC(t *testing.T, sc *lab.Scenario, env *lab.Env, base *report.Report, baseCalls *secretCalls) {
+	t.Helper()
 	for _, r := range chartVariants {
-		installChart(t, r)
-	}
-	all, err := lab.Builtins()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sc := range all {
-		t.Run(sc.Name, func(t *testing.T) {
-			env, cleanup := loadScenario(t, sc, nil)
-			defer cleanup()
-			diagnose := func(ns, name string) (*report.Report, *secretCalls) {
-				reader, calls := readAs(t, env, ns, name)
-				env.UseCluster(reader)
-				return env.Diagnose(context.Background()), calls
+		reader, calls := readAs(t, env, r.ns, r.name)
+		env.UseCluster(reader)
+		rep := env.Diagnose(context.Background())
+		if r.secretsOK {
+			if got, want := answer(rep), answer(base); got != want {
+				t.Errorf("chart (%s): %s, deploy/rbac.yaml: %s\n%s", r.what, got, want, findings(rep))
 			}
-			base, baseCalls := diagnose("imgupd", "imgupd") // deploy/rbac.yaml
-			for _, r := range chartVariants {
-				rep, calls := diagnose(r.ns, r.name)
-				if r.secretsOK {
-					if got, want := answer(rep), answer(base); got != want {
-						t.Errorf("chart (%s): %s, deploy/rbac.yaml: %s\n%s", r.what, got, want, findings(rep))
-					}
-					continue
-				}
-				gap, listed := secretsOffGaps[sc.Name]
-				turnsHealthy := healthy(rep.State) && !healthy(base.State)
-				switch {
-				case turnsHealthy && !(listed && r.name == chartNoSecrets.name):
-					t.Errorf("chart (%s): %s, healthy, but %s with the Secrets readable\n%s", r.what, answer(rep), answer(base), findings(rep))
-				case turnsHealthy:
-					t.Logf("known engine gap (secretsOffGaps): %s: %s, deploy/rbac.yaml: %s", gap, answer(rep), answer(base))
-				case listed && r.name == chartNoSecrets.name:
-					t.Errorf("listed in secretsOffGaps (%s), but with Secret reads off it is %s (deploy/rbac.yaml: %s): remove it", gap, answer(rep), answer(base))
-				}
-				for _, f := range rep.Findings() {
-					if f.Severity == report.Fail && !hasFailure(base, f.Code) {
-						t.Errorf("chart (%s): a Secret that may not be read made a failure, %s %q; it should be not verified\n%s", r.what, f.Code, f.Title, findings(rep))
-					}
-				}
-				if r.name == chartNoSecrets.name && len(calls.answered()) > 0 {
-					t.Errorf("chart (%s) read Secrets: %v", r.what, calls.answered())
-				}
-				if forbidden := forbiddenSecretReads(baseCalls, calls); len(forbidden) > 0 && !notVerifiedSecrets(rep) {
-					t.Errorf("chart (%s): the Secret reads %v were refused, but the report lists no Secret read as not verified\n%s", r.what, forbidden, findings(rep))
-				}
-				if answer(rep) != answer(base) {
-					t.Logf("chart (%s): %s (deploy/rbac.yaml: %s)", r.what, answer(rep), answer(base))
-				}
+			continue
+		}
+		gap, listed := secretsOffGaps[sc.Name]
+		turnsHealthy := healthy(rep.State) && !healthy(base.State)
+		switch {
+		case turnsHealthy && !(listed && r.name == chartNoSecrets.name):
+			t.Errorf("chart (%s): %s, healthy, but %s with the Secrets readable\n%s", r.what, answer(rep), answer(base), findings(rep))
+		case turnsHealthy:
+			t.Logf("known engine gap (secretsOffGaps): %s: %s, deploy/rbac.yaml: %s", gap, answer(rep), answer(base))
+		case listed && r.name == chartNoSecrets.name:
+			t.Errorf("listed in secretsOffGaps (%s), but with Secret reads off it is %s (deploy/rbac.yaml: %s): remove it", gap, answer(rep), answer(base))
+		}
+		for _, f := range rep.Findings() {
+			if f.Severity == report.Fail && !hasFailure(base, f.Code) {
+				t.Errorf("chart (%s): a Secret that may not be read made a failure, %s %q; it should be not verified\n%s", r.what, f.Code, f.Title, findings(rep))
 			}
-		})
+		}
+		if r.name == chartNoSecrets.name && len(calls.answered()) > 0 {
+			t.Errorf("chart (%s) read Secrets: %v", r.what, calls.answered())
+		}
+		if forbidden := forbiddenSecretReads(baseCalls, calls); len(forbidden) > 0 && !notVerifiedSecrets(rep) {
+			t.Errorf("chart (%s): the Secret reads %v were refused, but the report lists no Secret read as not verified\n%s", r.what, forbidden, findings(rep))
+		}
+		if answer(rep) != answer(base) {
+			t.Logf("chart (%s): %s (deploy/rbac.yaml: %s)", r.what, answer(rep), answer(base))
+		}
 	}
 }
 
