@@ -129,11 +129,11 @@ func TestSimulateExitStatus(t *testing.T) {
 		{name: "decided", args: []string{"simulate", srv.Host + "/acme/app:1.0", "--plain-http", "--current-tag", "1.0.0"}, code: 0, out: "Pick      1.0.0"},
 		{name: "no candidate is a decision", args: []string{"simulate", srv.Host + "/acme/app:~5.0", "--plain-http", "--current-tag", "1.0.0"}, code: 0, out: "no-candidate"},
 		{name: "improper constraint", args: []string{"simulate", srv.Host + "/acme/app:latest", "--plain-http"}, code: 1, err: "improper constraint: latest", out: "not a semver constraint"},
-		{name: "unknown output", args: []string{"simulate", "x", "-o", "yaml"}, code: 2, err: `--output "yaml"`},
-		{name: "bad updater version", args: []string{"simulate", "x", "--updater-version", "latest"}, code: 2, err: "--updater-version"},
+		{name: "unknown output", args: []string{"simulate", "x", "-o", "yaml"}, code: exitUsage, err: `--output "yaml"`},
+		{name: "bad updater version", args: []string{"simulate", "x", "--updater-version", "latest"}, code: exitUsage, err: "--updater-version"},
 		{name: "unreachable registry", args: []string{"simulate", "registry.invalid/team/app"}, code: 2, err: "registry.invalid"},
 		{name: "missing registries.conf", args: []string{"simulate", "x", "--registries-conf-path", "/nonexistent/registries.conf"}, code: 2, err: "--registries-conf-path"},
-		{name: "no image", args: []string{"simulate"}, code: 2, err: "arg"},
+		{name: "no image", args: []string{"simulate"}, code: exitUsage, err: "arg"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,11 +39,11 @@ func newConfigCheckCmd(v *viper.Viper, io streams, lookupEnv func(string) (strin
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := formatsOf(answerConfig)
 			if err := out.check(output); err != nil {
-				return &exitError{code: exitNoDecide, err: err}
+				return usageError(err)
 			}
 			path, _ := cmd.Flags().GetString("config")
 			if path == "" {
-				return &exitError{code: exitNoDecide, err: errors.New("config check: give --config FILE, the file imgupd serve --config reads")}
+				return usageError(errors.New("config check: give --config FILE, the file imgupd serve --config reads"))
 			}
 			c := checkConfig(v, io, lookupEnv)
 			c.File = path

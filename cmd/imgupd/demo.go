@@ -53,21 +53,21 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	// summary's (--summary) too; the scenario list has fewer.
 	if o.where != "" {
 		if o.scenario != "" || o.summary {
-			return &exitError{code: exitNoDecide, err: errors.New("--where runs on the lab fleet where-web: drop --scenario and --summary")}
+			return usageError(errors.New("--where runs on the lab fleet where-web: drop --scenario and --summary"))
 		}
 		return demoWhere(ctx, o, io)
 	}
 	if err := formatsOf(answerReport).check(o.output); err != nil {
-		return &exitError{code: exitNoDecide, err: err}
+		return usageError(err)
 	}
 	list := formatsOf(answerScenarios)
 	if err := list.check(o.output); err != nil && o.scenario == "" && !o.summary {
 		// Only blockkit is a report's format and not the list's.
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--output %s prints one report's Slack payload: add --scenario NAME (or --summary)", o.output)}
+		return usageError(fmt.Errorf("--output %s prints one report's Slack payload: add --scenario NAME (or --summary)", o.output))
 	}
 	if o.summary {
 		if o.scenario != "" {
-			return &exitError{code: exitNoDecide, err: errors.New("--summary covers every built-in scenario: drop --scenario")}
+			return usageError(errors.New("--summary covers every built-in scenario: drop --scenario"))
 		}
 		return demoSummary(ctx, o, io)
 	}
@@ -207,7 +207,7 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 			if near := nearest(o.scenario, names); near != "" {
 				msg += "; did you mean " + near + "?"
 			}
-			return &exitError{code: exitNoDecide, err: errors.New(msg + " (imgupd demo lists them)")}
+			return usageError(errors.New(msg + " (imgupd demo lists them)"))
 		}
 		var err error
 		if sc, err = lab.LoadFile(o.scenario); err != nil {

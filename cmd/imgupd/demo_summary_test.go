@@ -60,7 +60,7 @@ func TestDemoSummary(t *testing.T) {
 	}
 
 	code, _, errOut = runCLI(t, nil, "demo", "--summary", "--scenario", "report-1-image-not-live")
-	if code != 2 || !strings.Contains(errOut, "drop --scenario") {
+	if code != exitUsage || !strings.Contains(errOut, "drop --scenario") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

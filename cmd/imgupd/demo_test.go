@@ -62,7 +62,7 @@ func TestDemoScenarioFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	code, _, errOut = runCLI(t, nil, "demo", "--scenario", "helthy-kustomize-argocd")
-	if code != 2 || !strings.Contains(errOut, "did you mean healthy-kustomize-argocd?") {
+	if code != exitUsage || !strings.Contains(errOut, "did you mean healthy-kustomize-argocd?") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
@@ -91,7 +91,7 @@ func TestDemoBlockKit(t *testing.T) {
 		t.Fatalf("payload %+v", p.Message)
 	}
 	code, _, errOut = runCLI(t, nil, "demo", "-o", "blockkit")
-	if code != 2 || !strings.Contains(errOut, "add --scenario") {
+	if code != exitUsage || !strings.Contains(errOut, "add --scenario") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/imgupd/imgupd/diagnostics"
@@ -62,11 +63,11 @@ const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Arg
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	out := formatsOf(answerReport)
 	if err := out.check(o.output); err != nil {
-		return &exitError{code: exitNoDecide, err: err}
+		return usageError(err)
 	}
 	forges, err := parseForges(o.forges)
 	if err != nil {
-		return &exitError{code: exitNoDecide, err: err}
+		return usageError(err)
 	}
 	req := diagnostics.Request{App: o.app, UpdaterNamespace: o.updaterNamespace}
 	if o.updaterLog != "" {
@@ -78,13 +79,17 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	}
 	eng, err := clusterEngine(o.kube, o.timeout, "", forges)
 	if err != nil {
-		return &exitError{code: exitNoDecide, err: err}
+		return clusterFailure(err)
 	}
 	eng.Options.ArgoCDServiceAccount = o.argoCDSA
 	if o.namespace == "" {
 		o.namespace = contextNamespace(o.kube)
 	}
 	req.Namespace = o.namespace
+	app := authorizationv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: o.namespace, Name: o.app}
+	if err := checkCluster(ctx, eng, app, true); err != nil {
+		return err
+	}
 	rep := eng.Diagnose(ctx, req)
 	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}

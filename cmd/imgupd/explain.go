@@ -25,7 +25,7 @@ func newExplainCmd(io streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := formatsOf(answerCatalogue)
 			if err := out.check(output); err != nil {
-				return &exitError{code: exitNoDecide, err: err}
+				return usageError(err)
 			}
 			if all {
 				return out.write(io, output, catalogueOutput(report.Catalogue()))
@@ -37,10 +37,10 @@ func newExplainCmd(io streams) *cobra.Command {
 					codes = append(codes, string(e.Code))
 				}
 				msg := fmt.Sprintf("unknown code %q", args[0])
-				if near := nearest(strings.ToUpper(args[0]), codes); near != "" {
-					msg += "; did you mean " + near + "?"
+				if near := nearCodes(args[0], codes); len(near) > 0 {
+					msg += "; did you mean " + orList(near) + "?"
 				}
-				return &exitError{code: exitNoDecide, err: fmt.Errorf("%s (imgupd explain --all lists every code)", msg)}
+				return usageError(fmt.Errorf("%s (imgupd explain --all lists every code)", msg))
 			}
 			writeEntry(io.Out, e)
 			return nil
@@ -101,3 +101,30 @@ Severity is the code's usual one: **fail** means Image Updater does not update t
 // placeholders (<alias>, <app>) are not read as HTML tags (GitHub drops
 // those), its | does not end the cell (render.MarkdownText).
 func mdCell(s string) string { return render.MarkdownText(textutil.OneLine(s)) }
+
+// nearCodes are the codes typed may mean: those it begins (registry_unauth: REGISTRY_UNAUTHORIZED),
+// at most three, else the nearest by edit distance (REGISTRY_UNAUTHORISED: REGISTRY_UNAUTHORIZED).
+func nearCodes(typed string, codes []string) []string {
+	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(typed), "-", "_"))
+	var begun []string
+	for _, c := range codes {
+		if t != "" && strings.HasPrefix(c, t) {
+			begun = append(begun, c)
+		}
+	}
+	if len(begun) > 0 && len(begun) <= 3 {
+		return begun
+	}
+	if near := nearest(t, codes); near != "" {
+		return []string{near}
+	}
+	return nil
+}
+
+// orList is "A", "A or B", "A, B or C".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}

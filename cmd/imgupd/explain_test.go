@@ -28,8 +28,10 @@ func TestExplain(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "LIVE_IMAGE_NOT_LIVE (live stage, fail)") || !strings.Contains(out, "Fix:") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	code, _, errOut := runCLI(t, nil, "explain", "REGISTRY_UNAUTHORISED")
-	if code != 2 || !strings.Contains(errOut, "did you mean REGISTRY_UNAUTHORIZED?") {
-		t.Fatalf("exit %d: %s", code, errOut)
+	for _, typed := range []string{"REGISTRY_UNAUTHORISED", "registry_unauth", "registry-unauthorized "} {
+		code, _, errOut := runCLI(t, nil, "explain", typed)
+		if code != exitUsage || !strings.Contains(errOut, "did you mean REGISTRY_UNAUTHORIZED?") {
+			t.Errorf("explain %s: exit %d: %s", typed, code, errOut)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -10,11 +11,11 @@ import (
 )
 
 // TestOutputUnknownFormat: every command with -o refuses a format it does
-// not declare, with the formats it has, exit 2, before any work: the message
+// not declare, with the formats it has, exit 64, before any work: the message
 // is the first and only thing printed (a cluster read, a scan or a scenario
 // run would fail or print otherwise).
 func TestOutputUnknownFormat(t *testing.T) {
-	noEngine := withScanEngine(func(*summaryOptions) (*diagnostics.Engine, error) {
+	noEngine := withScanEngine(func(context.Context, *summaryOptions) (*diagnostics.Engine, error) {
 		t.Error("summary built its engine before checking -o")
 		return nil, errors.New("no engine in this test")
 	})
@@ -40,8 +41,8 @@ func TestOutputUnknownFormat(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLIWith(t, noEngine, nil, append(tc.args, "-o", "yaml")...)
-			if code != exitNoDecide {
-				t.Errorf("exit %d, want %d", code, exitNoDecide)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
 			}
 			if want := `imgupd: --output "yaml": ` + tc.want + "\n"; errOut != want {
 				t.Errorf("stderr %q, want %q", errOut, want)

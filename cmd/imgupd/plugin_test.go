@@ -48,8 +48,8 @@ func TestKubectlPluginUsage(t *testing.T) {
 		t.Errorf("root help:\n%s", out)
 	}
 	code, _, errOut := runName("kubectl imgupd", "diagnose")
-	if code != exitNoDecide || !strings.HasPrefix(errOut, "kubectl imgupd: ") {
-		t.Errorf("exit %d, stderr %q: want 2 and a kubectl imgupd: prefix", code, errOut)
+	if code != exitUsage || !strings.HasPrefix(errOut, "kubectl imgupd: ") {
+		t.Errorf("exit %d, stderr %q: want 64 and a kubectl imgupd: prefix", code, errOut)
 	}
 
 	_, out, _ = runName("imgupd", "diagnose", "--help")

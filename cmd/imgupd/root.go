@@ -22,12 +22,26 @@ type streams struct {
 	Out, Err io.Writer
 }
 
-// Exit statuses, documented in docs/cli.md.
+// Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
+// (report.State.ExitCode); the statuses from 64 are sysexits.h's, for what
+// stopped imgupd before it could answer, so that none is read as a state.
 const (
 	exitOK       = 0 // decided / healthy
 	exitFinding  = 1 // a decision that Image Updater fails or skips the image
-	exitNoDecide = 2 // could not decide: bad input, unreachable registry...
+	exitNoDecide = 2 // could not decide: unreachable registry, a scenario that could not run...
+	// exitUsage (EX_USAGE): a flag, argument or command imgupd does not take.
+	exitUsage = 64
+	// exitUnreachable (EX_UNAVAILABLE): the Kubernetes API server could not be reached.
+	exitUnreachable = 69
+	// exitNoPermission (EX_NOPERM): RBAC forbids imgupd the read it starts with.
+	exitNoPermission = 77
+	// exitConfig (EX_CONFIG): imgupd's config file, or the kubeconfig (none usable, or its
+	// credentials refused by the API server: 401).
+	exitConfig = 78
 )
+
+// usageError is a flag, argument or command imgupd does not take (exit 64).
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // exitError carries an exit status through cobra.
 type exitError struct {
@@ -76,8 +90,11 @@ func runAs(ctx context.Context, name string, args []string, io streams, lookupEn
 		}
 		return ee.code
 	}
+	// Every command returns an exitError; what else reaches here is cobra's
+	// own refusal of the command line (an unknown command or flag, a wrong
+	// number of arguments).
 	fmt.Fprintln(io.Err, name+": "+oneLine(err.Error()))
-	return exitNoDecide
+	return exitUsage
 }
 
 func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) *cobra.Command {
@@ -88,15 +105,17 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	root := &cobra.Command{
 		Use:   "imgupd",
 		Short: "Explain why Argo CD Image Updater did not update an application",
-		Long: `imgupd reproduces Argo CD Image Updater's decisions against real registries
-(and, with later commands, the cluster and git) and says which step breaks and how to fix it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Long: `imgupd says whether the tag Argo CD Image Updater should pick reaches the cluster and, if not,
+what stops it and how to fix it: it reads the cluster (Argo CD's Applications, Image Updater and
+its CRs, their Secrets as Image Updater may), the registries and git, as Image Updater does.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			return bindConfig(cmd, v, lookupEnv)
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	// The terminal's commands are the command table's (commands.Table).
 	build := terminalCommands()
 	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
@@ -114,10 +133,10 @@ func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (stri
 	if path, _ := cmd.Flags().GetString("config"); path != "" {
 		v.SetConfigFile(path)
 		if err := v.ReadInConfig(); err != nil {
-			return &exitError{code: exitNoDecide, err: fmt.Errorf("reading config %s: %w", path, err)}
+			return &exitError{code: exitConfig, err: fmt.Errorf("reading config %s: %w", path, err)}
 		}
 		if err := checkConfigKeys(cmd, v); err != nil {
-			return &exitError{code: exitNoDecide, err: fmt.Errorf("config %s: %w", path, err)}
+			return &exitError{code: exitConfig, err: fmt.Errorf("config %s: %w", path, err)}
 		}
 	}
 	var bindErr error
@@ -140,7 +159,7 @@ func bindConfig(cmd *cobra.Command, v *viper.Viper, lookupEnv func(string) (stri
 		}
 	})
 	if bindErr != nil {
-		return &exitError{code: exitNoDecide, err: bindErr}
+		return usageError(bindErr)
 	}
 	return nil
 }

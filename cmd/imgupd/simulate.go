@@ -76,11 +76,11 @@ func newSimulateCmd(v *viper.Viper, io streams) *cobra.Command {
 func runSimulate(ctx context.Context, o *simulateOptions, io streams) error {
 	out := formatsOf(answerSimulation)
 	if err := out.check(o.output); err != nil {
-		return &exitError{code: exitNoDecide, err: err}
+		return usageError(err)
 	}
 	ver, err := updater.ParseVersion(o.updaterVersion)
 	if err != nil {
-		return &exitError{code: exitNoDecide, err: fmt.Errorf("--updater-version: %w", err)}
+		return usageError(fmt.Errorf("--updater-version: %w", err))
 	}
 	req := simulate.Request{
 		Image: o.image, Strategy: o.strategy, AllowTags: o.allowTags, IgnoreTags: o.ignoreTags,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	goio "io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/fleet"
@@ -36,20 +38,26 @@ type summaryOptions struct {
 }
 
 // scanEngine builds the engine a summary or a where answer scans with.
-type scanEngine func(o *summaryOptions) (*diagnostics.Engine, error)
+type scanEngine func(ctx context.Context, o *summaryOptions) (*diagnostics.Engine, error)
 
 // clusterScanEngine is the cluster's engine (kubeconfig or in-cluster), the
 // default scanEngine (tests pass a lab fleet's: withScanEngine).
-func clusterScanEngine(o *summaryOptions) (*diagnostics.Engine, error) {
+func clusterScanEngine(ctx context.Context, o *summaryOptions) (*diagnostics.Engine, error) {
 	forges, err := parseForges(o.forges)
 	if err != nil {
-		return nil, err
+		return nil, usageError(err)
 	}
 	eng, err := clusterEngine(o.kube, 0, "", forges)
 	if err != nil {
-		return nil, err
+		return nil, clusterFailure(err)
 	}
 	eng.Options.ArgoCDServiceAccount = o.argoCDSA
+	// A scan reads namespace by namespace, each read saying what it may not: only an unreachable
+	// server or refused credentials stop it here.
+	apps := authorizationv1.ResourceAttributes{Verb: "list", Group: "argoproj.io", Resource: "applications"}
+	if err := checkCluster(ctx, eng, apps, false); err != nil {
+		return nil, err
+	}
 	return eng, nil
 }
 
@@ -84,12 +92,12 @@ func scanFlags(cmd *cobra.Command, o *summaryOptions) {
 }
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
-	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
+	fail := failWith(exitNoDecide)
 	out := formatsOf(answerSummary)
 	if err := out.check(o.output); err != nil {
-		return fail(err)
+		return usageError(err)
 	}
-	sc, scope, err := o.scanner()
+	sc, scope, err := o.scanner(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -112,18 +120,18 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 
 // scanner checks the scan flags and builds the scanner and scope they ask
 // for.
-func (o *summaryOptions) scanner() (*fleet.Scanner, report.Scope, error) {
+func (o *summaryOptions) scanner(ctx context.Context) (*fleet.Scanner, report.Scope, error) {
 	if o.concurrency <= 0 {
-		return nil, report.Scope{}, fmt.Errorf("--concurrency %d: want at least 1", o.concurrency)
+		return nil, report.Scope{}, usageError(fmt.Errorf("--concurrency %d: want at least 1", o.concurrency))
 	}
 	if o.deadline <= 0 {
-		return nil, report.Scope{}, fmt.Errorf("--deadline %s: want a positive duration", o.deadline)
+		return nil, report.Scope{}, usageError(fmt.Errorf("--deadline %s: want a positive duration", o.deadline))
 	}
 	scope := report.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
 	if err := scope.Validate(); err != nil {
-		return nil, report.Scope{}, err
+		return nil, report.Scope{}, usageError(err)
 	}
-	eng, err := o.engine(o)
+	eng, err := o.engine(ctx, o)
 	if err != nil {
 		return nil, report.Scope{}, err
 	}
@@ -138,6 +146,17 @@ type summaryOutput struct {
 }
 
 func (summaryOutput) answerKind() answerKind { return answerSummary }
+
+// failWith wraps an error in code, unless it carries its own exit status already.
+func failWith(code int) func(error) error {
+	return func(err error) error {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return &exitError{code: code, err: err}
+	}
+}
 
 // stateExit is the exit status of a state (State.ExitCode); the output is
 // already printed, so no message is added.

@@ -25,7 +25,7 @@ func labFleet(t *testing.T, sc *lab.Scenario) rootOption {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	return withScanEngine(func(*summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil })
+	return withScanEngine(func(context.Context, *summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil })
 }
 
 // thirtyApps: 30 apps over 5 repositories, every 4th with an update due
@@ -120,20 +120,21 @@ func TestSummaryExitStatus(t *testing.T) {
 		name string
 		args []string
 		err  string
+		code int
 	}{
-		{"unknown output", []string{"-o", "yaml"}, `--output "yaml": want text, json, markdown or blockkit`},
-		{"bad selector", []string{"--selector", "a in (("}, `scope: selector "a in (("`},
-		{"bad glob", []string{"--name", "app-["}, `scope: "app-[" is not a glob`},
-		{"no concurrency", []string{"--concurrency", "0"}, "--concurrency 0: want at least 1"},
-		{"no deadline", []string{"--deadline", "0s"}, "--deadline 0s: want a positive duration"},
-		{"bad forge", []string{"--forge", "sourcehut:git.example"}, "sourcehut"},
-		{"no cluster", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "missing"},
-		{"an argument", []string{"web"}, "unknown command"},
+		{"unknown output", []string{"-o", "yaml"}, `--output "yaml": want text, json, markdown or blockkit`, exitUsage},
+		{"bad selector", []string{"--selector", "a in (("}, `scope: selector "a in (("`, exitUsage},
+		{"bad glob", []string{"--name", "app-["}, `scope: "app-[" is not a glob`, exitUsage},
+		{"no concurrency", []string{"--concurrency", "0"}, "--concurrency 0: want at least 1", exitUsage},
+		{"no deadline", []string{"--deadline", "0s"}, "--deadline 0s: want a positive duration", exitUsage},
+		{"bad forge", []string{"--forge", "sourcehut:git.example"}, "sourcehut", exitUsage},
+		{"no cluster", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "missing", exitConfig},
+		{"an argument", []string{"web"}, "unknown command", exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, nil, append([]string{"summary"}, tc.args...)...)
-			if code != 2 || !strings.Contains(errOut, tc.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || out != "" {
-				t.Errorf("exit %d, stderr %q (want 2 and one line with %q), stdout %q", code, errOut, tc.err, out)
+			if code != tc.code || !strings.Contains(errOut, tc.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || out != "" {
+				t.Errorf("exit %d, stderr %q (want %d and one line with %q), stdout %q", code, errOut, tc.code, tc.err, out)
 			}
 		})
 	}
@@ -187,7 +188,7 @@ func TestSummaryConfig(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte(serveConfig+"summary:\n  outptu: json\n  concurrency: many\n"), 0o600)
 	code, _, errOut = runCLIWith(t, fleet, nil, "--config", bad, "summary")
-	if code != 2 || !strings.Contains(errOut, "summary.outptu is not a setting of \"summary\"; did you mean summary.output?") {
+	if code != exitConfig || !strings.Contains(errOut, "summary.outptu is not a setting of \"summary\"; did you mean summary.output?") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = runCLIWith(t, fleet, nil, "config", "check", "--config", bad)

@@ -27,16 +27,16 @@ func newWhereCmd(io streams, engine scanEngine) *cobra.Command {
 }
 
 func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, command string) error {
-	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
+	fail := failWith(exitNoDecide)
 	out := formatsOf(answerWhere)
 	if err := out.check(o.output); err != nil {
-		return fail(err)
+		return usageError(err)
 	}
 	q, err := fleet.ParseImageQuery(image)
 	if err != nil {
-		return fail(err)
+		return usageError(err)
 	}
-	sc, scope, err := o.scanner()
+	sc, scope, err := o.scanner(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -70,10 +70,10 @@ func (whereOutput) answerKind() answerKind { return answerWhere }
 // demoWhere answers o.where on the lab fleet where-web; an image without a
 // registry host is the lab registry's.
 func demoWhere(ctx context.Context, o *demoOptions, io streams) error {
-	fail := func(err error) error { return &exitError{code: exitNoDecide, err: err} }
+	fail := failWith(exitNoDecide)
 	out := formatsOf(answerWhere)
 	if err := out.check(o.output); err != nil {
-		return fail(err)
+		return usageError(err)
 	}
 	sc, err := lab.Fleet("where-web")
 	if err != nil {

@@ -32,8 +32,18 @@ func RESTConfig(o ConfigOptions) (*rest.Config, error) {
 			return ic, nil
 		}
 	}
-	return nil, fmt.Errorf("no usable kubeconfig (set --kubeconfig or KUBECONFIG, or run in a cluster): %w", err)
+	return nil, &KubeconfigError{Err: err}
 }
+
+// KubeconfigError: no kubeconfig could be loaded (none found, unreadable, no such context) and
+// imgupd does not run in a cluster.
+type KubeconfigError struct{ Err error }
+
+func (e *KubeconfigError) Error() string {
+	return fmt.Sprintf("no usable kubeconfig (set --kubeconfig or KUBECONFIG, or run in a cluster): %v", e.Err)
+}
+
+func (e *KubeconfigError) Unwrap() error { return e.Err }
 
 // NewClientset builds a typed client for the options.
 func NewClientset(o ConfigOptions) (kubernetes.Interface, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,4 +160,70 @@ current-context: e2e
 		t.Fatal(err)
 	}
 	return bin, kubeconfig
+}
+
+// TestClusterProblemsHaveTheirOwnExit: what stops imgupd before it can diagnose — an API server
+// that refuses connections, credentials it refuses (an expired token: 401), and a user RBAC gives
+// no read of the Application (403) — each gets its own one-line message and exit status, none of
+// them a state's (2 is unknown), and nothing is printed on stdout.
+func TestClusterProblemsHaveTheirOwnExit(t *testing.T) {
+	bin, _ := buildCLI(t)
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "https://" + l.Addr().String()
+	l.Close()
+	kubeconfig := func(name, server, token, as string) string {
+		user := `{token: "` + token + `"}`
+		if as != "" {
+			user = `{token: "` + token + `", as: "` + as + `"}`
+		}
+		path := filepath.Join(dir, name)
+		cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "` + server + `", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: ` + user + `}]
+contexts: [{name: e2e, context: {cluster: e2e, user: u, namespace: argocd}}]
+current-context: e2e
+`
+		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := []struct {
+		name, kubeconfig string
+		code             int
+		want             string
+	}{
+		{"closed port", kubeconfig("closed", closed, srv.config.BearerToken, ""), 69,
+			"imgupd: cannot reach the Kubernetes API server " + closed + ": connection refused or host unreachable"},
+		{"expired token", kubeconfig("expired", srv.config.Host, "expired-token-0d1e", ""), 78,
+			"imgupd: the Kubernetes API server " + srv.config.Host + " refused the kubeconfig's credentials (401 Unauthorized)"},
+		{"no rights", kubeconfig("norights", srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:nobody"), 77,
+			"imgupd: RBAC forbids imgupd to get applications.argoproj.io in namespace argocd"},
+	}
+	seen := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "diagnose", "web", "--kubeconfig", tc.kubeconfig, "--timeout", "30s")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+				t.Errorf("exit %v, want %d\n%s", err, tc.code, stderr.String())
+			}
+			msg := stderr.String()
+			if !strings.HasPrefix(msg, tc.want) || strings.Count(msg, "\n") != 1 || stdout.Len() != 0 {
+				t.Errorf("stderr %q, want one line starting %q; stdout %q", msg, tc.want, stdout.String())
+			}
+			if seen[msg] {
+				t.Errorf("the same message for another problem: %s", msg)
+			}
+			seen[msg] = true
+		})
+	}
 }
