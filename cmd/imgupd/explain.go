@@ -42,12 +42,15 @@ func newExplainCmd(io streams) *cobra.Command {
 				}
 				return usageError(fmt.Errorf("%s (imgupd explain --all lists every code)", msg))
 			}
-			writeEntry(io.Out, e)
+			if output == "json" {
+				return out.write(io, output, catalogueOutput{e})
+			}
+			writeEntry(io.Out, e) // text and Markdown alike: one entry
 			return nil
 		},
 	})
 	cmd.Flags().BoolVar(&all, "all", false, "print every code")
-	formatsOf(answerCatalogue).flag(cmd, &output, "with --all: %s")
+	formatsOf(answerCatalogue).flag(cmd, &output, "%s; json is {\"codes\": [...]}, one code or all")
 	return cmd
 }
 

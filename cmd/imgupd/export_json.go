@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goio "io"
 
+	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/simulate"
 )
 
@@ -21,6 +22,12 @@ func jsonExporter() exporter {
 		answerSimulation: exportAs("", func(io streams, v simulateOutput) error { return writeAnswerJSON(io.Out, simulate.NewJSON(v.result)) }),
 		answerConfig:     exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
 		answerScenarios:  exportAs("", writeScenarioJSON),
+		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
+			return writeAnswerJSON(io.Out, struct {
+				Codes []report.Entry `json:"codes"`
+			}{v})
+		}),
+		answerVersion: exportAs("", func(io streams, v versionOutput) error { return writeAnswerJSON(io.Out, v) }),
 	}}
 }
 

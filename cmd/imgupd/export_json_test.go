@@ -6,6 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/imgupd/imgupd/lab"
 )
 
 // schemaHead is how every -o json answer opens.
@@ -35,5 +40,48 @@ func TestJSONAnswersOpenWithSchemaVersion(t *testing.T) {
 	}
 	if err := writeAnswerJSON(&b, []int{1}); !errors.Is(err, errNotObject) {
 		t.Errorf("a list: %v", err)
+	}
+}
+
+// TestEveryCommandAnswersJSON: every command whose -o offers json answers with an object that
+// opens with "schemaVersion"; a command added with json and no case here fails the test.
+// diagnose reads a real cluster: test/e2e's TestDiagnoseCommand checks its JSON there.
+func TestEveryCommandAnswersJSON(t *testing.T) {
+	srv := labServer(t)
+	fleet := labFleet(t, lab.FleetScenario(lab.FleetSpec{Apps: 3, Repos: 1}))
+	cases := map[string][]string{
+		"imgupd diagnose":     nil, // test/e2e TestDiagnoseCommand
+		"imgupd summary":      {"summary", "-o", "json"},
+		"imgupd where":        {"where", "team/svc-001", "-o", "json"},
+		"imgupd simulate":     {"simulate", srv.Host + "/acme/app", "--plain-http", "--current-tag", "1.0.0", "-o", "json"},
+		"imgupd explain":      {"explain", "LIVE_IMAGE_NOT_LIVE", "-o", "json"},
+		"imgupd version":      {"version", "-o", "json"},
+		"imgupd config check": {"config", "check", "--config", writeConfig(t, "access: {}\n"), "-o", "json"},
+		"imgupd demo":         {"demo", "--scenario", "healthy-kustomize-argocd", "-o", "json"},
+	}
+	root := newRootCmd(viper.New(), streams{}, func(string) (string, bool) { return "", false })
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if f := c.Flags().Lookup("output"); f != nil && strings.Contains(f.Usage, "json") {
+			args, ok := cases[c.CommandPath()]
+			switch {
+			case !ok:
+				t.Errorf("%s offers -o json and this test has no case for it", c.CommandPath())
+			case args != nil:
+				_, out, errOut := runCLIWith(t, fleet, nil, args...)
+				var v map[string]any
+				if !strings.HasPrefix(out, schemaHead) || json.Unmarshal([]byte(out), &v) != nil || v["schemaVersion"] != float64(1) {
+					t.Errorf("%s: %.80q does not open with %q (%s)", strings.Join(args, " "), out, schemaHead, errOut)
+				}
+			}
+			delete(cases, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for name := range cases {
+		t.Errorf("%s: a case for a command that has no -o json", name)
 	}
 }

@@ -42,5 +42,6 @@ func textExporter() exporter {
 			return nil
 		}),
 		answerScenarios: exportAs("", writeScenarioTable),
+		answerVersion:   exportAs("", writeVersionText),
 	}}
 }

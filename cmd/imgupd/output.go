@@ -26,6 +26,7 @@ const (
 	answerSimulation answerKind = "simulation" // simulateOutput: simulate
 	answerConfig     answerKind = "config"     // *checkedConfig: config check
 	answerScenarios  answerKind = "scenarios"  // scenarioList: demo
+	answerVersion    answerKind = "version"    // versionOutput: version
 )
 
 // exporter is one output format, for every answer it can write: its name

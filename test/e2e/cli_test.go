@@ -33,6 +33,9 @@ func TestDiagnoseCommand(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("want exit status 1 (blocked), got %v\n%s", err, out)
 	}
+	if !strings.HasPrefix(string(out), "{\n  \"schemaVersion\": 1,\n") {
+		t.Errorf("diagnose -o json does not open with schemaVersion: %.80q", out)
+	}
 	rep := parseReport(t, out)
 	if rep.App.Namespace != "argocd" || rep.Verdict != "broken" || rep.State != "blocked" || rep.RootCause.Code != "LIVE_IMAGE_NOT_LIVE" {
 		t.Fatalf("namespace %q verdict %q state %q root cause %q", rep.App.Namespace, rep.Verdict, rep.State, rep.RootCause.Code)
