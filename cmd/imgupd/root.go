@@ -103,8 +103,8 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		o(&ro)
 	}
 	root := &cobra.Command{
-		Use:   "imgupd",
-		Short: "Explain why Argo CD Image Updater did not update an application",
+		Use:           "imgupd",
+		Short:         "Explain why Argo CD Image Updater did not update an application",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Long: `imgupd says whether the tag Argo CD Image Updater should pick reaches the cluster and, if not,
