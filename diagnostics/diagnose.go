@@ -149,6 +149,9 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *report.Report {
 		case st.prereq != nil && st.prereq(r) != "":
 			res.Status, res.SkipReason = report.Skipped, st.prereq(r)
 		default:
+			if opts.OnStage != nil {
+				opts.OnStage(res.StageInfo)
+			}
 			sctx, scancel := context.WithTimeout(ctx, opts.StageTimeout)
 			t0 := time.Now()
 			res.Findings = st.check(sctx, r)

@@ -10,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/internal/hostfail"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/model/updaterlog"
+	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/gitsource"
 	"github.com/imgupd/imgupd/sources/helmchart"
@@ -46,6 +47,8 @@ type Options struct {
 	// source stage it asks the API server whether this ServiceAccount may
 	// list them.
 	ArgoCDServiceAccount string
+	// OnStage, when set, is called as each stage that runs begins (a terminal's progress line).
+	OnStage func(report.StageInfo)
 }
 
 func (o Options) withDefaults() Options {

@@ -10,11 +10,14 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/present/phrase"
 	"github.com/imgupd/imgupd/present/render"
 	"github.com/imgupd/imgupd/report"
 )
@@ -26,6 +29,7 @@ type demoOptions struct {
 	parallel int
 	summary  bool
 	where    string
+	expected bool
 	command  string // how the binary was started, for the next step
 }
 
@@ -44,6 +48,7 @@ func newDemoCmd(io streams) *cobra.Command {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
 	f.StringVar(&o.where, "where", "", "IMAGE[:TAG|@DIGEST]: where is my tag, on the lab fleet where-web (team/web), in -o "+formatsOf(answerWhere).list(false))
+	f.BoolVar(&o.expected, "expected", false, "the lab's own check, in the scenario list: each scenario's root-cause code, the state and code it expects, whether it gave them, and its time")
 	f.BoolVar(&o.summary, "summary", false, "a fleet summary over every built-in scenario (each one an app lab/NAME), in -o "+formatsOf(answerSummary).list(false))
 	return cmd
 }
@@ -78,7 +83,9 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	results := runScenarios(ctx, all, max(1, o.parallel))
+	prog := progressFor(io.Err, o.output, "running the lab", "scenarios", "starting")
+	results := runScenarios(ctx, all, max(1, o.parallel), prog.update)
+	prog.stop()
 	failed, broken := 0, 0
 	for _, r := range results {
 		if r.err != nil {
@@ -87,7 +94,7 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 			failed++
 		}
 	}
-	if err := list.write(io, o.output, scenarioList(results)); err != nil {
+	if err := list.write(io, o.output, scenarioList{results: results, expected: o.expected}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	switch {
@@ -100,8 +107,12 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 }
 
 // scenarioList is the scenario list (demo without --scenario or
-// --summary): a table (text and markdown alike) or JSON.
-type scenarioList []scenarioResult
+// --summary): a table (text and markdown alike) or JSON. expected adds the
+// lab's own check to the table (--expected); JSON always has it.
+type scenarioList struct {
+	results  []scenarioResult
+	expected bool
+}
 
 func (scenarioList) answerKind() answerKind { return answerScenarios }
 
@@ -120,7 +131,7 @@ func writeScenarioJSON(io streams, results scenarioList) error {
 		Error         string  `json:"error,omitempty"`
 	}
 	rows := []row{}
-	for _, r := range results {
+	for _, r := range results.results {
 		x := row{Name: r.sc.Name, Expected: r.sc.Expect, ExpectedState: r.sc.ExpectState, Passed: r.passed, DurationMs: r.took.Milliseconds()}
 		if r.err != nil {
 			x.Error = r.err.Error()
@@ -136,20 +147,104 @@ func writeScenarioJSON(io streams, results scenarioList) error {
 	return writeAnswerJSON(io.Out, map[string]any{"scenarios": rows})
 }
 
-// writeScenarioTable prints a line per scenario, then the tally.
-func writeScenarioTable(io streams, results scenarioList) error {
+// writeScenarioTable prints a line per scenario, then the tally: for a newcomer, what each
+// setup's answer is (scenarioTable), or with --expected the lab's own check (expectedTable).
+func writeScenarioTable(io streams, list scenarioList) error {
 	failed := 0
+	for _, r := range list.results {
+		if r.err != nil || !r.passed {
+			failed++
+		}
+	}
+	if list.expected {
+		expectedTable(io, list.results)
+		fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(list.results)-failed, failed)
+	} else {
+		scenarioTable(io, list.results, demoWidth)
+		fmt.Fprintf(io.Out, "\n%d scenarios, each a setup of its own with its registry and git server.\n", len(list.results))
+		if failed == 0 {
+			fmt.Fprintln(io.Out, "Each gave the answer it expects (--expected shows the check).")
+		} else {
+			fmt.Fprintf(io.Out, "%d did not give the answer they expect: --expected shows which.\n", failed)
+		}
+	}
+	fmt.Fprintln(io.Out, "imgupd demo --scenario NAME shows a full report and its fix.")
+	return nil
+}
+
+// demoWidth is the scenario table's width: a 100-column terminal's.
+const demoWidth = 100
+
+// scenarioTable is a row per scenario in width columns: its name, its state (mark and words) and
+// the cause in words, clipped at a word. A name too long for its column has a line of its own,
+// the state and cause on the next, so that every name can be copied whole for --scenario.
+func scenarioTable(io streams, results []scenarioResult, width int) {
+	const nameW, gap = 36, 2
+	stateW := len("STATE")
+	states := make([]string, len(results))
+	for i, r := range results {
+		states[i] = "error"
+		if r.err == nil {
+			states[i] = phrase.Mark(r.rep.State) + " " + phrase.Title(r.rep.State)
+		}
+		stateW = max(stateW, utf8.RuneCountInString(states[i]))
+	}
+	causeW := max(width-nameW-stateW-2*gap, 20)
+	row := func(name, state, cause string) {
+		fmt.Fprintf(io.Out, "%s%s%s%s%s\n", pad(name, nameW+gap), pad(state, stateW+gap), "", textutil.ClipWords(cause, causeW), "")
+	}
+	row("SCENARIO", "STATE", "CAUSE")
+	for i, r := range results {
+		name := r.sc.Name
+		if utf8.RuneCountInString(name) > nameW {
+			fmt.Fprintln(io.Out, name)
+			name = ""
+		}
+		cause := ""
+		switch {
+		case r.err != nil:
+			cause = oneLine(r.err.Error())
+		case !r.passed:
+			cause = "✗ not the answer it expects: " + scenarioCause(r.rep)
+		default:
+			cause = scenarioCause(r.rep)
+		}
+		row(name, states[i], cause)
+	}
+}
+
+// scenarioCause is a report's cause in words, as a summary line gives it: its answer without
+// the app and state, else its root cause's title.
+func scenarioCause(rep *report.Report) string {
+	if c := phrase.AnswerCause(rep.Answer, rep.State); c != "" {
+		return textutil.Visible(c)
+	}
+	if rep.RootCause != nil {
+		return textutil.Visible(textutil.OneLine(rep.RootCause.Title))
+	}
+	return ""
+}
+
+// pad is s followed by spaces to n columns (runes).
+func pad(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s + " "
+}
+
+// expectedTable is the lab's own check: every scenario's state, root-cause code (or first
+// warning), the state and code it expects with ✔ or ✗ MISSED, and its time.
+func expectedTable(io streams, results []scenarioResult) {
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSTATE\tROOT CAUSE / FIRST WARNING\tEXPECTED\tTIME")
 	for _, r := range results {
 		if r.err != nil {
-			failed++
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.sc.Name, "error", oneLine(r.err.Error()), r.sc.Expect, r.took.Round(time.Millisecond))
 			continue
 		}
 		mark := "✔"
 		if !r.passed {
-			failed++
 			mark = "✗ MISSED"
 		}
 		want := r.sc.Expect
@@ -159,9 +254,6 @@ func writeScenarioTable(io streams, results scenarioList) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", r.sc.Name, r.rep.State, lab.Primary(r.rep), mark, want, r.took.Round(time.Millisecond))
 	}
 	tw.Flush()
-	fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(results)-failed, failed)
-	fmt.Fprintln(io.Out, "imgupd demo --scenario NAME shows a full report.")
-	return nil
 }
 
 type scenarioResult struct {
@@ -172,11 +264,14 @@ type scenarioResult struct {
 	took   time.Duration
 }
 
-// runScenarios diagnoses scenarios, at most parallel at a time, keeping order.
-func runScenarios(ctx context.Context, all []*lab.Scenario, parallel int) []scenarioResult {
+// runScenarios diagnoses scenarios, at most parallel at a time, keeping order; done, when set,
+// hears how many have finished.
+func runScenarios(ctx context.Context, all []*lab.Scenario, parallel int, done func(done, total int)) []scenarioResult {
 	out := make([]scenarioResult, len(all))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	finished := 0
 	for i, sc := range all {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -187,6 +282,12 @@ func runScenarios(ctx context.Context, all []*lab.Scenario, parallel int) []scen
 			out[i] = scenarioResult{sc: sc, rep: rep, err: err, took: time.Since(start)}
 			if err == nil {
 				out[i].passed = sc.Matches(rep)
+			}
+			if done != nil {
+				mu.Lock()
+				finished++
+				done(finished, len(all))
+				mu.Unlock()
 			}
 		}()
 	}
@@ -242,7 +343,9 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	start := time.Now()
-	results := runScenarios(ctx, all, max(1, o.parallel))
+	prog := progressFor(io.Err, o.output, "running the lab", "scenarios", "starting")
+	results := runScenarios(ctx, all, max(1, o.parallel), prog.update)
+	prog.stop()
 	res := &fleet.Result{Cluster: "lab", StartedAt: start, Duration: time.Since(start)}
 	failed, broken := 0, 0
 	for _, r := range results {

@@ -90,7 +90,13 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	if err := checkCluster(ctx, eng, app, true); err != nil {
 		return err
 	}
+	prog := progressFor(io.Err, o.output, "diagnosing "+o.namespace+"/"+o.app, "", "reading the Application")
+	if prog != nil {
+		eng.Options.OnStage = func(s report.StageInfo) { prog.on(s.Title) }
+		defer prog.stop()
+	}
 	rep := eng.Diagnose(ctx, req)
+	prog.stop()
 	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}

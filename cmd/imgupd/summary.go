@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/imgupd/imgupd/diagnostics"
@@ -101,7 +97,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	if err != nil {
 		return fail(err)
 	}
-	prog := newProgress(io.Err)
+	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
 	if prog != nil {
 		sc.Progress = prog.update
 		defer prog.stop()
@@ -167,75 +163,3 @@ func stateExit(s report.State) error {
 	return nil
 }
 
-// progress is the line a scan rewrites on a terminal's stderr: apps done of
-// the total and the time elapsed, refreshed as apps finish and every
-// second; stop clears it.
-type progress struct {
-	w     goio.Writer
-	start time.Time
-	tick  *time.Ticker
-	quit  chan struct{}
-
-	mu          sync.Mutex
-	done, total int
-	stopped     bool
-}
-
-// newProgress is a progress line on w, or nil when w is not a terminal
-// (a file, a pipe, a CI log).
-func newProgress(w goio.Writer) *progress {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	p := &progress{w: w, start: time.Now(), tick: time.NewTicker(time.Second), quit: make(chan struct{})}
-	p.draw()
-	go func() {
-		for {
-			select {
-			case <-p.tick.C:
-				p.mu.Lock()
-				p.draw()
-				p.mu.Unlock()
-			case <-p.quit:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) update(done, total int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done, p.total = done, total
-	p.draw()
-}
-
-// draw writes the line; p.mu is held.
-func (p *progress) draw() {
-	if p.stopped {
-		return
-	}
-	if p.total == 0 {
-		fmt.Fprintf(p.w, "\rscanning: listing Applications, %s\x1b[K", time.Since(p.start).Round(time.Second))
-		return
-	}
-	fmt.Fprintf(p.w, "\rscanning: %d/%d apps, %s\x1b[K", p.done, p.total, time.Since(p.start).Round(time.Second))
-}
-
-// stop clears the line (once; a nil progress does nothing).
-func (p *progress) stop() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		return
-	}
-	p.stopped = true
-	p.tick.Stop()
-	close(p.quit)
-	fmt.Fprint(p.w, "\r\x1b[K")
-}

@@ -40,7 +40,7 @@ func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, 
 	if err != nil {
 		return fail(err)
 	}
-	prog := newProgress(io.Err)
+	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
 	if prog != nil {
 		sc.Progress = prog.update
 		defer prog.stop()
