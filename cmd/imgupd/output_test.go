@@ -34,9 +34,10 @@ func TestOutputUnknownFormat(t *testing.T) {
 		{"demo --summary", []string{"demo", "--summary"}, all},
 		{"simulate", []string{"simulate", "registry.invalid/team/app"}, `want text or json`},
 		{"config check", []string{"config", "check", "--config", cfg}, `want text or json`},
-		{"explain --all", []string{"explain", "--all"}, `want text or markdown`},
+		{"explain --all", []string{"explain", "--all"}, `want text, json or markdown`},
 		// Before the lookup: an unknown code would be another error.
-		{"explain CODE", []string{"explain", "NO_SUCH_CODE"}, `want text or markdown`},
+		{"explain CODE", []string{"explain", "NO_SUCH_CODE"}, `want text, json or markdown`},
+		{"version", []string{"version"}, `want text or json`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestOutputHelpListsFormats(t *testing.T) {
 		{[]string{"demo"}, "output format: text, json, markdown or blockkit (the Slack payload); without --scenario or --summary: text, json or markdown (default \"text\")"},
 		{[]string{"simulate"}, "output format: text or json (default \"text\")"},
 		{[]string{"config", "check"}, "output format: text or json (default \"text\")"},
-		{[]string{"explain"}, "with --all: text or markdown (docs/findings.md) (default \"text\")"},
+		{[]string{"explain"}, "text, json or markdown (docs/findings.md); json is {\"codes\": [...]}, one code or all (default \"text\")"},
 	}
 	for _, tc := range cases {
 		name := strings.Join(tc.cmd, " ")
@@ -105,7 +106,7 @@ func TestOutputCompletion(t *testing.T) {
 		{[]string{"demo"}, []string{"text", "json", "markdown", "blockkit"}},
 		{[]string{"simulate", "nginx"}, []string{"text", "json"}},
 		{[]string{"config", "check"}, []string{"text", "json"}},
-		{[]string{"explain", "--all"}, []string{"text", "markdown"}},
+		{[]string{"explain", "--all"}, []string{"text", "json", "markdown"}},
 	}
 	for _, tc := range cases {
 		name := strings.Join(tc.args, " ")
