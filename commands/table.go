@@ -113,10 +113,13 @@ not, what stops it? What imgupd could not check is listed as not verified, with 
 Exit status, by state:
   0  up-to-date or update-on-its-way   nothing stops the tag
   1  blocked                           Image Updater cannot (registry, credentials, write-back, ...)
-  2  unknown                           a check that decides the answer could not be made (or bad input)
+  2  unknown                           a check that decides the answer could not be made
   3  wrong-update                      Image Updater writes something with no effect or not wanted
   4  not-deployed                      Image Updater writes, Argo CD does not deploy it
-  5  held-back                         the configuration keeps newer tags out`,
+  5  held-back                         the configuration keeps newer tags out
+  6  waiting-for-merge                 the pull request with the new tag is not merged yet
+Before any state: 64 bad flags or arguments, 69 the API server cannot be reached, 77 RBAC forbids
+reading the Application, 78 the kubeconfig is unusable or its credentials refused (401).`,
 			Example: `  imgupd diagnose guestbook -n argocd
   imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown
   kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m | imgupd diagnose web --updater-log -`,
@@ -154,7 +157,8 @@ It scans like "imgupd summary" (the same scope flags, one deadline, shared reads
 only the apps that use the repository. Nothing is written anywhere.
 
 Exit status, by the most urgent answer: 0 running, written or due; 1 blocked; 2 unknown (or no app
-uses the image, or bad flags); 3 wrong update; 4 not deployed; 5 held back.`,
+uses the image); 3 wrong update; 4 not deployed; 5 held back; 6 waiting for a merge. Before any
+answer: 64 bad flags, 69 the API server cannot be reached, 78 the kubeconfig is unusable or refused.`,
 			Example: `  imgupd where ghcr.io/acme/web:1.4.2
   imgupd where ghcr.io/acme/web            # the newest tag in the registry
   imgupd where nginx:1.27 -n 'team-*'
@@ -234,10 +238,13 @@ the progress (apps done of the total, elapsed).
 Exit status, by the worst state of any app:
   0  every app up-to-date or update-on-its-way
   1  blocked
-  2  unknown (or could not scan: bad flags, no cluster access)
+  2  unknown (or could not scan: the Applications or the CRs cannot be listed)
   3  wrong-update
   4  not-deployed
-  5  held-back`,
+  5  held-back
+  6  waiting-for-merge
+Before any answer: 64 bad flags, 69 the API server cannot be reached, 78 the kubeconfig is
+unusable or its credentials refused (401).`,
 			Example: `  imgupd summary
   imgupd summary -n payments -n 'payments-*' --project payments
   imgupd summary --selector team=checkout -o markdown
@@ -347,7 +354,7 @@ A top-level section no command reads is a problem too (serve would ignore a miss
 Tokens that are not set are not a problem here (in a cluster they come from a Secret); tokens
 that are set must have their shape (xoxb-…, xapp-…).
 
-Exit status: 0 serve accepts the configuration, 2 it does not (or the file cannot be read).`,
+Exit status: 0 serve accepts the configuration, 2 it does not, 78 the file cannot be read.`,
 			Example: `  imgupd config check --config imgupd.yaml
   imgupd config check --config imgupd.yaml -o json
   kubectl -n imgupd get configmap imgupd-config -o jsonpath='{.data.imgupd\.yaml}' > imgupd.yaml && imgupd config check --config imgupd.yaml`,
