@@ -57,7 +57,8 @@ func TestReportFixSteps(t *testing.T) {
 		"*3.* use it for the image — _paste into ImageUpdater argocd/web, YAML_ (`kubectl -n argocd edit imageupdater web`):\\n```spec:\\n  commonUpdateSettings:\\n    pullSecret: pullsecret:argocd/reg```",
 		// The stages: the root cause's stage once, the warning, one line for the rest.
 		`:x: Registry and network (the root cause)\n:warning: Sync — ` + "`SYNC_AUTOMATED_OFF`" + ` automated sync is off for this app\n:white_check_mark: 5 other stages passed · 1 skipped · 1 not verified`,
-		`*Not verified*\n• whether main accepts the push was not verified — verify: grant get on pods/log`,
+		// What was not verified is small print.
+		`{"type":"context","elements":[{"type":"mrkdwn","text":"*Not verified:*\n• whether main accepts the push was not verified — verify: grant get on pods/log","verbatim":true}]}`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message lacks %s\n%s", want, msg)
