@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
 
 	"github.com/imgupd/imgupd/internal/shell"
 	"github.com/imgupd/imgupd/report"
@@ -103,5 +106,39 @@ func TestReportFixTooLong(t *testing.T) {
 	}
 	for _, e := range Validate(p) {
 		t.Error(e)
+	}
+}
+
+// TestHeaderOnOneLine: the header is the whole answer when it fits on one
+// line, else the app and its state (the first line says the cause), else,
+// for a long app name, the state and the app clipped; the notification is
+// always the whole answer.
+func TestHeaderOnOneLine(t *testing.T) {
+	long := report.AppRef{Namespace: "payments-eu-central", Name: "checkout-api-with-a-very-long-name"}
+	for _, tc := range []struct {
+		app    report.AppRef
+		answer string
+		header string
+		first  string
+	}{
+		{report.AppRef{Namespace: "argocd", Name: "web"}, "argocd/web is blocked: the proxy fails", "🔴 argocd/web is blocked: the proxy fails", "*Root cause* `REGISTRY_UNAUTHORIZED`\n"},
+		{report.AppRef{Namespace: "argocd", Name: "web"}, "argocd/web is blocked: the registry wants credentials (401)", "🔴 argocd/web is blocked",
+			"*Root cause* `REGISTRY_UNAUTHORIZED`: the registry wants credentials (401)\n"},
+		{long, long.String() + " is blocked: the registry wants credentials (401)", "🔴 blocked · payments-eu-central/checkout-api-with-a-very-lo…",
+			"*Root cause* `REGISTRY_UNAUTHORIZED`: the registry wants credentials (401)\n"},
+	} {
+		r := stepsReport()
+		r.App, r.Answer = tc.app, tc.answer
+		p := Report(r, Options{})
+		h := p.Message.Blocks.BlockSet[0].(*slack.HeaderBlock).Text.Text
+		if h != tc.header || utf8.RuneCountInString(h) > MaxHeaderLine {
+			t.Errorf("header %q (%d characters), want %q", h, utf8.RuneCountInString(h), tc.header)
+		}
+		if first := p.Message.Blocks.BlockSet[1].(*slack.SectionBlock).Text.Text; !strings.HasPrefix(first, tc.first) {
+			t.Errorf("first section %q, want it to open with %q", first, tc.first)
+		}
+		if want := "🔴 " + tc.answer; p.Message.Text != want {
+			t.Errorf("notification %q, want %q", p.Message.Text, want)
+		}
 	}
 }

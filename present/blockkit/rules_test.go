@@ -328,6 +328,21 @@ func checkMessageShape(t *testing.T, r *report.Report, p Payload) (bad shape) {
 			t.Errorf("the message does not offer %q, which has something to show", label)
 		}
 	}
+	if rc := r.RootCause; rc != nil {
+		// Evidence too long for the message is in the thread, not lost.
+		var thread []string
+		for _, m := range p.Thread {
+			tt, _ := messageTexts(m)
+			thread = append(thread, tt...)
+		}
+		in := strings.Join(thread, "\n")
+		for _, e := range rc.Evidence {
+			line := "• " + md(e.Label) + ": `"
+			if !strings.Contains(all, line) && !strings.Contains(in, line) {
+				t.Errorf("the root cause's evidence %q is neither in the message nor in the thread", e.Label)
+			}
+		}
+	}
 	if r.State == report.StateUnknown {
 		step := phrase.NextStep(r)
 		switch {
