@@ -544,12 +544,19 @@ func buttons(r *report.Report) *slack.ActionBlock {
 	if len(r.UpdaterLog) > 0 {
 		els = append(els, slack.NewButtonBlockElement(ActionLogs, app, plain("Show updater log lines")))
 	}
-	if rc := r.RootCause; rc != nil {
+	if rc := r.RootCause; rc != nil && explained(rc.Code) {
 		// The code is in the section above; a label longer than about 30
 		// characters is cut short by Slack.
 		els = append(els, slack.NewButtonBlockElement(ActionExplain, clipRunes(string(rc.Code), MaxButtonValue), plain("Explain the finding")))
 	}
 	return slack.NewActionBlock("imgupd_actions", els...)
+}
+
+// explained: the catalogue has an entry for the code, so Explain shows it
+// (a code it does not know would answer "unknown code").
+func explained(c report.Code) bool {
+	_, ok := report.Lookup(string(c))
+	return ok
 }
 
 // thread carries the root cause's evidence the message did not show (moved)

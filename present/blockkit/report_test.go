@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/imgupd/imgupd/internal/shell"
+	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/report"
 )
 
@@ -140,5 +141,40 @@ func TestHeaderOnOneLine(t *testing.T) {
 		if want := "🔴 " + tc.answer; p.Message.Text != want {
 			t.Errorf("notification %q, want %q", p.Message.Text, want)
 		}
+	}
+}
+
+// TestButtonsShowSomething: a report offers Show candidate tags only when a
+// tag was listed, Show updater log lines only with log lines, Explain only
+// for a code the catalogue explains; Re-run always.
+func TestButtonsShowSomething(t *testing.T) {
+	labels := func(r *report.Report) string {
+		var out []string
+		for _, b := range Report(r, Options{Buttons: true}).Message.Blocks.BlockSet {
+			if a, ok := b.(*slack.ActionBlock); ok {
+				for _, el := range a.Elements.ElementSet {
+					out = append(out, el.(*slack.ButtonBlockElement).Text.Text)
+				}
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	bare := stepsReport()
+	if got, want := labels(bare), "Re-run | Explain the finding"; got != want {
+		t.Errorf("no tag listed, no log line: buttons %q, want %q", got, want)
+	}
+	full := stepsReport()
+	full.Candidates = []report.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web", Decision: updater.Decision{Tags: []updater.TagFate{{Tag: "1.0.1"}}}}}
+	full.UpdaterLog = []report.LogLine{{Level: "info", Message: "Setting new image to ghcr.io/acme/web:1.0.1"}}
+	if got, want := labels(full), "Re-run | Show candidate tags | Show updater log lines | Explain the finding"; got != want {
+		t.Errorf("tags and log lines: buttons %q, want %q", got, want)
+	}
+	empty := stepsReport()
+	empty.Candidates = []report.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web"}} // the registry listed no tag
+	rc := *empty.RootCause
+	rc.Code = "NOT_A_CATALOGUE_CODE"
+	empty.RootCause = &rc
+	if got, want := labels(empty), "Re-run"; got != want {
+		t.Errorf("an empty tag list, a code the catalogue does not explain: buttons %q, want %q", got, want)
 	}
 }

@@ -319,7 +319,11 @@ func checkMessageShape(t *testing.T, r *report.Report, p Payload) (bad shape) {
 	}
 	labels := buttonLabels(m)
 	listed := slices.ContainsFunc(r.Candidates, func(c report.CandidateTable) bool { return len(c.Decision.Tags) > 0 })
-	for label, has := range map[string]bool{"Show candidate tags": listed, "Show updater log lines": len(r.UpdaterLog) > 0} {
+	explainable := false
+	if rc := r.RootCause; rc != nil {
+		_, explainable = report.Lookup(string(rc.Code))
+	}
+	for label, has := range map[string]bool{"Show candidate tags": listed, "Show updater log lines": len(r.UpdaterLog) > 0, "Explain the finding": explainable} {
 		switch {
 		case labels[label] && !has:
 			bad.emptyButtons++
