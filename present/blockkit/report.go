@@ -150,8 +150,9 @@ func Report(r *report.Report, o Options) Payload {
 
 // headerText is the answer on one line (MaxHeaderLine): the state's emoji
 // and Report.Answer (the app, its state and the cause) when it fits, else
-// the answer without its cause ("🔴 argocd/web is blocked"; the message's
-// first line says the cause), else the state and the app, clipped.
+// the answer without its cause ("🔴 argocd/web is blocked", "🟤 argocd/web
+// waits for a merge"; the message's first line says the cause), else the
+// state and the app, clipped.
 func headerText(r *report.Report) string {
 	e := phrase.Emoji(r.State) + " "
 	fits := func(s string) bool { return s != "" && utf8.RuneCountInString(e+s) <= MaxHeaderLine }
@@ -164,8 +165,14 @@ func headerText(r *report.Report) string {
 			return e + h
 		}
 	}
+	// Another form ("argocd/web waits for a merge: …"): what says the app
+	// and its state comes before the first colon.
+	app := mrkdwn.Plain(r.App.String())
+	if h, _, ok := strings.Cut(answer, ": "); ok && h != app && strings.Contains(h, app) && fits(h) {
+		return e + h
+	}
 	head := e + phrase.Title(r.State) + " · "
-	return head + clipRunes(mrkdwn.Plain(r.App.String()), MaxHeaderLine-utf8.RuneCountInString(head))
+	return head + clipRunes(app, MaxHeaderLine-utf8.RuneCountInString(head))
 }
 
 // notificationText is the answer in one line, cause and all: what a
