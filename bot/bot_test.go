@@ -251,9 +251,16 @@ func TestSlashCommandPostsReport(t *testing.T) {
 	if rep.Channel != deploys || rep.ThreadTS != "" || rep.Ephemeral {
 		t.Errorf("the report should be a top-level message in the channel: %+v", rep)
 	}
-	for _, want := range []string{"LIVE_IMAGE_NOT_LIVE", "imgupd_rerun", "imgupd_tags", "imgupd_logs", "imgupd_explain", "other stages passed"} {
+	for _, want := range []string{"LIVE_IMAGE_NOT_LIVE", "imgupd_rerun", "imgupd_explain", "other stages passed"} {
 		if !strings.Contains(string(rep.Blocks), want) {
 			t.Errorf("report blocks lack %q", want)
+		}
+	}
+	// No tag was listed (the image is not live) and Image Updater logged
+	// nothing about the app: no button offers an empty answer.
+	for _, absent := range []string{"imgupd_tags", "Show candidate tags", "imgupd_logs", "Show updater log lines"} {
+		if strings.Contains(string(rep.Blocks), absent) {
+			t.Errorf("report blocks offer %q, which has nothing to show", absent)
 		}
 	}
 	// The details go to the report's thread.
@@ -313,6 +320,12 @@ func TestButtonsAnswerInReportThread(t *testing.T) {
 	h.send(slacklab.SlashCommand("env-slash-2", slash(alice, deploys, "diagnose web", h.srv.ResponseURL("r2"))))
 	h.waitFor("the report is posted", func() bool { return len(h.messages(isReport("argocd/web"))) == 1 })
 	rep := h.messages(isReport("argocd/web"))[0]
+	// Its tags were listed and Image Updater logged about it: both buttons show something.
+	for _, want := range []string{"imgupd_tags", "imgupd_logs"} {
+		if !strings.Contains(string(rep.Blocks), want) {
+			t.Errorf("report blocks lack %q", want)
+		}
+	}
 	inThread := func(sub string) func() bool {
 		return func() bool {
 			return len(h.messages(func(m slacklab.Message) bool {

@@ -26,7 +26,10 @@ var update = flag.Bool("update", false, "rewrite the golden payloads in testdata
 func TestScenarioPayloads(t *testing.T) {
 	all := diagnoseBuiltins(t)
 	snippets, ran := 0, 0
+	var bad shape
 	defer func() {
+		t.Logf("main messages over %d built-in scenarios: %d with an inline code span over %d characters, %d headers over %d characters, %d unknown answers without a next step, %d offering an empty button, %d with Not verified outside the small print",
+			ran, bad.longSpans, maxInlineCode, bad.wideHeader, maxHeaderLine, bad.noNextStep, bad.emptyButtons, bad.nvProminent)
 		if !t.Failed() && ran == len(all) && snippets < 20 {
 			t.Errorf("only %d fix snippets read back: the check would check nothing", snippets)
 		}
@@ -45,6 +48,7 @@ func TestScenarioPayloads(t *testing.T) {
 			}
 			snippets += checkSnippetsReadBack(t, r, p)
 			checkReadingRules(t, r, p)
+			bad.add(checkMessageShape(t, r, p))
 			got, err := json.MarshalIndent(p, "", "  ")
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,7 @@ package blockkit
 
 import (
 	"fmt"
-	"github.com/imgupd/imgupd/present/phrase"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,17 +12,27 @@ import (
 
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/present/blockkit/mrkdwn"
+	"github.com/imgupd/imgupd/present/phrase"
 	"github.com/imgupd/imgupd/report"
 )
 
 // Slack's limits (shared/reference/slack-payloads.md §3), with the
 // conservative choices made here.
 const (
-	MaxBlocks        = 50
-	MaxSectionText   = 3000
-	MaxFieldText     = 2000
-	MaxFields        = 10
-	MaxHeaderText    = 150
+	MaxBlocks      = 50
+	MaxSectionText = 3000
+	MaxFieldText   = 2000
+	MaxFields      = 10
+	MaxHeaderText  = 150
+	// MaxHeaderLine is the longest header imgupd writes: Slack allows 150
+	// characters but wraps a header at about 60 on a laptop's screen, and a
+	// wrapped header pushes the cause and its fix down.
+	MaxHeaderLine = 60
+	// MaxInlineCode is the longest value the message shows as inline code
+	// (a key value: a tag, a host, a field); longer evidence (URLs, error
+	// chains, log lines) goes to the thread, where it does not push the fix
+	// off the screen.
+	MaxInlineCode    = 80
 	MaxContextElems  = 10
 	MaxActionElems   = 25
 	MaxButtonText    = 75
@@ -75,32 +85,54 @@ var marks = map[report.Severity]string{
 	report.Unknown: ":grey_question:",
 }
 
-// Report renders a report: the message says the answer (header), the root
-// cause with its evidence and its fix as steps, the stages that failed or
-// warn, one line for the rest and what was not verified; the thread holds
-// the full stage list, the other findings, the candidate tables and the
-// updater's log lines.
+// Report renders a report: the message says the answer (header, on one
+// line), the cause in one line with its key values and its fix as steps
+// (an unknown answer: the one next step that would decide it), the stages
+// that failed or warn, one line for the rest, and what was not verified in
+// the small print; the thread holds the root cause's long evidence, the
+// full stage list, the other findings, the candidate tables and the
+// updater's log lines. Buttons are offered only for what has something to
+// show.
 func Report(r *report.Report, o Options) Payload {
 	head := headerText(r)
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
 	fullFix := false
+	var moved []report.Evidence
 	if rc := r.RootCause; rc != nil {
-		blocks = append(blocks, section(clipRunes(rootCause(r, rc), budgetRootCause)))
+		var text string
+		text, moved = rootCause(r, rc, head)
+		blocks = append(blocks, section(clipRunes(text, budgetRootCause)))
 		if rc.Fix != nil && rc.Fix.Summary != "" {
 			var fix string
 			fix, fullFix = fixText(rc.Fix, budgetFix)
 			blocks = append(blocks, section(fix))
 		}
-	} else if r.Headline != "" && r.Headline != r.Answer && !strings.Contains(head, r.Headline) {
-		// The answer was shortened: the headline has the particulars.
-		blocks = append(blocks, section(clipRunes(md(r.Headline), budgetRootCause)))
+	} else {
+		var lines []string
+		// The header may hold only the app and its state: the cause, or the
+		// headline's particulars, follow in a line.
+		line := r.Headline
+		if line == "" {
+			line = r.Answer
+		}
+		if c := phrase.AnswerCause(line, r.State); c != "" && !strings.Contains(head, mrkdwn.Plain(textutil.OneLine(c))) {
+			lines = append(lines, clipRunes(md(c), budgetRootCause/2))
+		}
+		if step := phrase.NextStep(r); step != "" {
+			lines = append(lines, nextStep(step))
+		}
+		if len(lines) > 0 {
+			blocks = append(blocks, section(strings.Join(lines, "\n")))
+		}
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
 	if st := stageSummary(r); st != "" {
 		blocks = append(blocks, section(st))
 	}
 	if nv := notVerifiedOf(r); len(nv) > 0 {
-		blocks = append(blocks, section(clipRunes(notVerified(nv), budgetUnchecked)))
+		// Caveats are small print: the answer and its fix stay the
+		// biggest blocks of the message.
+		blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(notVerified(nv, phrase.NextStep(r)), budgetUnchecked))))
 	}
 	ctx := fmt.Sprintf("Image Updater %s · %s mode · %d registry request(s) · `imgupd explain CODE`", md(r.UpdaterVersion), md(orDash(r.Mode)), r.RegistryRequests)
 	if r.Cluster != "" {
@@ -111,44 +143,111 @@ func Report(r *report.Report, o Options) Payload {
 		blocks = append(blocks, buttons(r))
 	}
 	return Payload{
-		Message: Message{Text: clipRunes(md(head), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
-		Thread:  thread(r, fullFix),
+		Message: Message{Text: clipRunes(md(notificationText(r)), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
+		Thread:  thread(r, fullFix, moved),
 	}
 }
 
-// headerText is the answer in one line: the state's emoji and
-// Report.Answer (the app, its state and the cause), within the header's
-// limit. The notification text is the same line.
+// headerText is the answer on one line (MaxHeaderLine): the state's emoji
+// and Report.Answer (the app, its state and the cause) when it fits, else
+// the answer without its cause ("🔴 argocd/web is blocked", "🟤 argocd/web
+// waits for a merge"; the message's first line says the cause), else the
+// state and the app, clipped.
 func headerText(r *report.Report) string {
-	answer := r.Answer
+	e := phrase.Emoji(r.State) + " "
+	fits := func(s string) bool { return s != "" && utf8.RuneCountInString(e+s) <= MaxHeaderLine }
+	answer := mrkdwn.Plain(textutil.OneLine(r.Answer))
+	if fits(answer) {
+		return e + answer
+	}
+	if c := mrkdwn.Plain(textutil.OneLine(phrase.AnswerCause(r.Answer, r.State))); c != "" && strings.HasSuffix(answer, c) {
+		if h := strings.TrimSuffix(strings.TrimSuffix(answer, c), ": "); h != answer && fits(h) {
+			return e + h
+		}
+	}
+	// Another form ("argocd/web waits for a merge: …"): what says the app
+	// and its state comes before the first colon.
+	app := mrkdwn.Plain(r.App.String())
+	if h, _, ok := strings.Cut(answer, ": "); ok && h != app && strings.Contains(h, app) && fits(h) {
+		return e + h
+	}
+	head := e + phrase.Title(r.State) + " · "
+	return head + clipRunes(app, MaxHeaderLine-utf8.RuneCountInString(head))
+}
+
+// notificationText is the answer in one line, cause and all: what a
+// notification and a screen reader say.
+func notificationText(r *report.Report) string {
+	answer := textutil.OneLine(r.Answer)
 	if answer == "" {
 		answer = r.App.String() + " — " + phrase.Title(r.State)
 	}
-	e := phrase.Emoji(r.State) + " "
-	return e + clipRunes(mrkdwn.Plain(textutil.OneLine(answer)), MaxHeaderText-utf8.RuneCountInString(e))
+	return phrase.Emoji(r.State) + " " + mrkdwn.Plain(answer)
 }
 
-// rootCause is the root cause's section: its code, its own title, the
-// detail and up to four evidence lines.
-func rootCause(r *report.Report, rc *report.Finding) string {
+// nextStep is an unknown answer's one next step (phrase.NextStep).
+func nextStep(step string) string {
+	return "*Next step:* " + md(step)
+}
+
+// rootCause is the root cause's section: its code and, when the header
+// could not hold it, the cause in the catalogue's words; its own title, the
+// detail, the evidence that is a key value (at most four lines) and, for
+// an unknown answer, the next step that would decide it. moved is the
+// evidence the thread shows instead: values longer than MaxInlineCode.
+func rootCause(r *report.Report, rc *report.Finding, head string) (text string, moved []report.Evidence) {
 	var b strings.Builder
 	label := "Root cause"
 	if r.State == report.StateUnknown {
 		label = "Could not check"
 	}
-	fmt.Fprintf(&b, "*%s* `%s`\n%s", label, tick(string(rc.Code)), md(rc.Title))
+	fmt.Fprintf(&b, "*%s* `%s`", label, tick(string(rc.Code)))
+	if c := phrase.AnswerCause(r.Answer, r.State); c != "" && !strings.Contains(head, mrkdwn.Plain(textutil.OneLine(c))) {
+		b.WriteString(": " + md(textutil.OneLine(c)))
+	}
+	b.WriteString("\n" + clipRunes(md(rc.Title), maxTitle))
 	if rc.Detail != "" {
 		b.WriteString("\n" + md(rc.Detail))
 	}
-	for i, e := range rc.Evidence {
-		if i == 4 {
-			fmt.Fprintf(&b, "\n• … %d more in the thread", len(rc.Evidence)-4)
-			break
+	shown := 0
+	for _, e := range rc.Evidence {
+		v := tick(e.Display())
+		if shownRunes(v) > MaxInlineCode || shown == 4 {
+			moved = append(moved, e)
+			continue
 		}
-		fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 300))
+		shown++
+		fmt.Fprintf(&b, "\n• %s: `%s`", md(e.Label), v)
 	}
-	return b.String()
+	if len(moved) > 0 || utf8.RuneCountInString(md(rc.Title)) > maxTitle {
+		var labels []string
+		for _, e := range moved {
+			labels = append(labels, md(e.Label))
+		}
+		line := "\n• in the thread: the title in full"
+		if len(labels) > 0 {
+			line = "\n• longer evidence in the thread: " + strings.Join(labels, ", ")
+		}
+		b.WriteString(clipRunes(line, 300))
+	}
+	if step := phrase.NextStep(r); step != "" {
+		b.WriteString("\n" + nextStep(step))
+	}
+	return b.String(), moved
 }
+
+// maxTitle is how much of the root cause's own title the message shows
+// (an error chain can run to thousands of characters); the thread shows it
+// whole.
+const maxTitle = 300
+
+// shownRunes is how many characters Slack shows for mrkdwn: an entity as
+// one, the zero-width spaces that break shortcodes as none.
+func shownRunes(s string) int {
+	return utf8.RuneCountInString(entities.Replace(s))
+}
+
+var entities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "\u200b", "")
 
 // stepTexts are a fix's steps, each a complete piece of mrkdwn: "*1.*
 // say — _run_ (shell):" and its code block, the placeholders to replace;
@@ -312,7 +411,12 @@ func stageSummary(r *report.Report) string {
 		}
 	}
 	if rest := report.OtherStages(passed, skipped, unverified, len(lines) > 0); rest != "" {
-		lines = append(lines, marks[report.Pass]+" "+rest)
+		mark := marks[report.Pass]
+		if passed == 0 {
+			// "8 not verified" is no pass.
+			mark = marks[report.Unknown]
+		}
+		lines = append(lines, mark+" "+rest)
 	}
 	return clipRunes(strings.Join(lines, "\n"), MaxSectionText)
 }
@@ -351,19 +455,39 @@ func notVerifiedOf(r *report.Report) []report.NotVerified {
 	return out
 }
 
-// notVerified lists what imgupd could not check and what would verify it.
-func notVerified(nv []report.NotVerified) string {
+// notVerified lists what imgupd could not check and what would verify it,
+// each verify text once: the checks verified the same way share a line,
+// and one the message gave as its next step (step) is not said again.
+func notVerified(nv []report.NotVerified, step string) string {
 	var b strings.Builder
-	b.WriteString("*Not verified*")
-	for _, u := range nv {
-		line := "\n• " + md(u.What)
+	b.WriteString("*Not verified:*")
+	var order []string
+	groups := map[string][]string{}
+	for i, u := range nv {
+		what := md(u.What)
 		if u.Decides {
-			line += " _(decides the answer)_"
+			what += " _(decides the answer)_"
 		}
-		if u.VerifyBy != "" {
-			line += " — verify: " + md(u.VerifyBy)
+		key := u.VerifyBy
+		if key == "" {
+			key = "\x00" + strconv.Itoa(i) // its own line
 		}
-		b.WriteString(clipRunes(line, 400))
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], what)
+	}
+	for _, v := range order {
+		// The verify text is kept whole; what it verifies is clipped.
+		verify := ""
+		switch {
+		case strings.HasPrefix(v, "\x00"):
+		case step != "" && phrase.Step(v) == step:
+			verify = " — verify: the next step above"
+		default:
+			verify = " — verify: " + clipRunes(md(v), 300)
+		}
+		b.WriteString("\n• " + clipRunes(strings.Join(groups[v], "; "), 400-utf8.RuneCountInString(verify)) + verify)
 	}
 	return b.String()
 }
@@ -415,14 +539,19 @@ func candidateTable(c report.CandidateTable, rows int) string {
 	return clipRunes(b.String(), MaxSectionText)
 }
 
+// buttons are Re-run, and each button whose answer has something to
+// show: the candidate tags when a tag was listed, the log lines when
+// Image Updater wrote some, the explanation of a root cause.
 func buttons(r *report.Report) *slack.ActionBlock {
 	app := clipRunes(r.App.String(), MaxButtonValue)
-	els := []slack.BlockElement{
-		slack.NewButtonBlockElement(ActionRerun, app, plain("Re-run")),
-		slack.NewButtonBlockElement(ActionTags, app, plain("Show candidate tags")),
-		slack.NewButtonBlockElement(ActionLogs, app, plain("Show updater log lines")),
+	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRerun, app, plain("Re-run"))}
+	if slices.ContainsFunc(r.Candidates, func(c report.CandidateTable) bool { return len(c.Decision.Tags) > 0 }) {
+		els = append(els, slack.NewButtonBlockElement(ActionTags, app, plain("Show candidate tags")))
 	}
-	if rc := r.RootCause; rc != nil {
+	if len(r.UpdaterLog) > 0 {
+		els = append(els, slack.NewButtonBlockElement(ActionLogs, app, plain("Show updater log lines")))
+	}
+	if rc := r.RootCause; rc != nil && explained(rc.Code) {
 		// The code is in the section above; a label longer than about 30
 		// characters is cut short by Slack.
 		els = append(els, slack.NewButtonBlockElement(ActionExplain, clipRunes(string(rc.Code), MaxButtonValue), plain("Explain the finding")))
@@ -430,18 +559,40 @@ func buttons(r *report.Report) *slack.ActionBlock {
 	return slack.NewActionBlock("imgupd_actions", els...)
 }
 
-// thread carries the full stage list, every non-passing finding but the
-// root cause with its evidence and fix, the root cause's fix when the
+// explained: the catalogue has an entry for the code, so Explain shows it
+// (a code it does not know would answer "unknown code").
+func explained(c report.Code) bool {
+	_, ok := report.Lookup(string(c))
+	return ok
+}
+
+// thread carries the root cause's evidence the message did not show (moved)
+// with its whole title, the full stage list, every non-passing finding but
+// the root cause with its evidence and fix, the root cause's fix when the
 // message could not hold it, the candidate tables and the updater's log
 // lines, in messages that each stay within the limits.
-func thread(r *report.Report, fullFix bool) []Message {
-	chunks := []string{stageList(r)}
-	if rc := r.RootCause; fullFix && rc != nil && rc.Fix != nil {
-		chunks = append(chunks, fixChunks(clipRunes(fmt.Sprintf("*The full fix for `%s`* (the root cause)\n%s", tick(string(rc.Code)), fixHead(rc.Fix)), MaxSectionText/2), rc.Fix)...)
-	}
+func thread(r *report.Report, fullFix bool, moved []report.Evidence) []Message {
 	// A thread message says nothing twice: evidence and fixes shared by
 	// several findings (one per image) are shown once, and a place once.
 	said, fixSaid := map[string]bool{}, map[string]string{}
+	var chunks []string
+	if rc := r.RootCause; rc != nil && (len(moved) > 0 || utf8.RuneCountInString(md(rc.Title)) > maxTitle) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "*Evidence for the root cause `%s`*", tick(string(rc.Code)))
+		if utf8.RuneCountInString(md(rc.Title)) > maxTitle {
+			b.WriteString("\n" + clipRunes(md(rc.Title), MaxSectionText/2))
+		}
+		for _, e := range moved {
+			line := evidenceLine(e)
+			said[line] = true
+			b.WriteString(line)
+		}
+		chunks = append(chunks, clipRunes(b.String(), MaxSectionText))
+	}
+	chunks = append(chunks, stageList(r))
+	if rc := r.RootCause; fullFix && rc != nil && rc.Fix != nil {
+		chunks = append(chunks, fixChunks(clipRunes(fmt.Sprintf("*The full fix for `%s`* (the root cause)\n%s", tick(string(rc.Code)), fixHead(rc.Fix)), MaxSectionText/2), rc.Fix)...)
+	}
 	for _, s := range r.Stages {
 		for _, f := range s.Findings {
 			if f.Severity == report.Pass || f.Severity == report.Info || f.RootCause {
@@ -450,7 +601,7 @@ func thread(r *report.Report, fullFix bool) []Message {
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s *%s* `%s` %s", marks[f.Severity], md(s.Title), tick(string(f.Code)), md(f.Title))
 			for _, e := range f.Evidence {
-				line := fmt.Sprintf("\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
+				line := evidenceLine(e)
 				if !said[line] {
 					said[line] = true
 					b.WriteString(line)
@@ -489,6 +640,12 @@ func thread(r *report.Report, fullFix bool) []Message {
 		chunks = append(chunks, logChunks(r)...)
 	}
 	return pack("imgupd: details for "+md(r.App.String()), chunks)
+}
+
+// evidenceLine is a thread line of evidence: its label and its value as
+// inline code, clipped to 500 characters.
+func evidenceLine(e report.Evidence) string {
+	return fmt.Sprintf("\n• %s: `%s`", md(e.Label), clipRunes(tick(e.Display()), 500))
 }
 
 // section is a section of mrkdwn text (escaped by the caller).

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
 
 	"github.com/imgupd/imgupd/internal/shell"
+	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/report"
 )
 
@@ -57,7 +61,8 @@ func TestReportFixSteps(t *testing.T) {
 		"*3.* use it for the image — _paste into ImageUpdater argocd/web, YAML_ (`kubectl -n argocd edit imageupdater web`):\\n```spec:\\n  commonUpdateSettings:\\n    pullSecret: pullsecret:argocd/reg```",
 		// The stages: the root cause's stage once, the warning, one line for the rest.
 		`:x: Registry and network (the root cause)\n:warning: Sync — ` + "`SYNC_AUTOMATED_OFF`" + ` automated sync is off for this app\n:white_check_mark: 5 other stages passed · 1 skipped · 1 not verified`,
-		`*Not verified*\n• whether main accepts the push was not verified — verify: grant get on pods/log`,
+		// What was not verified is small print.
+		`{"type":"context","elements":[{"type":"mrkdwn","text":"*Not verified:*\n• whether main accepts the push was not verified — verify: grant get on pods/log","verbatim":true}]}`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message lacks %s\n%s", want, msg)
@@ -102,5 +107,74 @@ func TestReportFixTooLong(t *testing.T) {
 	}
 	for _, e := range Validate(p) {
 		t.Error(e)
+	}
+}
+
+// TestHeaderOnOneLine: the header is the whole answer when it fits on one
+// line, else the app and its state (the first line says the cause), else,
+// for a long app name, the state and the app clipped; the notification is
+// always the whole answer.
+func TestHeaderOnOneLine(t *testing.T) {
+	long := report.AppRef{Namespace: "payments-eu-central", Name: "checkout-api-with-a-very-long-name"}
+	for _, tc := range []struct {
+		app    report.AppRef
+		answer string
+		header string
+		first  string
+	}{
+		{report.AppRef{Namespace: "argocd", Name: "web"}, "argocd/web is blocked: the proxy fails", "🔴 argocd/web is blocked: the proxy fails", "*Root cause* `REGISTRY_UNAUTHORIZED`\n"},
+		{report.AppRef{Namespace: "argocd", Name: "web"}, "argocd/web is blocked: the registry wants credentials (401)", "🔴 argocd/web is blocked",
+			"*Root cause* `REGISTRY_UNAUTHORIZED`: the registry wants credentials (401)\n"},
+		{long, long.String() + " is blocked: the registry wants credentials (401)", "🔴 blocked · payments-eu-central/checkout-api-with-a-very-lo…",
+			"*Root cause* `REGISTRY_UNAUTHORIZED`: the registry wants credentials (401)\n"},
+	} {
+		r := stepsReport()
+		r.App, r.Answer = tc.app, tc.answer
+		p := Report(r, Options{})
+		h := p.Message.Blocks.BlockSet[0].(*slack.HeaderBlock).Text.Text
+		if h != tc.header || utf8.RuneCountInString(h) > MaxHeaderLine {
+			t.Errorf("header %q (%d characters), want %q", h, utf8.RuneCountInString(h), tc.header)
+		}
+		if first := p.Message.Blocks.BlockSet[1].(*slack.SectionBlock).Text.Text; !strings.HasPrefix(first, tc.first) {
+			t.Errorf("first section %q, want it to open with %q", first, tc.first)
+		}
+		if want := "🔴 " + tc.answer; p.Message.Text != want {
+			t.Errorf("notification %q, want %q", p.Message.Text, want)
+		}
+	}
+}
+
+// TestButtonsShowSomething: a report offers Show candidate tags only when a
+// tag was listed, Show updater log lines only with log lines, Explain only
+// for a code the catalogue explains; Re-run always.
+func TestButtonsShowSomething(t *testing.T) {
+	labels := func(r *report.Report) string {
+		var out []string
+		for _, b := range Report(r, Options{Buttons: true}).Message.Blocks.BlockSet {
+			if a, ok := b.(*slack.ActionBlock); ok {
+				for _, el := range a.Elements.ElementSet {
+					out = append(out, el.(*slack.ButtonBlockElement).Text.Text)
+				}
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	bare := stepsReport()
+	if got, want := labels(bare), "Re-run | Explain the finding"; got != want {
+		t.Errorf("no tag listed, no log line: buttons %q, want %q", got, want)
+	}
+	full := stepsReport()
+	full.Candidates = []report.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web", Decision: updater.Decision{Tags: []updater.TagFate{{Tag: "1.0.1"}}}}}
+	full.UpdaterLog = []report.LogLine{{Level: "info", Message: "Setting new image to ghcr.io/acme/web:1.0.1"}}
+	if got, want := labels(full), "Re-run | Show candidate tags | Show updater log lines | Explain the finding"; got != want {
+		t.Errorf("tags and log lines: buttons %q, want %q", got, want)
+	}
+	empty := stepsReport()
+	empty.Candidates = []report.CandidateTable{{Alias: "web", Image: "ghcr.io/acme/web"}} // the registry listed no tag
+	rc := *empty.RootCause
+	rc.Code = "NOT_A_CATALOGUE_CODE"
+	empty.RootCause = &rc
+	if got, want := labels(empty), "Re-run"; got != want {
+		t.Errorf("an empty tag list, a code the catalogue does not explain: buttons %q, want %q", got, want)
 	}
 }

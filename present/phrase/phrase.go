@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/report"
@@ -235,4 +237,68 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dh %dm", hours, mins)
 	}
 	return fmt.Sprintf("%dm", mins)
+}
+
+// NextStep is the one step that would decide an unknown answer, as an
+// instruction: what would verify the check that decides it (the Not verified
+// entry of the root cause, else the first that decides the answer, else the
+// first that says what would verify it). A verify text that is already an
+// instruction ("grant imgupd get on pods/log in argocd") is said as it is;
+// one that names a place to look ("Image Updater's log: …") is said as a
+// check of it. Answers that are not unknown have none (""), as has an
+// unknown answer whose root cause has a fix and no verify text (the fix is
+// the step).
+func NextStep(r *report.Report) string {
+	if r == nil || r.State != report.StateUnknown {
+		return ""
+	}
+	var pick *report.NotVerified
+	for _, first := range []func(u report.NotVerified) bool{
+		func(u report.NotVerified) bool {
+			rc := r.RootCause
+			return rc != nil && u.Code == rc.Code && u.Stage == rc.Stage && u.VerifyBy != ""
+		},
+		func(u report.NotVerified) bool { return u.Decides && u.VerifyBy != "" },
+		func(u report.NotVerified) bool { return u.VerifyBy != "" },
+	} {
+		for i := range r.NotVerified {
+			if first(r.NotVerified[i]) {
+				pick = &r.NotVerified[i]
+				break
+			}
+		}
+		if pick != nil {
+			break
+		}
+	}
+	if pick == nil {
+		if rc := r.RootCause; rc != nil && rc.Fix != nil && rc.Fix.Summary != "" {
+			return ""
+		}
+		return "Re-run the diagnosis; if the answer stays unknown, imgupd diagnose " + r.App.String() + " -v in a terminal lists every check and why it was not made."
+	}
+	return Step(pick.VerifyBy)
+}
+
+// instructions are the verbs a verify text that is already an instruction
+// opens with.
+var instructions = []string{"grant", "re-run", "rerun", "run", "check", "pass", "tell", "give", "fix", "read", "add", "make", "let", "set", "use", "open", "mount", "allow", "install", "create", "ask"}
+
+// Step is a verify text (report.NotVerified.VerifyBy) as a sentence that
+// says what to do.
+func Step(v string) string {
+	v = strings.TrimRight(strings.TrimSpace(textutil.OneLine(v)), ".;, ")
+	if v == "" {
+		return ""
+	}
+	first, _, _ := strings.Cut(v, " ")
+	imperative := false
+	for _, w := range instructions {
+		imperative = imperative || strings.EqualFold(strings.TrimRight(first, ":;,"), w)
+	}
+	if !imperative {
+		v = "check " + v
+	}
+	r, n := utf8.DecodeRuneInString(v)
+	return string(unicode.ToUpper(r)) + v[n:] + "."
 }

@@ -69,3 +69,33 @@ func TestEveryStateHasItsOwnWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNextStep: an unknown answer says the one step that decides it, from
+// the Not verified entry of its root cause, as an instruction; other
+// answers say none.
+func TestNextStep(t *testing.T) {
+	web := report.AppRef{Namespace: "argocd", Name: "web"}
+	timeout := report.Finding{Code: report.CodeCheckTimeout, Stage: report.StageRegistry, Severity: report.Unknown, Title: "the registry stage ran out of time"}
+	nv := []report.NotVerified{
+		{Stage: report.StageWriteBack, Code: report.CodeCheckTimeout, What: "write-back", VerifyBy: "Image Updater's log: a write-back that fails logs Could not update application spec"},
+		{Stage: report.StageRegistry, Code: report.CodeCheckTimeout, What: "the registry stage ran out of time", VerifyBy: "re-run with a longer --timeout", Decides: true},
+	}
+	for _, tc := range []struct {
+		name string
+		r    report.Report
+		want string
+	}{
+		{"the root cause's entry", report.Report{App: web, State: report.StateUnknown, RootCause: &timeout, NotVerified: nv}, "Re-run with a longer --timeout."},
+		{"a grant", report.Report{App: web, State: report.StateUnknown, NotVerified: []report.NotVerified{{Code: report.CodeReadForbidden, VerifyBy: "grant imgupd get on pods/log in argocd", Decides: true}}},
+			"Grant imgupd get on pods/log in argocd."},
+		{"a place to look", report.Report{App: web, State: report.StateUnknown, NotVerified: nv[:1]},
+			"Check Image Updater's log: a write-back that fails logs Could not update application spec."},
+		{"nothing says what would verify it", report.Report{App: web, State: report.StateUnknown},
+			"Re-run the diagnosis; if the answer stays unknown, imgupd diagnose argocd/web -v in a terminal lists every check and why it was not made."},
+		{"not unknown", report.Report{App: web, State: report.StateOnItsWay, NotVerified: nv}, ""},
+	} {
+		if got := NextStep(&tc.r); got != tc.want {
+			t.Errorf("%s: NextStep = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
