@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/imgupd/imgupd/lab"
 )
 
 func TestDemoJSON(t *testing.T) {
@@ -93,5 +97,46 @@ func TestDemoBlockKit(t *testing.T) {
 	code, _, errOut = runCLI(t, nil, "demo", "-o", "blockkit")
 	if code != exitUsage || !strings.Contains(errOut, "add --scenario") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestDemoTableFitsAHundredColumns: the scenario list a newcomer sees fits 100 columns, names each
+// scenario whole (a long name on a line of its own), gives its state in words and its cause; the
+// lab's own check (expected codes, ✔, time) only with --expected.
+func TestDemoTableFitsAHundredColumns(t *testing.T) {
+	var all []*lab.Scenario
+	for _, name := range []string{"healthy-kustomize-argocd", "article-3-registry-credentials", "article-2-allow-tags-match-nothing", "writeback-ssh-host-key-unknown-before"} {
+		sc, ok := lab.Builtin(name)
+		if !ok {
+			t.Fatalf("no scenario %s", name)
+		}
+		all = append(all, sc)
+	}
+	results := runScenarios(context.Background(), all, 2, nil)
+	var b strings.Builder
+	if err := writeScenarioTable(streams{Out: &b}, scenarioList{results: results}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > demoWidth {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+	for _, want := range []string{"SCENARIO", "STATE", "CAUSE", "\nwriteback-ssh-host-key-unknown-before\n", "healthy-kustomize-argocd", "➜ update on its way",
+		"✗ blocked", "the registry wants credentials", "⊘ held back by configuration", "Each gave the answer it expects (--expected shows the check)."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "REGISTRY_UNAUTHORIZED") || strings.Contains(out, "EXPECTED") {
+		t.Errorf("the lab's check shows without --expected:\n%s", out)
+	}
+	b.Reset()
+	if err := writeScenarioTable(streams{Out: &b}, scenarioList{results: results, expected: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "EXPECTED") || !strings.Contains(out, "✔ blocked REGISTRY_UNAUTHORIZED") || !strings.Contains(out, "4 passed, 0 failed") {
+		t.Errorf("--expected:\n%s", out)
 	}
 }
