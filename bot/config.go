@@ -41,6 +41,10 @@ type Config struct {
 	MaxConcurrentPerUser int
 	// CommandTimeout bounds one command, delivery included (default 2 min).
 	CommandTimeout time.Duration
+	// ProgressAfter is how long a slash command's fleet answer (summary, where) runs before its
+	// "Scanning …" note says how far the scan is (default 5 s); ProgressEvery the time before it
+	// says so again (default 25 s). See progressNote.
+	ProgressAfter, ProgressEvery time.Duration
 	// ShutdownTimeout bounds the wait for in-flight commands on shutdown
 	// (default 25 s, under Kubernetes' default 30 s grace period).
 	ShutdownTimeout time.Duration
@@ -84,6 +88,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CommandTimeout <= 0 {
 		c.CommandTimeout = 2 * time.Minute
+	}
+	if c.ProgressAfter <= 0 {
+		c.ProgressAfter = 5 * time.Second
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 25 * time.Second
 	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 25 * time.Second

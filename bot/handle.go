@@ -14,6 +14,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/present/blockkit"
 	"github.com/imgupd/imgupd/report"
@@ -233,6 +234,9 @@ func (b *Bot) run(ctx context.Context, inv *invocation) {
 		b.cfg.Log.Warn("cannot resolve the asker's groups or channel; rules that need them do not apply", "user", inv.pr.User, "error", err)
 	}
 	inv.pr = pr
+	if inv.via == "slash" && inv.respURL != "" && fleetAnswer(inv.cmd) {
+		ctx = fleet.WithProgress(ctx, b.progressNote(ctx, inv))
+	}
 	res := b.cfg.Service.Handle(ctx, pr, inv.cmd)
 	if err != nil && res.Kind == commands.KindDenied {
 		// The refusal may come from a lookup that failed, not from the rules.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -144,5 +145,37 @@ func TestSummaryInADirectMessage(t *testing.T) {
 	})
 	if !strings.Contains(sum.Text, "2 blocked, 4 up to date") {
 		t.Errorf("summary: %s", sum.Text)
+	}
+}
+
+// TestSummaryProgressNote: a slash command's summary that runs past ProgressAfter replaces its
+// "Scanning …" note with how far the scan is, at most twice, and before the answer is posted
+// (the notes are posted from the scan itself); the note is the asker's alone.
+func TestSummaryProgressNote(t *testing.T) {
+	t.Parallel() // its own lab, fake Slack and bot
+	soon := func(c *bot.Config, _ *slacklab.Config) { c.ProgressAfter, c.ProgressEvery = time.Nanosecond, time.Nanosecond }
+	h := startScenario(t, paymentsFleet(lab.FleetSpec{Apps: 12, Repos: 3, Broken: 4}), onlyPayments, soon)
+	h.send(slacklab.SlashCommand("env-sum-p", slash(alice, deploys, "summary", h.srv.ResponseURL("sp"))))
+	h.waitFor("the summary is posted", func() bool { return len(h.messages(isSummary)) == 1 })
+	var notes []int
+	summaryAt := -1
+	for i, m := range h.srv.Messages() {
+		switch {
+		case isSummary(m):
+			summaryAt = i
+		case m.Via == "response_url" && m.ResponseID == "sp":
+			if !m.ReplaceOriginal || !m.Ephemeral || !regexp.MustCompile(`^:hourglass_flowing_sand: Scanning every Application .*: [1-3] of 4 apps diagnosed after [0-9]+s…$`).MatchString(m.Text) {
+				t.Errorf("progress note: replace %v ephemeral %v %q", m.ReplaceOriginal, m.Ephemeral, m.Text)
+			}
+			notes = append(notes, i)
+		}
+	}
+	if len(notes) == 0 || len(notes) > 2 {
+		t.Errorf("%d progress notes, want 1 or 2", len(notes))
+	}
+	for _, i := range notes {
+		if i > summaryAt {
+			t.Errorf("a progress note came after the answer (message %d, the summary %d)", i, summaryAt)
+		}
 	}
 }

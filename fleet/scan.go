@@ -267,6 +267,9 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 				if p.s.Progress != nil {
 					p.s.Progress(d, len(apps))
 				}
+				if f := progressOf(p.ctx); f != nil {
+					f(d, len(apps))
+				}
 			}
 		}()
 	}
