@@ -153,7 +153,9 @@ func TestSummaryInADirectMessage(t *testing.T) {
 // (the notes are posted from the scan itself); the note is the asker's alone.
 func TestSummaryProgressNote(t *testing.T) {
 	t.Parallel() // its own lab, fake Slack and bot
-	soon := func(c *bot.Config, _ *slacklab.Config) { c.ProgressAfter, c.ProgressEvery = time.Nanosecond, time.Nanosecond }
+	soon := func(c *bot.Config, _ *slacklab.Config) {
+		c.ProgressAfter, c.ProgressEvery = time.Nanosecond, time.Nanosecond
+	}
 	h := startScenario(t, paymentsFleet(lab.FleetSpec{Apps: 12, Repos: 3, Broken: 4}), onlyPayments, soon)
 	h.send(slacklab.SlashCommand("env-sum-p", slash(alice, deploys, "summary", h.srv.ResponseURL("sp"))))
 	h.waitFor("the summary is posted", func() bool { return len(h.messages(isSummary)) == 1 })

@@ -162,4 +162,3 @@ func stateExit(s report.State) error {
 	}
 	return nil
 }
-
