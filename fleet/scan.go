@@ -121,12 +121,15 @@ type scan struct {
 	version  updater.Version
 	crs      []updater.ImageUpdater
 	sel      updater.SelectOptions
+	// selector is the CRs prepared once: every app's selection reads it.
+	selector *updater.Selector
 	// managed are the Applications Image Updater manages in scope, by
 	// namespace and name; unmanaged counts the others the asker may see.
 	managed   []*argo.Application
 	unmanaged int
-	// targets are the selections that found the managed apps (v1.x), for
-	// a "where" to read their images again without selecting twice.
+	// targets are the managed apps' selections (v1.x, kept for a "where",
+	// which reads their images before it diagnoses some of them): a
+	// diagnosis is handed its app's, made once.
 	targets   map[*argo.Application]*updater.Targeting
 	shared    *diagnostics.SharedLog
 	inst      *cluster.UpdaterInstall
@@ -200,15 +203,19 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 			p.sel.WatchNamespaces = []string{w}
 		}
 	}
+	p.selector = updater.NewSelector(p.crs, p.sel)
 	for i := range apps {
 		a := &apps[i]
 		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
-		if ok, t := managed(a, p.crs, p.sel); ok {
+		m := a.ToModel()
+		if managed(m, p.selector) {
 			p.managed = append(p.managed, a)
-			if t != nil && p.targets != nil {
-				p.targets[a] = t
+			if p.targets != nil {
+				if t := selection(m, p.selector, p.version); t != nil {
+					p.targets[a] = t
+				}
 			}
 		} else {
 			p.unmanaged++
@@ -259,7 +266,11 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 			defer wg.Done()
 			for i := range work {
 				a := apps[i]
-				keep(i, a, p.eng.Diagnose(p.ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}))
+				req := diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}
+				if t := p.selectionOf(a); t != nil {
+					req.Selection = &diagnostics.Selection{Target: *t, CRs: p.crs, Options: p.sel}
+				}
+				keep(i, a, p.eng.Diagnose(p.ctx, req))
 				mu.Lock()
 				p.done++
 				d := p.done
@@ -280,6 +291,15 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+}
+
+// selectionOf is the app's target selection: the one a "where" kept, else
+// made now, once for the app (nil: the diagnosis makes its own).
+func (p *scan) selectionOf(a *argo.Application) *updater.Targeting {
+	if t, ok := p.targets[a]; ok {
+		return t
+	}
+	return selection(a.ToModel(), p.selector, p.version)
 }
 
 // finish records whether the deadline cut the scan short, its duration and
