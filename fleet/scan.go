@@ -169,32 +169,54 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	}
 	ctx = p.ctx
 
-	inst, instErr := p.cc.FindUpdater(ctx, p.updNS)
-	if instErr == nil {
-		p.inst = inst
+	// The shared reads do not depend on one another: the installation,
+	// each namespace's Applications and the CRs are read at once (one
+	// round trip of waiting, not three). The CRs are needed on v1.x only,
+	// and the version comes with the installation: they are read beside it
+	// when the version assumed until then uses them (a v0.x installation
+	// then drops them), after it otherwise.
+	nss := listNamespaces(scope)
+	lists := make([][]argo.Application, len(nss))
+	listErrs := make([]error, len(nss))
+	var inst *cluster.UpdaterInstall
+	var instErr, crsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { inst, instErr = p.cc.FindUpdater(ctx, p.updNS) })
+	for i, ns := range nss {
+		wg.Go(func() { lists[i], listErrs[i] = p.cc.Applications(ctx, ns) })
 	}
 	p.version = s.Engine.Options.DefaultVersion
 	if p.version == (updater.Version{}) {
 		p.version = updater.Latest
 	}
+	crsRead := p.version.UsesCRs()
+	if crsRead {
+		wg.Go(func() { p.crs, crsErr = p.cc.ImageUpdaters(ctx, "") })
+	}
+	wg.Wait()
+	if instErr == nil {
+		p.inst = inst
+	}
 	if inst != nil && inst.Version != (updater.Version{}) {
 		p.version = inst.Version
 	}
 	var apps []argo.Application
-	for _, ns := range listNamespaces(scope) {
-		list, err := p.cc.Applications(ctx, ns)
-		if err != nil {
+	for i := range nss {
+		if listErrs[i] != nil {
 			cancel()
-			return nil, nil, fmt.Errorf("listing Applications: %w", err)
+			return nil, nil, fmt.Errorf("listing Applications: %w", listErrs[i])
 		}
-		apps = append(apps, list...)
+		apps = append(apps, lists[i]...)
 	}
-	if p.version.UsesCRs() {
-		var err error
-		if p.crs, err = p.cc.ImageUpdaters(ctx, ""); err != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
-		}
+	switch {
+	case !p.version.UsesCRs():
+		p.crs = nil
+	case !crsRead:
+		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
+	}
+	if p.version.UsesCRs() && crsErr != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
 	}
 	p.sel = updater.SelectOptions{Version: p.version}
 	if inst != nil {
@@ -202,6 +224,12 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		if w := strings.TrimSpace(inst.WatchNamespaces); w != "" {
 			p.sel.WatchNamespaces = []string{w}
 		}
+	}
+	// Image Updater's log (a round trip, up to LogLimit bytes) is read
+	// while the apps are selected.
+	var logRead sync.WaitGroup
+	if instErr == nil {
+		logRead.Go(func() { p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) }) // through cc: read once
 	}
 	p.selector = updater.NewSelector(p.crs, p.sel)
 	for i := range apps {
@@ -227,9 +255,7 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		}
 		return p.managed[i].Name < p.managed[j].Name
 	})
-	if instErr == nil {
-		p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) // through cc: read once
-	}
+	logRead.Wait()
 	return p, cancel, nil
 }
 

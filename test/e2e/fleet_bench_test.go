@@ -49,6 +49,9 @@ type fleetRow struct {
 	// system: on a shared machine, the scan's cost without the
 	// neighbours').
 	Wall, Process, CPU time.Duration
+	// FirstAnswer is when the scan's first answer came (the shared reads,
+	// then one diagnosis).
+	FirstAnswer time.Duration
 	// RegistryRequests are the requests the registry served (pings and
 	// tag-list pages, manifests, blobs); TagLists the repositories the scan
 	// listed.
@@ -180,8 +183,8 @@ func benchShape(t *testing.T, bin string, shape lab.FleetCRShape, sizes []fleetS
 		spec := lab.FleetSpec{Apps: n, Repos: sz.Repos, MinTags: 50, MaxTags: 2000, CRs: shape}
 		row := measureFleet(t, bin, spec)
 		row.Shape = shape
-		t.Logf("%s: %d apps over %d repositories: scan %s (CPU %s; process %s), %d registry requests (%d tag-list pages, %d tag lists), %d Kubernetes requests, peak RSS %.1f MiB (heap %.1f MiB, %.1f MiB held by the result); states %v; objects stored in %s",
-			shape, n, sz.Repos, row.Wall.Round(time.Millisecond), row.CPU.Round(time.Millisecond), row.Process.Round(time.Millisecond), row.RegistryRequests, row.TagPages, row.TagLists, row.KubeRequests, mib(row.PeakRSS), row.PeakHeap, row.HeldHeap, row.States, row.Load.Round(time.Millisecond))
+		t.Logf("%s: %d apps over %d repositories: scan %s (CPU %s; process %s; first answer after %s), %d registry requests (%d tag-list pages, %d tag lists), %d Kubernetes requests, peak RSS %.1f MiB (heap %.1f MiB, %.1f MiB held by the result); states %v; objects stored in %s",
+			shape, n, sz.Repos, row.Wall.Round(time.Millisecond), row.CPU.Round(time.Millisecond), row.Process.Round(time.Millisecond), row.FirstAnswer.Round(time.Millisecond), row.RegistryRequests, row.TagPages, row.TagLists, row.KubeRequests, mib(row.PeakRSS), row.PeakHeap, row.HeldHeap, row.States, row.Load.Round(time.Millisecond))
 		if u := row.Updater; u != nil {
 			t.Logf("%d apps: Image Updater run --once %s, %d registry requests (%d tag-list pages), %d Kubernetes requests, peak RSS %.1f MiB; %s",
 				n, u.Wall.Round(time.Millisecond), u.RegistryRequests, u.TagPages, u.KubeRequests, mib(u.PeakRSS), u.Results)
@@ -407,7 +410,7 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 			name += "-unreachable"
 		}
 		args = append(args, "--cpuprofile", filepath.Join(p, "cpu-"+name+".prof"), "--memprofile", filepath.Join(p, "mem-"+name+".prof"),
-			"--peakprofile", filepath.Join(p, "mem-"+name+"-peak.prof"))
+			"--peakprofile", filepath.Join(p, "mem-"+name+"-peak.prof"), "--trace", filepath.Join(p, "trace-"+name+".out"))
 	}
 	// The peak RSS is GNU time's (-f %M: the child's ru_maxrss, forked
 	// from time's small process), else the process's own VmHWM. The
@@ -426,24 +429,25 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 	}
 	process := time.Since(start)
 	var out struct {
-		Apps         int
-		Partial      bool
-		States       map[string]int
-		Codes        map[string]int
-		ScanNs       int64
-		ScanCPUNs    int64
-		VmHWMKiB     int64
-		PeakHeapMiB  float64
-		HeldHeapMiB  float64
-		KubeRequests int64
-		KubeByPath   map[string]int64
-		Stats        struct{ TagLists int64 }
+		Apps          int
+		Partial       bool
+		States        map[string]int
+		Codes         map[string]int
+		ScanNs        int64
+		ScanCPUNs     int64
+		FirstAnswerNs int64
+		VmHWMKiB      int64
+		PeakHeapMiB   float64
+		HeldHeapMiB   float64
+		KubeRequests  int64
+		KubeByPath    map[string]int64
+		Stats         struct{ TagLists int64 }
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("fleetscan output: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	rc := env.Registry.Requests()
-	row := fleetRow{Apps: spec.Apps, Repos: spec.Repos, Wall: time.Duration(out.ScanNs), Process: process, CPU: time.Duration(out.ScanCPUNs),
+	row := fleetRow{Apps: spec.Apps, Repos: spec.Repos, Wall: time.Duration(out.ScanNs), Process: process, CPU: time.Duration(out.ScanCPUNs), FirstAnswer: time.Duration(out.FirstAnswerNs),
 		RegistryRequests: rc.Total(), TagPages: rc.Tags, TagLists: out.Stats.TagLists, LiveRepos: liveRepos(spec),
 		KubeRequests: out.KubeRequests, KubeByPath: out.KubeByPath, States: out.States, Codes: out.Codes, Partial: out.Partial, Load: load}
 	row.PeakRSS, row.VmHWM, row.PeakHeap, row.HeldHeap = out.VmHWMKiB*1024, out.VmHWMKiB*1024, out.PeakHeapMiB, out.HeldHeapMiB
