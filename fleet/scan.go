@@ -169,45 +169,52 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	}
 	ctx = p.ctx
 
-	// The shared reads do not depend on one another: the installation,
-	// each namespace's Applications and the CRs are read at once (one
-	// round trip of waiting, not three). The CRs are needed on v1.x only,
-	// and the version comes with the installation: they are read beside it
-	// when the version assumed until then uses them (a v0.x installation
-	// then drops them), after it otherwise.
-	nss := listNamespaces(scope)
-	lists := make([][]argo.Application, len(nss))
-	listErrs := make([]error, len(nss))
-	var inst *cluster.UpdaterInstall
-	var instErr, crsErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { inst, instErr = p.cc.FindUpdater(ctx, p.updNS) })
-	for i, ns := range nss {
-		wg.Go(func() { lists[i], listErrs[i] = p.cc.Applications(ctx, ns) })
-	}
+	// The shared reads do not depend on one another: Image Updater's
+	// installation and then its log (a round trip of up to LogLimit bytes,
+	// parsed and indexed) are read while the Applications and the CRs are
+	// listed. The CRs are needed on v1.x only, and the version comes with
+	// the installation: they are listed when the version assumed until
+	// then uses them (a v0.x installation then drops them), after it
+	// otherwise. The two lists are read one after the other: each can be
+	// thousands of objects, decoded whole (a fleet of 5,000 apps and as
+	// many CRs held both lists' decoding at once past the memory budget).
 	p.version = s.Engine.Options.DefaultVersion
 	if p.version == (updater.Version{}) {
 		p.version = updater.Latest
 	}
-	crsRead := p.version.UsesCRs()
+	assumed := p.version
+	var inst *cluster.UpdaterInstall
+	var instErr, crsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		inst, instErr = p.cc.FindUpdater(ctx, p.updNS)
+		if instErr == nil {
+			p.shared = p.eng.ReadSharedLog(ctx, inst, versionOf(inst, assumed)) // through cc: read once
+		}
+	})
+	var apps []argo.Application
+	var listErr error
+	for _, ns := range listNamespaces(scope) {
+		list, err := p.cc.Applications(ctx, ns)
+		if err != nil {
+			listErr = err
+			break
+		}
+		apps = append(apps, list...)
+	}
+	crsRead := listErr == nil && assumed.UsesCRs()
 	if crsRead {
-		wg.Go(func() { p.crs, crsErr = p.cc.ImageUpdaters(ctx, "") })
+		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
 	}
 	wg.Wait()
+	if listErr != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("listing Applications: %w", listErr)
+	}
 	if instErr == nil {
 		p.inst = inst
 	}
-	if inst != nil && inst.Version != (updater.Version{}) {
-		p.version = inst.Version
-	}
-	var apps []argo.Application
-	for i := range nss {
-		if listErrs[i] != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("listing Applications: %w", listErrs[i])
-		}
-		apps = append(apps, lists[i]...)
-	}
+	p.version = versionOf(inst, assumed)
 	switch {
 	case !p.version.UsesCRs():
 		p.crs = nil
@@ -224,12 +231,6 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		if w := strings.TrimSpace(inst.WatchNamespaces); w != "" {
 			p.sel.WatchNamespaces = []string{w}
 		}
-	}
-	// Image Updater's log (a round trip, up to LogLimit bytes) is read
-	// while the apps are selected.
-	var logRead sync.WaitGroup
-	if instErr == nil {
-		logRead.Go(func() { p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) }) // through cc: read once
 	}
 	p.selector = updater.NewSelector(p.crs, p.sel)
 	for i := range apps {
@@ -255,8 +256,16 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		}
 		return p.managed[i].Name < p.managed[j].Name
 	})
-	logRead.Wait()
 	return p, cancel, nil
+}
+
+// versionOf is the installation's Image Updater version, or assumed when
+// it has none (or none was found).
+func versionOf(inst *cluster.UpdaterInstall, assumed updater.Version) updater.Version {
+	if inst != nil && inst.Version != (updater.Version{}) {
+		return inst.Version
+	}
+	return assumed
 }
 
 // result is the scan's Result before any app is diagnosed: every app in
