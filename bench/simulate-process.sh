@@ -5,7 +5,8 @@
 # process) leaves out. Also prints imgupd's package-init totals
 # (GODEBUG=inittrace=1 imgupd version). RUNS (default 21) tunes it;
 # IMGUPD=/path/to/imgupd times that binary instead of building this checkout
-# (a before/after comparison). See bench/README.md.
+# (a before/after comparison); OUTPUT=json times `simulate -o json` (every
+# tag's fate as JSON) instead of the text answer. See bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -45,6 +46,7 @@ done
 [ -n "$host" ] || { echo "lab-registry did not start" >&2; exit 1; }
 
 a=("$dir/imgupd" simulate "$host/big/app:~3.5" --plain-http --current-tag 3.5.0)
+if [ -n "${OUTPUT:-}" ]; then a+=(-o "$OUTPUT"); fi
 b=("$dir/crane" ls --insecure "$host/big/app")
 "${a[@]}" >/dev/null || { echo "imgupd simulate failed" >&2; exit 1; }
 [ "$("${b[@]}" | wc -l)" -eq "$TAGS" ] || { echo "crane ls did not list $TAGS tags" >&2; exit 1; }

@@ -3,8 +3,11 @@
 # summary of the same fleet (the reference), in one process on the same loopback registry and git
 # server (fleet/where_bench_test.go). Two fleets: 500 apps over 150 repositories (the
 # asked one feeds 4 apps) and 500 apps over one repository (every app uses it: where diagnoses
-# them all). Prints each benchmark's median time, bytes and allocations per answer over COUNT runs
-# (default 5, interleaved by go test -count) and where's ratios to summary.
+# them all). Prints each benchmark's median time, bytes and allocations per answer over COUNT rounds
+# (default 5) and where's ratios to summary. The runs alternate: the test binary is built once, and
+# each round runs every benchmark once (-test.count=1, a process each), where and its summary side
+# by side, the order reversed every other round, so that a change in the machine's load falls on
+# both. (go test -count N would run one benchmark N times, then the next N times.)
 #
 #   COUNT=10 bench/where.sh
 set -euo pipefail
@@ -12,8 +15,19 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 COUNT=${COUNT:-5}
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$GO" test -run '^$' -bench '^Benchmark(Where|Summary)500(OneRepo)?$' -benchmem -count "$COUNT" ./fleet | tee "$out" | grep -E '^(Benchmark|ok|FAIL)' >&2
+bin=$(mktemp)
+trap 'rm -f "$out" "$bin"' EXIT
+"$GO" test -c -o "$bin" ./fleet
+order=(Where500 Summary500 Where500OneRepo Summary500OneRepo)
+for ((round = 1; round <= COUNT; round++)); do
+  names=("${order[@]}")
+  if ((round % 2 == 0)); then # the other way round: summary before where
+    names=(Summary500 Where500 Summary500OneRepo Where500OneRepo)
+  fi
+  for name in "${names[@]}"; do
+    (cd fleet && "$bin" -test.run '^$' -test.bench "^Benchmark${name}\$" -test.benchmem -test.count 1) | tee -a "$out" | grep -E '^(Benchmark|FAIL)' >&2
+  done
+done
 awk '
   /^Benchmark/ {
     name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)

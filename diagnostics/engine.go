@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
@@ -137,6 +138,32 @@ type Request struct {
 	// for many Applications (the fleet scan reads it once), used instead of
 	// reading the pod.
 	SharedLog *SharedLog
+	// Selection, when set, is the target selection already made for the
+	// Application (the fleet scan selects every app once, see
+	// updater.Selector), used by the target stage instead of selecting
+	// again when the CRs and options it reads are the ones it was made
+	// from. Without it, or when they differ, the stage selects itself.
+	Selection *Selection
+}
+
+// Selection is a target selection made before the diagnosis: the
+// Targeting, and the CRs (the very list, as the engine's Cluster returns
+// it) and options it was made from.
+type Selection struct {
+	Target  updater.Targeting
+	CRs     []updater.ImageUpdater
+	Options updater.SelectOptions
+}
+
+// targetFor is the selection's Targeting when it was made for app from
+// crs (the same list, not an equal one) under opts.
+func (s *Selection) targetFor(app updater.Application, crs []updater.ImageUpdater, opts updater.SelectOptions) (updater.Targeting, bool) {
+	if s == nil || s.Target.App != app.Key() || s.Target.Version != opts.Version.String() || len(s.CRs) != len(crs) ||
+		len(crs) > 0 && &s.CRs[0] != &crs[0] || s.Options.Version != opts.Version ||
+		s.Options.ControllerNamespace != opts.ControllerNamespace || !slices.Equal(s.Options.WatchNamespaces, opts.WatchNamespaces) {
+		return updater.Targeting{}, false
+	}
+	return s.Target, true
 }
 
 // SharedLog is Image Updater's log read once: its index, where it came

@@ -45,7 +45,10 @@ func checkTarget(ctx context.Context, r *run) []report.Finding {
 			opts.WatchNamespaces = []string{w}
 		}
 	}
-	t := updater.SelectTarget(r.model, r.crs, opts)
+	t, ok := r.req.Selection.targetFor(r.model, r.crs, opts)
+	if !ok {
+		t = updater.SelectTarget(r.model, r.crs, opts)
+	}
 	r.target = t
 	r.images = t.Images
 	if t.Mode != "" {

@@ -14,34 +14,25 @@ import (
 // managed too: its annotations are ignored, which is the answer its owner
 // needs (TARGET_ANNOTATIONS_IGNORED).
 func Managed(app *argo.Application, crs []updater.ImageUpdater, opts updater.SelectOptions) bool {
-	ok, _ := managed(app, crs, opts)
-	return ok
+	return managed(app.ToModel(), updater.NewSelector(crs, opts))
 }
 
-// managed is Managed, with the selection it made (nil when it needed none:
-// v0.x, or an image-list annotation decided it).
-func managed(app *argo.Application, crs []updater.ImageUpdater, opts updater.SelectOptions) (bool, *updater.Targeting) {
-	m := app.ToModel()
+// managed is Managed over CRs prepared once for the whole scan.
+func managed(m updater.Application, s *updater.Selector) bool {
 	if _, ok := m.Annotations[updater.AnnotationImageList]; ok {
-		return true, nil
+		return true
 	}
-	if !opts.Version.UsesCRs() {
-		return false, nil
+	return s.Matches(m)
+}
+
+// selection is the scan's target selection for a managed app (nil when
+// the diagnosis makes its own: v0.x, or an image-list annotation, which
+// Managed takes without selecting): the CRs that concern the app, not
+// every CR of the cluster (Selector.SelectConcerned).
+func selection(m updater.Application, s *updater.Selector, v updater.Version) *updater.Targeting {
+	if _, ok := m.Annotations[updater.AnnotationImageList]; ok || !v.UsesCRs() {
+		return nil
 	}
-	t := updater.SelectTarget(m, crs, opts)
-	if t.CR != "" {
-		return true, &t
-	}
-	for _, c := range t.CRs {
-		if !c.AppListed {
-			continue
-		}
-		for _, r := range c.Refs {
-			switch r.Outcome {
-			case updater.RefSelected, updater.RefConfigError, updater.RefNotReached:
-				return true, &t
-			}
-		}
-	}
-	return false, &t
+	t := s.SelectConcerned(m)
+	return &t
 }

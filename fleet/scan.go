@@ -121,12 +121,15 @@ type scan struct {
 	version  updater.Version
 	crs      []updater.ImageUpdater
 	sel      updater.SelectOptions
+	// selector is the CRs prepared once: every app's selection reads it.
+	selector *updater.Selector
 	// managed are the Applications Image Updater manages in scope, by
 	// namespace and name; unmanaged counts the others the asker may see.
 	managed   []*argo.Application
 	unmanaged int
-	// targets are the selections that found the managed apps (v1.x), for
-	// a "where" to read their images again without selecting twice.
+	// targets are the managed apps' selections (v1.x, kept for a "where",
+	// which reads their images before it diagnoses some of them): a
+	// diagnosis is handed its app's, made once.
 	targets   map[*argo.Application]*updater.Targeting
 	shared    *diagnostics.SharedLog
 	inst      *cluster.UpdaterInstall
@@ -166,32 +169,61 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	}
 	ctx = p.ctx
 
-	inst, instErr := p.cc.FindUpdater(ctx, p.updNS)
-	if instErr == nil {
-		p.inst = inst
-	}
+	// The shared reads do not depend on one another: Image Updater's
+	// installation and then its log (a round trip of up to LogLimit bytes,
+	// parsed and indexed) are read while the Applications and the CRs are
+	// listed. The CRs are needed on v1.x only, and the version comes with
+	// the installation: they are listed when the version assumed until
+	// then uses them (a v0.x installation then drops them), after it
+	// otherwise. The two lists are read one after the other: each can be
+	// thousands of objects, decoded whole (a fleet of 5,000 apps and as
+	// many CRs held both lists' decoding at once past the memory budget).
 	p.version = s.Engine.Options.DefaultVersion
 	if p.version == (updater.Version{}) {
 		p.version = updater.Latest
 	}
-	if inst != nil && inst.Version != (updater.Version{}) {
-		p.version = inst.Version
-	}
+	assumed := p.version
+	var inst *cluster.UpdaterInstall
+	var instErr, crsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		inst, instErr = p.cc.FindUpdater(ctx, p.updNS)
+		if instErr == nil {
+			p.shared = p.eng.ReadSharedLog(ctx, inst, versionOf(inst, assumed)) // through cc: read once
+		}
+	})
 	var apps []argo.Application
+	var listErr error
 	for _, ns := range listNamespaces(scope) {
 		list, err := p.cc.Applications(ctx, ns)
 		if err != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("listing Applications: %w", err)
+			listErr = err
+			break
 		}
 		apps = append(apps, list...)
 	}
-	if p.version.UsesCRs() {
-		var err error
-		if p.crs, err = p.cc.ImageUpdaters(ctx, ""); err != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", err)
-		}
+	crsRead := listErr == nil && assumed.UsesCRs()
+	if crsRead {
+		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
+	}
+	wg.Wait()
+	if listErr != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("listing Applications: %w", listErr)
+	}
+	if instErr == nil {
+		p.inst = inst
+	}
+	p.version = versionOf(inst, assumed)
+	switch {
+	case !p.version.UsesCRs():
+		p.crs = nil
+	case !crsRead:
+		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
+	}
+	if p.version.UsesCRs() && crsErr != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
 	}
 	p.sel = updater.SelectOptions{Version: p.version}
 	if inst != nil {
@@ -200,15 +232,19 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 			p.sel.WatchNamespaces = []string{w}
 		}
 	}
+	p.selector = updater.NewSelector(p.crs, p.sel)
 	for i := range apps {
 		a := &apps[i]
 		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
 			continue
 		}
-		if ok, t := managed(a, p.crs, p.sel); ok {
+		m := a.ToModel()
+		if managed(m, p.selector) {
 			p.managed = append(p.managed, a)
-			if t != nil && p.targets != nil {
-				p.targets[a] = t
+			if p.targets != nil {
+				if t := selection(m, p.selector, p.version); t != nil {
+					p.targets[a] = t
+				}
 			}
 		} else {
 			p.unmanaged++
@@ -220,10 +256,16 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		}
 		return p.managed[i].Name < p.managed[j].Name
 	})
-	if instErr == nil {
-		p.shared = p.eng.ReadSharedLog(ctx, inst, p.version) // through cc: read once
-	}
 	return p, cancel, nil
+}
+
+// versionOf is the installation's Image Updater version, or assumed when
+// it has none (or none was found).
+func versionOf(inst *cluster.UpdaterInstall, assumed updater.Version) updater.Version {
+	if inst != nil && inst.Version != (updater.Version{}) {
+		return inst.Version
+	}
+	return assumed
 }
 
 // result is the scan's Result before any app is diagnosed: every app in
@@ -259,7 +301,11 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 			defer wg.Done()
 			for i := range work {
 				a := apps[i]
-				keep(i, a, p.eng.Diagnose(p.ctx, diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}))
+				req := diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}
+				if t := p.selectionOf(a); t != nil {
+					req.Selection = &diagnostics.Selection{Target: *t, CRs: p.crs, Options: p.sel}
+				}
+				keep(i, a, p.eng.Diagnose(p.ctx, req))
 				mu.Lock()
 				p.done++
 				d := p.done
@@ -283,6 +329,15 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+}
+
+// selectionOf is the app's target selection: the one a "where" kept, else
+// made now, once for the app (nil: the diagnosis makes its own).
+func (p *scan) selectionOf(a *argo.Application) *updater.Targeting {
+	if t, ok := p.targets[a]; ok {
+		return t
+	}
+	return selection(a.ToModel(), p.selector, p.version)
 }
 
 // finish records whether the deadline cut the scan short, its duration and

@@ -11,12 +11,51 @@ import (
 // the newest, so an update is due (0: none due); every Broken-th app's
 // image is not live (0: none broken). With GitUnreachable the
 // Applications' repoURL names a host that does not resolve
-// (UnreachableGitHost): a fleet whose bot has no egress to git.
+// (UnreachableGitHost): a fleet whose bot has no egress to git. CRs is
+// how ImageUpdater CRs select the apps (FleetOneCR when empty).
 type FleetSpec struct {
 	Apps, Repos      int
 	MinTags, MaxTags int
 	Due, Broken      int
 	GitUnreachable   bool
+	CRs              FleetCRShape
+}
+
+// FleetCRShape is how a generated fleet's ImageUpdater CRs select its
+// apps. Every shape selects each app by exactly one ref whose image is the
+// app's repository, so every shape gives the same answers.
+type FleetCRShape string
+
+const (
+	// FleetOneCR: one CR, fleet, with a ref per repository
+	// (namePattern "app-*-rNNN"): the refs grow with the repositories.
+	FleetOneCR FleetCRShape = "one-cr"
+	// FleetCRPerApp: one CR per app, named as the app, with one ref whose
+	// namePattern is the app's name, as an ApplicationSet generates them:
+	// the CRs and refs grow with the apps.
+	FleetCRPerApp FleetCRShape = "cr-per-app"
+	// FleetGlobCRs: FleetGlobCRCount CRs (fleet-0…), the repositories
+	// dealt to them in turn, a ref per repository whose namePattern is a
+	// glob with character sets ("app-[0-9][0-9][0-9][0-9]-rNNN"), and
+	// first in each CR's specificity order a catch-all "*" ref with a
+	// label selector no app matches.
+	FleetGlobCRs FleetCRShape = "glob-crs"
+)
+
+// FleetGlobCRCount is the number of CRs of a FleetGlobCRs fleet.
+const FleetGlobCRCount = 4
+
+// FleetCRShapes are the shapes, in the benchmark's order.
+func FleetCRShapes() []FleetCRShape { return []FleetCRShape{FleetOneCR, FleetCRPerApp, FleetGlobCRs} }
+
+// ParseFleetCRShape reads a shape's name.
+func ParseFleetCRShape(s string) (FleetCRShape, error) {
+	for _, sh := range FleetCRShapes() {
+		if string(sh) == s {
+			return sh, nil
+		}
+	}
+	return "", fmt.Errorf("unknown CR shape %q (want one of %v)", s, FleetCRShapes())
 }
 
 // UnreachableGitHost is the git host of a FleetSpec with GitUnreachable:
@@ -37,7 +76,13 @@ func FleetScenario(s FleetSpec) *Scenario {
 	if s.MaxTags < s.MinTags {
 		s.MaxTags = s.MinTags
 	}
+	if s.CRs == "" {
+		s.CRs = FleetOneCR
+	}
 	name := fmt.Sprintf("fleet-%d-apps-%d-repos", s.Apps, s.Repos)
+	if s.CRs != FleetOneCR {
+		name += "-" + string(s.CRs)
+	}
 	gitURL := "${GIT}/config.git"
 	if s.GitUnreachable {
 		name += "-git-unreachable"
@@ -68,13 +113,10 @@ func FleetScenario(s FleetSpec) *Scenario {
 	files := map[string]string{}
 	var objs strings.Builder
 	objs.WriteString(fleetUpdater)
-	objs.WriteString("---\napiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata: {name: fleet, namespace: argocd}\nspec:\n  applicationRefs:\n")
-	for r := 0; r < s.Repos; r++ {
-		fmt.Fprintf(&objs, "  - namePattern: \"app-*-r%03d\"\n    images:\n    - alias: app\n      imageName: \"${REGISTRY}/%s\"\n      manifestTargets: {kustomize: {name: \"${REGISTRY}/%s\"}}\n", r, repoName(r), repoName(r))
-	}
+	crNames := fleetCRs(&objs, s)
 	for i := 0; i < s.Apps; i++ {
 		r := i % s.Repos
-		name := fmt.Sprintf("app-%04d-r%03d", i, r)
+		name := fleetAppName(i, s.Repos)
 		n := tagsOf[r]
 		running := fmt.Sprintf("1.%d.%d", (n-1)/100, (n-1)%100)
 		if s.Due > 0 && i%s.Due == 0 && n > 1 {
@@ -93,10 +135,66 @@ func FleetScenario(s FleetSpec) *Scenario {
 	objs.WriteString("---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: default, namespace: argocd}\nspec:\n  sourceRepos: [\"*\"]\n  destinations: [{server: \"*\", namespace: \"*\"}]\n")
 	sc.Objects = objs.String()
 	sc.Git = GitSpec{Repositories: map[string]Repo{"config": {DefaultBranch: "main", Branches: map[string]Branch{"main": {Files: files}}}}}
-	sc.Logs = fmt.Sprintf("time=\"2026-11-29T11:58:00Z\" level=info msg=\"Starting image update cycle, considering %d application(s) for update\" imageUpdater_name=fleet imageUpdater_namespace=argocd\n"+
-		"time=\"2026-11-29T11:58:30Z\" level=info msg=\"Processing results: applications=%d images_considered=%d images_skipped=0 images_updated=0 errors=0\" imageUpdater_name=fleet imageUpdater_namespace=argocd\n", s.Apps, s.Apps, s.Apps)
+	var logs strings.Builder
+	for _, cr := range crNames {
+		fmt.Fprintf(&logs, "time=\"2026-11-29T11:58:00Z\" level=info msg=\"Starting image update cycle, considering %d application(s) for update\" imageUpdater_name=%s imageUpdater_namespace=argocd\n", cr.apps, cr.name)
+	}
+	for _, cr := range crNames {
+		fmt.Fprintf(&logs, "time=\"2026-11-29T11:58:30Z\" level=info msg=\"Processing results: applications=%d images_considered=%d images_skipped=0 images_updated=0 errors=0\" imageUpdater_name=%s imageUpdater_namespace=argocd\n", cr.apps, cr.apps, cr.name)
+	}
+	sc.Logs = logs.String()
 	return sc
 }
+
+// fleetCR is one generated CR: its name and how many apps it selects.
+type fleetCR struct {
+	name string
+	apps int
+}
+
+// fleetCRs writes the fleet's ImageUpdater CRs in s.CRs's shape and
+// returns their names.
+func fleetCRs(objs *strings.Builder, s FleetSpec) []fleetCR {
+	const head = "---\napiVersion: argocd-image-updater.argoproj.io/v1alpha1\nkind: ImageUpdater\nmetadata: {name: %s, namespace: argocd}\nspec:\n  applicationRefs:\n"
+	ref := func(pattern string, r int) {
+		fmt.Fprintf(objs, "  - namePattern: \"%s\"\n    images:\n    - alias: app\n      imageName: \"${REGISTRY}/%s\"\n      manifestTargets: {kustomize: {name: \"${REGISTRY}/%s\"}}\n", pattern, repoName(r), repoName(r))
+	}
+	switch s.CRs {
+	case FleetCRPerApp:
+		out := make([]fleetCR, 0, s.Apps)
+		for i := 0; i < s.Apps; i++ {
+			name := fleetAppName(i, s.Repos)
+			fmt.Fprintf(objs, head, name)
+			ref(name, i%s.Repos)
+			out = append(out, fleetCR{name: name, apps: 1})
+		}
+		return out
+	case FleetGlobCRs:
+		var out []fleetCR
+		for k := 0; k < FleetGlobCRCount; k++ {
+			name := fmt.Sprintf("fleet-%d", k)
+			fmt.Fprintf(objs, head, name)
+			fmt.Fprintf(objs, "  - namePattern: \"*\"\n    labelSelectors: {matchLabels: {fleet.imgupd.dev/catch-all: \"%d\"}}\n    images:\n    - alias: app\n      imageName: \"${REGISTRY}/%s\"\n", k, repoName(0))
+			n := 0
+			for r := k; r < s.Repos; r += FleetGlobCRCount {
+				ref(fmt.Sprintf("app-[0-9][0-9][0-9][0-9]-r%03d", r), r)
+				for i := r; i < s.Apps; i += s.Repos {
+					n++
+				}
+			}
+			out = append(out, fleetCR{name: name, apps: n})
+		}
+		return out
+	}
+	fmt.Fprintf(objs, head, "fleet")
+	for r := 0; r < s.Repos; r++ {
+		ref(fmt.Sprintf("app-*-r%03d", r), r)
+	}
+	return []fleetCR{{name: "fleet", apps: s.Apps}}
+}
+
+// fleetAppName is the name of app i of a fleet over repos repositories.
+func fleetAppName(i, repos int) string { return fmt.Sprintf("app-%04d-r%03d", i, i%repos) }
 
 func repoName(r int) string { return fmt.Sprintf("team/svc-%03d", r) }
 

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	goio "io"
 
+	"github.com/imgupd/imgupd/internal/jsonindent"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/simulate"
 )
@@ -39,23 +37,9 @@ const jsonSchemaVersion = 1
 // writeAnswerJSON writes v, a JSON object, as writeJSON does, with
 // "schemaVersion" as its first field.
 func writeAnswerJSON(w goio.Writer, v any) error {
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, v); err != nil {
-		return err
-	}
-	head := fmt.Sprintf("{\n  \"schemaVersion\": %d", jsonSchemaVersion)
-	b := buf.Bytes()
-	switch {
-	case bytes.HasPrefix(b, []byte("{\n")):
-		_, err := fmt.Fprintf(w, "%s,\n%s", head, b[2:])
-		return err
-	case bytes.Equal(b, []byte("{}\n")):
-		_, err := fmt.Fprintf(w, "%s\n}\n", head)
-		return err
-	}
-	return fmt.Errorf("%w: %.20q", errNotObject, b)
+	return jsonindent.EncodeObject(w, v, "  ", "schemaVersion", jsonSchemaVersion)
 }
 
 // errNotObject: an answer written as JSON that is not an object (a bug: every
 // answer type is a struct or a map).
-var errNotObject = errors.New("a JSON answer is not an object")
+var errNotObject = jsonindent.ErrNotObject

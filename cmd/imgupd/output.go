@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/imgupd/imgupd/internal/jsonindent"
 )
 
 // An answer is what a command prints: one typed value (a report, a fleet
@@ -171,7 +172,5 @@ func (e *formatError) Error() string {
 // writeJSON is the JSON every -o json prints: indented by two spaces, one
 // trailing newline.
 func writeJSON(w goio.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return jsonindent.Encode(w, v, "  ")
 }

@@ -2,14 +2,13 @@ package updater
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/imgupd/imgupd/internal/lazyre"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -95,15 +94,57 @@ const (
 	RefNotReached RefOutcome = "not-reached"
 )
 
-// RefTrace is one applicationRef in evaluation (specificity) order.
+// RefTrace is one applicationRef in evaluation (specificity) order. What
+// decided its outcome is kept as data, and said in words by Detail only
+// when someone reads it: a fleet scan traces every ref of every CR for
+// every app and reads none of them.
 type RefTrace struct {
 	Index           int        `json:"index"`
 	NamePattern     string     `json:"namePattern"`
 	Specificity     int        `json:"specificity"`
 	UsesAnnotations bool       `json:"usesAnnotations,omitempty"`
 	Outcome         RefOutcome `json:"outcome"`
-	Detail          string     `json:"detail,omitempty"`
-	Err             error      `json:"-"`
+	// App is the Application's name that namePattern did not match
+	// (RefNameMismatch).
+	App string `json:"-"`
+	// Labels are the Application's labels that Selector did not match
+	// (RefLabelsMismatch).
+	Labels   map[string]string `json:"-"`
+	Selector labels.Selector   `json:"-"`
+	// Err is the invalid selector's error (RefInvalidSelector) or why the
+	// configuration could not be built (RefConfigError).
+	Err error `json:"-"`
+}
+
+// Detail says why the ref had its outcome ("" when selected or not
+// reached).
+func (r RefTrace) Detail() string {
+	switch r.Outcome {
+	case RefNameMismatch:
+		return fmt.Sprintf("%q does not match namePattern %q", r.App, r.NamePattern)
+	case RefLabelsMismatch:
+		sel := ""
+		if r.Selector != nil {
+			sel = r.Selector.String()
+		}
+		return fmt.Sprintf("labels %v do not match selector %q", r.Labels, sel)
+	case RefInvalidSelector:
+		return fmt.Sprintf("Invalid label selector provided: %v", r.Err)
+	case RefConfigError:
+		if r.Err != nil {
+			return r.Err.Error()
+		}
+	}
+	return ""
+}
+
+// MarshalJSON writes the trace with its detail in words.
+func (r RefTrace) MarshalJSON() ([]byte, error) {
+	type plain RefTrace
+	return json.Marshal(struct {
+		plain
+		Detail string `json:"detail,omitempty"`
+	}{plain(r), r.Detail()})
 }
 
 // CRTrace is one ImageUpdater CR's view of the Application.
@@ -312,40 +353,17 @@ type crSelection struct {
 // the images with effective settings and their sources; the write-back
 // configuration; the source-type gate; and the problems found. For v0.x the
 // CRs are ignored and the annotations decide. It never fails and never
-// panics; a Targeting with Selected false says why in Problems.
+// panics; a Targeting with Selected false says why in Problems. To select
+// for many Applications, prepare the CRs once with NewSelector.
 func SelectTarget(app Application, crs []ImageUpdater, opts SelectOptions) Targeting {
-	v := opts.Version
-	t := Targeting{App: app.Key(), Version: v.String(), RefIndex: -1}
-	if !v.UsesCRs() {
-		selectV0(app, opts, &t)
-		return t
-	}
-	_, hasImageList := app.Annotations[AnnotationImageList]
-	if len(crs) == 0 {
-		t.add(problemf(ProblemNoCR, SeverityError, "no ImageUpdater CR exists; %s takes its configuration only from ImageUpdater CRs", v.Short()))
-		if hasImageList {
-			t.add(problemf(ProblemAnnotationsIgnoredWithoutCR, SeverityError,
-				"the application carries %s, but %s ignores Application annotations unless an ImageUpdater CR selects it with an applicationRef that sets useAnnotations: true (v1.1.0+)", AnnotationImageList, v.Short()))
-		}
-		return t
-	}
-	order := make([]int, len(crs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(crs[a].Key(), crs[b].Key()) })
+	return NewSelector(crs, opts).Select(app)
+}
 
-	var chosen []*crSelection
-	var notes []Problem // per-CR reasons, reported fully only if nothing selects the app
-	for _, i := range order {
-		sel := evaluateCR(app, &crs[i], opts)
-		t.CRs = append(t.CRs, sel.trace)
-		if sel.refIdx >= 0 {
-			chosen = append(chosen, sel)
-		} else {
-			notes = append(notes, sel.details...)
-		}
-	}
+// finishSelection is SelectTarget after every CR was evaluated: chosen
+// are the CRs that select the app, in key order, and notes the other CRs'
+// reasons, in key order.
+func finishSelection(app Application, opts SelectOptions, t Targeting, chosen []*crSelection, notes []Problem) Targeting {
+	_, hasImageList := app.Annotations[AnnotationImageList]
 	if len(chosen) == 0 {
 		t.add(notes...)
 		if hasImageList {
@@ -405,133 +423,6 @@ func (s *crSelection) specificity() int {
 		return -1
 	}
 	return Specificity(s.cr.Spec.ApplicationRefs[s.refIdx])
-}
-
-// evaluateCR walks one CR's refs for the app.
-func evaluateCR(app Application, cr *ImageUpdater, opts SelectOptions) *crSelection {
-	v := opts.Version
-	sel := &crSelection{cr: cr, refIdx: -1}
-	tr := CRTrace{CR: cr.Key(), SelectedRef: -1}
-	defer func() { sel.trace = tr }()
-
-	tr.Watched = NamespaceWatched(cr.Namespace, opts)
-	if !tr.Watched {
-		sel.details = append(sel.details, problemf(ProblemCRNamespaceNotWatched, SeverityError,
-			"ImageUpdater %s is in namespace %q, which the controller does not watch (watch namespaces %q, controller namespace %q); it is never reconciled and gets no status",
-			cr.Key(), cr.Namespace, opts.WatchNamespaces, opts.ControllerNamespace))
-		return sel
-	}
-	if len(cr.Spec.ApplicationRefs) == 0 {
-		tr.Error = "no application references defined in ImageUpdater CR"
-		sel.details = append(sel.details, problemf(ProblemCRNoApplicationRefs, SeverityError, "ImageUpdater %s: %s", cr.Key(), tr.Error))
-		return sel
-	}
-	for _, ref := range cr.Spec.ApplicationRefs {
-		if _, err := filepath.Match(ref.NamePattern, "validation"); err != nil {
-			tr.Error = fmt.Sprintf("invalid application name pattern '%s': %v", ref.NamePattern, err)
-			sel.details = append(sel.details, problemf(ProblemCRInvalidNamePattern, SeverityError,
-				"ImageUpdater %s: %s; the whole CR fails (Ready=False) and selects no application", cr.Key(), tr.Error))
-			return sel
-		}
-	}
-	if v.AppNamespaceFromSpec() {
-		if cr.Spec.Namespace == nil {
-			sel.details = append(sel.details, problemf(ProblemCRSpecNamespaceMissing, SeverityWarning,
-				"ImageUpdater %s has no spec.namespace, which %s requires; with an empty namespace it lists Applications in all namespaces", cr.Key(), v.Short()))
-		} else {
-			tr.ListingNamespace = *cr.Spec.Namespace
-		}
-	} else {
-		tr.ListingNamespace = cr.Namespace
-		if cr.Spec.Namespace != nil && *cr.Spec.Namespace != cr.Namespace {
-			sel.details = append(sel.details, problemf(ProblemCRSpecNamespaceIgnored, SeverityWarning,
-				"ImageUpdater %s sets spec.namespace %q, which %s no longer reads (removed in v1.2.0, PR #1490): Applications are listed in the CR's own namespace %q",
-				cr.Key(), *cr.Spec.Namespace, v.Short(), cr.Namespace))
-		}
-	}
-	tr.AppListed = tr.ListingNamespace == "" || tr.ListingNamespace == app.Namespace
-	if !tr.AppListed {
-		where := "its metadata.namespace"
-		if v.AppNamespaceFromSpec() {
-			where = "spec.namespace"
-		}
-		sel.details = append(sel.details, problemf(ProblemAppNotInCRNamespace, SeverityError,
-			"ImageUpdater %s lists Applications only in namespace %q (%s, %s); %s is in %q", cr.Key(), tr.ListingNamespace, where, v.Short(), app.Key(), app.Namespace))
-		return sel
-	}
-
-	refs := cr.Spec.ApplicationRefs
-	matchedAny := false
-	var lastErr error
-	var failed []int // indexes in sel.details of errors of refs that failed to build
-	for _, i := range SortedRefs(refs) {
-		ref := refs[i]
-		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: Specificity(ref), UsesAnnotations: ref.UsesAnnotations(v)}
-		if sel.refIdx >= 0 {
-			rt.Outcome = RefNotReached
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		if ok, _ := filepath.Match(ref.NamePattern, app.Name); !ok {
-			rt.Outcome, rt.Detail = RefNameMismatch, fmt.Sprintf("%q does not match namePattern %q", app.Name, ref.NamePattern)
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		if ref.LabelSelectors != nil {
-			s, err := metav1.LabelSelectorAsSelector(ref.LabelSelectors)
-			if err != nil {
-				rt.Outcome, rt.Err, rt.Detail = RefInvalidSelector, err, fmt.Sprintf("Invalid label selector provided: %v", err)
-				sel.details = append(sel.details, problemf(ProblemInvalidLabelSelector, SeverityWarning,
-					"ImageUpdater %s applicationRefs[%d] (namePattern %q): invalid labelSelectors (%v); the ref matches no application", cr.Key(), i, ref.NamePattern, err))
-				tr.Refs = append(tr.Refs, rt)
-				continue
-			}
-			if !s.Matches(labels.Set(app.Labels)) {
-				rt.Outcome, rt.Detail = RefLabelsMismatch, fmt.Sprintf("labels %v do not match selector %q", app.Labels, s.String())
-				tr.Refs = append(tr.Refs, rt)
-				continue
-			}
-		}
-		matchedAny = true
-		if probs, err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
-			rt.Outcome, rt.Err, rt.Detail = RefConfigError, err, err.Error()
-			lastErr = err
-			// The specific problems (a typo with "did you mean", an
-			// unparsable value) come first: they are the cause and carry
-			// the key and value to fix.
-			for _, p := range probs {
-				if p.Severity == SeverityError {
-					failed = append(failed, len(sel.details))
-				}
-				sel.details = append(sel.details, p)
-			}
-			sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
-				"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
-				cr.Key(), i, ref.NamePattern, err))
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		rt.Outcome = RefSelected
-		sel.refIdx, tr.SelectedRef = i, i
-		tr.Refs = append(tr.Refs, rt)
-	}
-	if sel.refIdx >= 0 {
-		// A broader ref took over: the specific ref's errors explain the
-		// fall-through, they do not stop the app.
-		for _, i := range failed {
-			sel.details[i].Severity = SeverityWarning
-		}
-	}
-	if sel.refIdx < 0 {
-		if matchedAny {
-			sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
-				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration (%v) and no less specific ref was left; Image Updater skips the application (the CR still reports Ready)", cr.Key(), app.Key(), lastErr))
-		} else {
-			sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
-				"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", cr.Key(), app.Key()))
-		}
-	}
-	return sel
 }
 
 // buildRefConfig builds the ref's configuration; an error means

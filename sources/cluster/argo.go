@@ -4,6 +4,7 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -76,6 +77,9 @@ func listObjects[T any](ctx context.Context, r *Reader, gvr schema.GroupVersionR
 		if err := argo.FromUnstructured(&list.Items[i], &out[i]); err != nil {
 			return nil, &AccessError{Verb: "list", Group: gvr.Group, Resource: gvr.Resource, Namespace: ns, Err: err}
 		}
+		// Each object's maps go as soon as it is typed: a list of
+		// thousands is not held twice until the last is converted.
+		list.Items[i] = unstructured.Unstructured{}
 	}
 	return out, nil
 }

@@ -19,9 +19,11 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +53,9 @@ type Output struct {
 	// process spent during Scan: on a shared machine, the scan's cost
 	// without its neighbours' share of the cores.
 	ScanCPUNs int64 `json:"scanCpuNs"`
+	// FirstAnswerNs is when the first app's answer came, from the start
+	// of Scan: the reads every app shares, then one diagnosis.
+	FirstAnswerNs int64 `json:"firstAnswerNs"`
 	// KubeRequests are the HTTP requests sent to the API server, by
 	// method and path.
 	KubeRequests     int64            `json:"kubeRequests"`
@@ -109,6 +114,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile (allocations, and what is in use at the end of the scan) to this file")
 	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
+	traceFile := flag.String("trace", "", "write an execution trace of the scan (runtime/trace) to this file: where its goroutines wait")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -121,13 +127,13 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile); err != nil {
+	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile, *traceFile); err != nil {
 		fmt.Fprintln(os.Stderr, "fleetscan:", err)
 		exit = 1
 	}
 }
 
-func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile string) error {
+func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile, traceFile string) error {
 	cfg, err := cluster.RESTConfig(cluster.ConfigOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
@@ -158,12 +164,29 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 		opts.Now = func() time.Time { return t }
 	}
 	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
+	var firstAnswer atomic.Int64
 	s := &fleet.Scanner{Engine: eng, Concurrency: conc}
 	runtime.GC()
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
+	}
 	before := liveHeap()
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
 	start := time.Now()
+	s.Progress = func(done, total int) {
+		if done == 1 {
+			firstAnswer.Store(int64(time.Since(start)))
+		}
+	}
 	res, err := s.Scan(context.Background(), fleet.Query{})
 	scan, scanCPU := time.Since(start), cpuTime()-cpu0
 	peakHeap := stopSampling()
@@ -188,7 +211,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 		runtime.KeepAlive(res)
 	}
 	out := Output{Apps: len(res.Apps), Unmanaged: res.Unmanaged, Partial: res.Partial, States: map[string]int{}, Codes: map[string]int{},
-		ScanNs: scan.Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(), ScanCPUNs: scanCPU.Nanoseconds(), Stats: res.Stats, RegistryRequests: eng.Registry.Stats().Total()}
+		ScanNs: scan.Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(), ScanCPUNs: scanCPU.Nanoseconds(), FirstAnswerNs: firstAnswer.Load(), Stats: res.Stats, RegistryRequests: eng.Registry.Stats().Total()}
 	for _, a := range res.Apps {
 		out.States[string(a.State)]++
 		out.Codes[string(a.Code)]++

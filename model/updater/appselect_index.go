@@ -1,0 +1,402 @@
+package updater
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Selector is SelectTarget prepared once for many Applications (a fleet
+// scan selects for every app of the cluster): the CRs in key order, each
+// checked once (watched, refs, name patterns, listing namespace), its refs
+// sorted by specificity with their scores and their label selectors
+// parsed, and an index from an Application's name to the CRs whose refs
+// name it exactly. What Image Updater decides is unchanged: Select returns
+// what SelectTarget returns.
+//
+// A Selector reads the CRs it was made from and never writes them; it may
+// be used by many goroutines at once.
+type Selector struct {
+	opts SelectOptions
+	crs  []preparedCR
+	// byName maps an Application's name to the CRs (indexes in crs) with a
+	// ref whose namePattern is that name, no glob.
+	byName map[string][]int
+	// others are the CRs every Application must be checked against: one
+	// with a glob ref, or one whose state alone is a problem (not watched,
+	// invalid, a spec.namespace to warn about).
+	others []int
+}
+
+// preparedCR is one CR as every Application sees it.
+type preparedCR struct {
+	cr  *ImageUpdater
+	key string
+	// watched, errText and fail: the CR is not reconciled, or fails as a
+	// whole (fail is its problem, the same for every app).
+	watched bool
+	errText string
+	fail    *Problem
+	// listing is the namespace it lists Applications in ("" for all);
+	// nsNotes the problems of its spec.namespace.
+	listing string
+	nsNotes []Problem
+	// refs in Image Updater's order (most specific first, ties in spec
+	// order).
+	refs []preparedRef
+	// glob: a ref's namePattern is a glob, which may match any name.
+	glob bool
+}
+
+// preparedRef is one applicationRef, scored and parsed once.
+type preparedRef struct {
+	index       int
+	ref         *ApplicationRef
+	specificity int
+	annotations bool
+	// exact: namePattern has no glob or escape, so it matches only
+	// itself (filepath.Match would say the same).
+	exact bool
+	// selector is the parsed labelSelectors (nil for none), or selErr.
+	selector labels.Selector
+	selErr   error
+}
+
+// NewSelector prepares crs (as stored) for SelectTarget's decisions under
+// opts. It keeps pointers into crs.
+func NewSelector(crs []ImageUpdater, opts SelectOptions) *Selector {
+	s := &Selector{opts: opts, byName: map[string][]int{}}
+	if !opts.Version.UsesCRs() {
+		return s
+	}
+	order := make([]int, len(crs))
+	for i := range order {
+		order[i] = i
+	}
+	keys := make([]string, len(crs))
+	for i := range crs {
+		keys[i] = crs[i].Key()
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	s.crs = make([]preparedCR, len(crs))
+	for k, i := range order {
+		p := &s.crs[k]
+		prepareCR(p, &crs[i], keys[i], opts)
+		plain := p.fail == nil && len(p.nsNotes) == 0
+		if !plain || p.glob {
+			s.others = append(s.others, k)
+			continue
+		}
+		for _, r := range p.refs {
+			if names := s.byName[r.ref.NamePattern]; len(names) == 0 || names[len(names)-1] != k {
+				s.byName[r.ref.NamePattern] = append(names, k)
+			}
+		}
+	}
+	return s
+}
+
+// prepareCR checks the CR as evaluateCR did for every app: what does not
+// depend on the Application.
+func prepareCR(p *preparedCR, cr *ImageUpdater, key string, opts SelectOptions) {
+	v := opts.Version
+	p.cr, p.key = cr, key
+	p.watched = NamespaceWatched(cr.Namespace, opts)
+	if !p.watched {
+		p.fail = ptr(problemf(ProblemCRNamespaceNotWatched, SeverityError,
+			"ImageUpdater %s is in namespace %q, which the controller does not watch (watch namespaces %q, controller namespace %q); it is never reconciled and gets no status",
+			key, cr.Namespace, opts.WatchNamespaces, opts.ControllerNamespace))
+		return
+	}
+	if len(cr.Spec.ApplicationRefs) == 0 {
+		p.errText = "no application references defined in ImageUpdater CR"
+		p.fail = ptr(problemf(ProblemCRNoApplicationRefs, SeverityError, "ImageUpdater %s: %s", key, p.errText))
+		return
+	}
+	for _, ref := range cr.Spec.ApplicationRefs {
+		if _, err := filepath.Match(ref.NamePattern, "validation"); err != nil {
+			p.errText = fmt.Sprintf("invalid application name pattern '%s': %v", ref.NamePattern, err)
+			p.fail = ptr(problemf(ProblemCRInvalidNamePattern, SeverityError,
+				"ImageUpdater %s: %s; the whole CR fails (Ready=False) and selects no application", key, p.errText))
+			return
+		}
+	}
+	if v.AppNamespaceFromSpec() {
+		if cr.Spec.Namespace == nil {
+			p.nsNotes = append(p.nsNotes, problemf(ProblemCRSpecNamespaceMissing, SeverityWarning,
+				"ImageUpdater %s has no spec.namespace, which %s requires; with an empty namespace it lists Applications in all namespaces", key, v.Short()))
+		} else {
+			p.listing = *cr.Spec.Namespace
+		}
+	} else {
+		p.listing = cr.Namespace
+		if cr.Spec.Namespace != nil && *cr.Spec.Namespace != cr.Namespace {
+			p.nsNotes = append(p.nsNotes, problemf(ProblemCRSpecNamespaceIgnored, SeverityWarning,
+				"ImageUpdater %s sets spec.namespace %q, which %s no longer reads (removed in v1.2.0, PR #1490): Applications are listed in the CR's own namespace %q",
+				key, *cr.Spec.Namespace, v.Short(), cr.Namespace))
+		}
+	}
+	refs := cr.Spec.ApplicationRefs
+	for _, i := range SortedRefs(refs) {
+		ref := &refs[i]
+		r := preparedRef{index: i, ref: ref, specificity: Specificity(*ref), annotations: ref.UsesAnnotations(v),
+			exact: !strings.ContainsAny(ref.NamePattern, `*?[\`)}
+		if ref.LabelSelectors != nil {
+			r.selector, r.selErr = metav1.LabelSelectorAsSelector(ref.LabelSelectors)
+		}
+		p.glob = p.glob || !r.exact
+		p.refs = append(p.refs, r)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Select is SelectTarget(app, crs, opts) for the CRs and options the
+// Selector was made from.
+func (s *Selector) Select(app Application) Targeting {
+	t, _ := s.selectApp(app, false)
+	return t
+}
+
+// SelectConcerned is Select without the CRs that do not reach the app
+// when another CR selects it: a CR that is watched and valid, and whose
+// only word about the app is that it lists another namespace or that none
+// of its refs matches (an info problem once another CR selects the app),
+// is left out of CRs and Problems. Everything else (the CR followed, the
+// others that select the app, their images, every other problem) is
+// Select's. When no CR selects the app it is Select. A fleet scan takes
+// this selection to its diagnoses: it costs what the app's own CRs cost,
+// not what every CR of the cluster does.
+func (s *Selector) SelectConcerned(app Application) Targeting {
+	t, _ := s.selectApp(app, true)
+	return t
+}
+
+// Matches reports whether one of the CRs selects the app by name and
+// labels (its configuration built or not): a watched, valid CR that lists
+// the app's namespace and has a ref whose namePattern and labelSelectors
+// match it. It builds no configuration and reads only the app's own CRs.
+func (s *Selector) Matches(app Application) bool {
+	if !s.opts.Version.UsesCRs() {
+		return false
+	}
+	for _, k := range s.candidates(app.Name) {
+		p := &s.crs[k]
+		if p.fail != nil || p.listing != "" && p.listing != app.Namespace {
+			continue
+		}
+		for i := range p.refs {
+			if ok, _ := p.refs[i].matches(app); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// candidates are the CRs (indexes in key order) whose answer for an app of
+// this name is not the plain "no ref matches" or "another namespace".
+func (s *Selector) candidates(name string) []int {
+	exact := s.byName[name]
+	if len(exact) == 0 {
+		return s.others
+	}
+	if len(s.others) == 0 {
+		return exact
+	}
+	out := make([]int, 0, len(exact)+len(s.others))
+	out = append(out, exact...)
+	out = append(out, s.others...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// matches: the ref matches the app by name and labels; invalid is the
+// selector's error when the name matched and the selector is invalid.
+func (r *preparedRef) matches(app Application) (ok bool, invalid error) {
+	if !r.nameMatches(app.Name) {
+		return false, nil
+	}
+	if r.ref.LabelSelectors == nil {
+		return true, nil
+	}
+	if r.selErr != nil {
+		return false, r.selErr
+	}
+	return r.selector.Matches(labels.Set(app.Labels)), nil
+}
+
+func (r *preparedRef) nameMatches(name string) bool {
+	if r.exact {
+		return r.ref.NamePattern == name
+	}
+	ok, _ := filepath.Match(r.ref.NamePattern, name)
+	return ok
+}
+
+// selectApp is SelectTarget; with concerned, the CRs that do not reach the
+// app are left out when another selects it (ok false: every CR was
+// evaluated).
+func (s *Selector) selectApp(app Application, concerned bool) (Targeting, bool) {
+	opts := s.opts
+	v := opts.Version
+	t := Targeting{App: app.Key(), Version: v.String(), RefIndex: -1}
+	if !v.UsesCRs() {
+		selectV0(app, opts, &t)
+		return t, false
+	}
+	if len(s.crs) == 0 {
+		t.add(problemf(ProblemNoCR, SeverityError, "no ImageUpdater CR exists; %s takes its configuration only from ImageUpdater CRs", v.Short()))
+		if _, hasImageList := app.Annotations[AnnotationImageList]; hasImageList {
+			t.add(problemf(ProblemAnnotationsIgnoredWithoutCR, SeverityError,
+				"the application carries %s, but %s ignores Application annotations unless an ImageUpdater CR selects it with an applicationRef that sets useAnnotations: true (v1.1.0+)", AnnotationImageList, v.Short()))
+		}
+		return t, false
+	}
+	if concerned {
+		var chosen []*crSelection
+		var notes []Problem
+		for _, k := range s.candidates(app.Name) {
+			sel := s.crs[k].evaluate(app, opts)
+			if sel.refIdx >= 0 {
+				chosen = append(chosen, sel)
+				t.CRs = append(t.CRs, sel.trace)
+				continue
+			}
+			if sel.reachesNot() {
+				continue
+			}
+			t.CRs = append(t.CRs, sel.trace)
+			notes = append(notes, sel.details...)
+		}
+		if len(chosen) > 0 {
+			return finishSelection(app, opts, t, chosen, notes), true
+		}
+		t.CRs = nil
+	}
+	var chosen []*crSelection
+	var notes []Problem // per-CR reasons, reported fully only if nothing selects the app
+	t.CRs = make([]CRTrace, 0, len(s.crs))
+	for k := range s.crs {
+		sel := s.crs[k].evaluate(app, opts)
+		t.CRs = append(t.CRs, sel.trace)
+		if sel.refIdx >= 0 {
+			chosen = append(chosen, sel)
+		} else {
+			notes = append(notes, sel.details...)
+		}
+	}
+	return finishSelection(app, opts, t, chosen, notes), false
+}
+
+// reachesNot: the CR's only word about the app is that it lists another
+// namespace or that no ref matches it.
+func (s *crSelection) reachesNot() bool {
+	if s.refIdx >= 0 || len(s.details) != 1 {
+		return false
+	}
+	c := s.details[0].Code
+	return c == ProblemNoMatchingRef || c == ProblemAppNotInCRNamespace
+}
+
+// evaluate walks the CR's refs for the app, as Image Updater does.
+func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection {
+	cr := p.cr
+	sel := &crSelection{cr: cr, refIdx: -1}
+	tr := CRTrace{CR: p.key, SelectedRef: -1, Watched: p.watched, Error: p.errText}
+	defer func() { sel.trace = tr }()
+	if p.fail != nil {
+		sel.details = append(sel.details, *p.fail)
+		return sel
+	}
+	sel.details = append(sel.details, p.nsNotes...)
+	tr.ListingNamespace = p.listing
+	tr.AppListed = p.listing == "" || p.listing == app.Namespace
+	if !tr.AppListed {
+		where := "its metadata.namespace"
+		if opts.Version.AppNamespaceFromSpec() {
+			where = "spec.namespace"
+		}
+		sel.details = append(sel.details, problemf(ProblemAppNotInCRNamespace, SeverityError,
+			"ImageUpdater %s lists Applications only in namespace %q (%s, %s); %s is in %q", p.key, p.listing, where, opts.Version.Short(), app.Key(), app.Namespace))
+		return sel
+	}
+
+	matchedAny := false
+	var lastErr error
+	var failed []int // indexes in sel.details of errors of refs that failed to build
+	tr.Refs = make([]RefTrace, 0, len(p.refs))
+	for ri := range p.refs {
+		r := &p.refs[ri]
+		i, ref := r.index, *r.ref
+		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: r.specificity, UsesAnnotations: r.annotations}
+		if sel.refIdx >= 0 {
+			rt.Outcome = RefNotReached
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		if !r.nameMatches(app.Name) {
+			rt.Outcome, rt.App = RefNameMismatch, app.Name
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		if ref.LabelSelectors != nil {
+			if r.selErr != nil {
+				rt.Outcome, rt.Err = RefInvalidSelector, r.selErr
+				sel.details = append(sel.details, problemf(ProblemInvalidLabelSelector, SeverityWarning,
+					"ImageUpdater %s applicationRefs[%d] (namePattern %q): invalid labelSelectors (%v); the ref matches no application", p.key, i, ref.NamePattern, r.selErr))
+				tr.Refs = append(tr.Refs, rt)
+				continue
+			}
+			if !r.selector.Matches(labels.Set(app.Labels)) {
+				rt.Outcome, rt.Labels, rt.Selector = RefLabelsMismatch, app.Labels, r.selector
+				tr.Refs = append(tr.Refs, rt)
+				continue
+			}
+		}
+		matchedAny = true
+		if probs, err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
+			rt.Outcome, rt.Err = RefConfigError, err
+			lastErr = err
+			// The specific problems (a typo with "did you mean", an
+			// unparsable value) come first: they are the cause and carry
+			// the key and value to fix.
+			for _, pr := range probs {
+				if pr.Severity == SeverityError {
+					failed = append(failed, len(sel.details))
+				}
+				sel.details = append(sel.details, pr)
+			}
+			sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
+				"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
+				p.key, i, ref.NamePattern, err))
+			tr.Refs = append(tr.Refs, rt)
+			continue
+		}
+		rt.Outcome = RefSelected
+		sel.refIdx, tr.SelectedRef = i, i
+		tr.Refs = append(tr.Refs, rt)
+	}
+	if sel.refIdx >= 0 {
+		// A broader ref took over: the specific ref's errors explain the
+		// fall-through, they do not stop the app.
+		for _, i := range failed {
+			sel.details[i].Severity = SeverityWarning
+		}
+	}
+	if sel.refIdx < 0 {
+		if matchedAny {
+			sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
+				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration (%v) and no less specific ref was left; Image Updater skips the application (the CR still reports Ready)", p.key, app.Key(), lastErr))
+		} else {
+			sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
+				"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", p.key, app.Key()))
+		}
+	}
+	return sel
+}
