@@ -14,14 +14,16 @@ func textExporter() exporter {
 			if v.heading != "" {
 				fmt.Fprintf(io.Out, "%s\n\n", v.heading)
 			}
-			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose})
+			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose, Width: io.textWidth(), Color: io.colored()})
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
+			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
 			render.SummaryText(io.Out, v.summary, v.opts)
 			return nil
 		}),
 		answerWhere: exportAs("", func(io streams, v whereOutput) error {
+			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
 			render.WhereText(io.Out, v.where, v.opts)
 			return nil
 		}),

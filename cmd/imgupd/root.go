@@ -20,6 +20,9 @@ import (
 type streams struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// term is what text on Out may do (width, colour), decided once the
+	// flags are read (color.go); nil is neither.
+	term *terminal
 }
 
 // Exit statuses, documented in docs/cli.md.
@@ -85,6 +88,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	for _, o := range opts {
 		o(&ro)
 	}
+	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:   "imgupd",
 		Short: "Explain why Argo CD Image Updater did not update an application",
@@ -93,10 +97,14 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return bindConfig(cmd, v, lookupEnv)
+			if err := bindConfig(cmd, v, lookupEnv); err != nil {
+				return err
+			}
+			return decideTerm(cmd)
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
+	addColorFlag(root)
 	// The terminal's commands are the command table's (commands.Table).
 	build := terminalCommands()
 	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
