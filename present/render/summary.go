@@ -222,8 +222,10 @@ func writeRow(w io.Writer, lead, last string, width int) {
 		return
 	}
 	indent := columns(lead)
-	if indent > width/2 {
-		indent = 6
+	if indent > width/2 && indent+columns(last) > width {
+		// Too little room for the last column: it goes under the row.
+		fmt.Fprintln(w, strings.TrimRight(lead, " "))
+		lead, indent = "      ", 6
 	}
 	for _, l := range wrapLine(lead+last, width, indent) {
 		fmt.Fprintln(w, strings.TrimRight(l, " "))

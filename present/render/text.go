@@ -86,7 +86,9 @@ func writeText(w io.Writer, r *report.Report, o TextOptions) {
 			p("   %s\n", vis(rc.Detail))
 		}
 		writeEvidence(w, rc.Evidence, "   ")
-		writeFix(w, rc.Fix, "   ", o.look())
+		if n := fixSteps(rc.Fix); n > 0 {
+			p("   ↓ the fix is below (%d %s)\n", n, plural(n, "step", "steps"))
+		}
 	}
 	p("\n")
 	if o.Verbose {
@@ -112,6 +114,12 @@ func writeText(w io.Writer, r *report.Report, o TextOptions) {
 				p("     verify: %s\n", vis(u.VerifyBy))
 			}
 		}
+	}
+	if rc := r.RootCause; rc != nil && rc.Fix != nil && rc.Fix.Summary != "" {
+		// The fix last, above the recap: what to do stays on the last
+		// screen, however long the report.
+		p("\n")
+		writeFix(w, rc.Fix, "", o.look())
 	}
 	p("\n%d registry request(s), %s. `imgupd explain CODE` explains a code.\n", r.RegistryRequests, r.Duration.Round(1e6))
 	p("%s\n", recap(r, o))
@@ -149,11 +157,19 @@ func recap(r *report.Report, o TextOptions) string {
 	return st.state(r.State, mark) + " " + line
 }
 
+// fixSteps is how many steps the fix shows (0: none, or no fix).
+func fixSteps(f *report.Fix) int {
+	if f == nil || f.Summary == "" {
+		return 0
+	}
+	return len(stepLines(f))
+}
+
 // recapNext is what to do, in a few words: the root cause's fix above and
 // its steps, else the one check that would decide it, else nothing.
 func recapNext(r *report.Report) string {
 	if rc := r.RootCause; rc != nil && rc.Fix != nil && rc.Fix.Summary != "" {
-		if n := len(stepLines(rc.Fix)); n > 0 {
+		if n := fixSteps(rc.Fix); n > 0 {
 			return fmt.Sprintf("fix above, %d %s", n, plural(n, "step", "steps"))
 		}
 		return "fix above"

@@ -12,6 +12,11 @@ import (
 // word longer than the width stays whole on a line of its own. Colour
 // sequences take no column and are never broken.
 
+// Wrap is text with every line wrapped at its spaces to width columns
+// (0: as it is), each going on under its text: for a command's own lines
+// around a report (the demo's heading).
+func Wrap(text string, width int) string { return wrapText(text, width) }
+
 // wrapText is text with every line wrapped to width (0: as it is), but
 // the lines of code (codeMark), which are kept as they are, their mark
 // dropped.
