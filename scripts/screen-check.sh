@@ -5,7 +5,8 @@
 # coloured), captures the last screen and checks that it shows
 #   - the verdict: the recap (the report's last line), or, from a binary that
 #     has none, the answer (the report's first line), and
-#   - the root cause's first fix step, when the report has a fix.
+#   - the root cause's first fix step (its first line of code: the command or
+#     the YAML), when the report has a fix with steps.
 # What to look for comes from the same report printed to a pipe with
 # COLUMNS=100 (wrapped the same, not coloured).
 #
@@ -54,20 +55,22 @@ verdict_of() {
 	fi
 }
 
-# first_step_of FILE: the root cause's first fix step's first line ("  1. …"):
-# the first line indented by two after the "→ Fix: " that starts a line, or
-# (an older layout) after the first "   → Fix: ".
+# first_step_of FILE: the first line of code of the root cause's first fix
+# step: after the "→ Fix: " that starts a line (or, an older layout, the
+# first "   → Fix: "), the first line indented six more than the arrow.
 first_step_of() {
 	awk '
-		!fix && /^(   )?→ Fix: / { fix = 1; match($0, /→/); want = RSTART + 1; next }
-		fix && substr($0, 1, want) ~ /^ +$/ && substr($0, want + 1, 1) != " " { print; exit }
+		!fix && /^→ Fix: / { fix = 1; code = 6; next }
+		!fix && /^   → Fix: / { fix = 1; code = 9; next }
+		fix && !NF { exit }
+		fix && substr($0, 1, code) ~ /^ +$/ { sub(/^ +/, ""); print; exit }
 	' "$1"
 }
 
 pass=0 verdict_ok=0 step_ok=0 steps=0 failed=()
 for name in "${names[@]}"; do
 	piped="$work/$name.txt"
-	COLUMNS=100 "$bin" demo --scenario "$name" --color never >"$piped" 2>/dev/null || true
+	COLUMNS=100 "$bin" demo --scenario "$name" >"$piped" 2>/dev/null || true
 	verdict=$(verdict_of "$piped")
 	step=$(first_step_of "$piped")
 	tmux -S "$sock" send-keys -t screen "clear; '$bin' demo --scenario '$name' 2>/dev/null; tmux -S '$sock' wait-for -S done" Enter
@@ -82,7 +85,7 @@ for name in "${names[@]}"; do
 	fi
 	if [ -n "$step" ]; then
 		steps=$((steps + 1))
-		if grep -qF -- "$(printf '%s' "$step" | sed 's/^ *//')" "$work/$name.screen"; then
+		if grep -qF -- "$step" "$work/$name.screen"; then
 			step_ok=$((step_ok + 1))
 		else
 			ok=0

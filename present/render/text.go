@@ -56,13 +56,13 @@ type look struct {
 }
 
 // Text writes the report for a terminal: the answer first, the root
-// cause with its evidence and its fix as steps, the stages that failed,
-// warn or could not be checked with their findings, the passed stages in
-// one line, the candidates in one line each and what was not verified;
-// last, the recap: the verdict in one line, on the last screen however
-// long the report. Verbose lists every stage and finding and the
-// candidate tables instead. The whole report is one write, wrapped to
-// o.Width.
+// cause with its evidence, the stages that failed, warn or could not be
+// checked with their findings, the passed stages in one line, the
+// candidates in one line each, what was not verified, then the root
+// cause's fix as steps and last the recap, the verdict in one line: the
+// fix and the verdict stay on the last screen however long the report.
+// Verbose lists every stage and finding and the candidate tables instead.
+// The whole report is one write, wrapped to o.Width.
 func Text(w io.Writer, r *report.Report, o TextOptions) {
 	var b strings.Builder
 	writeText(&b, r, o)
@@ -86,8 +86,11 @@ func writeText(w io.Writer, r *report.Report, o TextOptions) {
 			p("   %s\n", vis(rc.Detail))
 		}
 		writeEvidence(w, rc.Evidence, "   ")
-		if n := fixSteps(rc.Fix); n > 0 {
+		switch n := fixSteps(rc.Fix); {
+		case n > 0:
 			p("   ↓ the fix is below (%d %s)\n", n, plural(n, "step", "steps"))
+		case rc.Fix != nil && rc.Fix.Summary != "":
+			p("   ↓ the fix is below\n")
 		}
 	}
 	p("\n")
@@ -148,7 +151,7 @@ func recap(r *report.Report, o TextOptions) string {
 	if limit <= 0 {
 		limit = 100
 	}
-	line = textutil.ClipWords(line, limit-len("✗ "))
+	line = textutil.ClipWords(line, limit-2) // the mark and a space before it
 	mark := phrase.Mark(r.State)
 	state := string(r.State)
 	if strings.HasPrefix(line, state) {
@@ -185,7 +188,7 @@ func recapNext(r *report.Report) string {
 	if rc := r.RootCause; rc != nil {
 		return "next: imgupd explain " + vis(string(rc.Code))
 	}
-	return "next: imgupd diagnose -v shows every check"
+	return "next: -v shows every check"
 }
 
 // writeStages lists the stages that failed, warn or could not be checked
