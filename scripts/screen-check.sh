@@ -8,7 +8,8 @@
 #   - the root cause's first fix step (its first line of code: the command or
 #     the YAML), when the report has a fix with steps.
 # What to look for comes from the same report printed to a pipe with
-# COLUMNS=100 (wrapped the same, not coloured).
+# COLUMNS=100 (wrapped the same, not coloured); each run has its own lab on
+# its own loopback ports, so numbers of four or five digits are compared as N.
 #
 # Usage: scripts/screen-check.sh [NAME...]     (default: every built-in scenario)
 #   IMGUPD=path/to/imgupd  check that binary instead of building ./cmd/imgupd
@@ -67,16 +68,19 @@ first_step_of() {
 	' "$1"
 }
 
+# ports writes every number of four or five digits (a lab's port) as N.
+ports() { sed -E 's/[0-9]{4,5}/N/g'; }
+
 pass=0 verdict_ok=0 step_ok=0 steps=0 failed=()
 for name in "${names[@]}"; do
 	piped="$work/$name.txt"
-	COLUMNS=100 "$bin" demo --scenario "$name" >"$piped" 2>/dev/null || true
+	COLUMNS=100 "$bin" demo --scenario "$name" 2>/dev/null | ports >"$piped" || true
 	verdict=$(verdict_of "$piped")
 	step=$(first_step_of "$piped")
 	tmux -S "$sock" send-keys -t screen "clear; '$bin' demo --scenario '$name' 2>/dev/null; tmux -S '$sock' wait-for -S done" Enter
 	tmux -S "$sock" wait-for done
 	# -J joins lines the terminal wrapped (an older binary's long lines).
-	tmux -S "$sock" capture-pane -p -J -t screen | sed 's/ *$//' >"$work/$name.screen"
+	tmux -S "$sock" capture-pane -p -J -t screen | sed 's/ *$//' | ports >"$work/$name.screen"
 	ok=1
 	if [ -n "$verdict" ] && grep -qF -- "$verdict" "$work/$name.screen"; then
 		verdict_ok=$((verdict_ok + 1))
