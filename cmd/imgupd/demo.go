@@ -45,7 +45,7 @@ func newDemoCmd(io streams) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "run one scenario: a built-in name or a file")
 	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s; without --scenario or --summary: "+formatsOf(answerScenarios).list(false))
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks and all evidence")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: passing checks, all evidence and the candidate tables")
 	f.IntVar(&o.parallel, "parallel", 4, "scenarios run at once")
 	f.StringVar(&o.where, "where", "", "IMAGE[:TAG|@DIGEST]: where is my tag, on the lab fleet where-web (team/web), in -o "+formatsOf(answerWhere).list(false))
 	f.BoolVar(&o.expected, "expected", false, "the lab's own check, in the scenario list: each scenario's root-cause code, the state and code it expects, whether it gave them, and its time")

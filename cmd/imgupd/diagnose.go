@@ -50,7 +50,7 @@ func newDiagnoseCmd(io streams) *cobra.Command {
 	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
 	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s")
 	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks and all evidence")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks, all evidence and the candidate tables")
 	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
 	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
 	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/imgupd/imgupd/internal/textutil"
+
 	"github.com/imgupd/imgupd/present/render"
 	"github.com/imgupd/imgupd/simulate"
 )
@@ -12,16 +14,19 @@ func textExporter() exporter {
 	return exporter{name: "text", mode: shownText, answers: map[answerKind]export{
 		answerReport: exportAs("", func(io streams, v reportOutput) error {
 			if v.heading != "" {
-				fmt.Fprintf(io.Out, "%s\n\n", v.heading)
+				// A scenario file's words: shown, never acted on (colour included).
+				fmt.Fprintf(io.Out, "%s\n\n", render.Wrap(textutil.VisibleLines(v.heading), io.textWidth()))
 			}
-			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose})
+			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose, Width: io.textWidth(), Color: io.colored()})
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
+			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
 			render.SummaryText(io.Out, v.summary, v.opts)
 			return nil
 		}),
 		answerWhere: exportAs("", func(io streams, v whereOutput) error {
+			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
 			render.WhereText(io.Out, v.where, v.opts)
 			return nil
 		}),

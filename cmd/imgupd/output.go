@@ -151,6 +151,9 @@ func (fs formats) write(io streams, name string, a answer) error {
 		return err
 	}
 	out := newShownWriter(io.Out, f.mode)
+	// In text on a terminal that may be painted, the renderers' own colour
+	// sequences (render.StyleAt) pass; every other ESC is still shown.
+	out.colors = f.mode == shownText && io.colored()
 	io.Out = out
 	err = f.write(io, a)
 	if cerr := out.Close(); err == nil {

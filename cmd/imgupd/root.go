@@ -20,6 +20,9 @@ import (
 type streams struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// term is what text on Out may do (width, colour), decided once the
+	// flags are read (color.go); nil is neither.
+	term *terminal
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -102,6 +105,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	for _, o := range opts {
 		o(&ro)
 	}
+	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:           "imgupd",
 		Short:         "Explain why Argo CD Image Updater did not update an application",
@@ -111,11 +115,15 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 what stops it and how to fix it: it reads the cluster (Argo CD's Applications, Image Updater and
 its CRs, their Secrets as Image Updater may), the registries and git, as Image Updater does.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return bindConfig(cmd, v, lookupEnv)
+			if err := bindConfig(cmd, v, lookupEnv); err != nil {
+				return err
+			}
+			return decideTerm(cmd)
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); see config.example.yaml")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	addColorFlag(root)
 	// The terminal's commands are the command table's (commands.Table).
 	build := terminalCommands()
 	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}

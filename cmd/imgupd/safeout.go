@@ -31,6 +31,8 @@ type shownWriter struct {
 	// the last character written.
 	pending []byte
 	prev    rune
+	// colors lets the renderers' colour sequences through (text only).
+	colors bool
 }
 
 // shownMode is what a shownWriter writes: text, Markdown or JSON.
@@ -65,6 +67,15 @@ func (s *shownWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// style is the length of the renderer's colour sequence buf starts with,
+// when colours pass, else 0.
+func (s *shownWriter) style(buf []byte) int {
+	if !s.colors || buf[0] != 0x1b {
+		return 0
+	}
+	return render.StyleAt(buf)
+}
+
 // Close writes what is left of a character cut short (shown as its bytes).
 func (s *shownWriter) Close() error {
 	if len(s.pending) == 0 {
@@ -88,6 +99,11 @@ func (s *shownWriter) shown(buf []byte) string {
 	var b strings.Builder
 	b.Grow(len(buf))
 	for i := 0; i < len(buf); {
+		if n := s.style(buf[i:]); n > 0 {
+			b.Write(buf[i : i+n])
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRune(buf[i:])
 		raw := buf[i : i+size]
 		i += size

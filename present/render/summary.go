@@ -24,6 +24,11 @@ type SummaryOptions struct {
 	// TitleWidth clips each app's root-cause title in text (0 = 60
 	// characters).
 	TitleWidth int
+	// Width, in text, wraps every line at its spaces to this many columns
+	// and sizes the columns to it (0: no wrapping).
+	Width int
+	// Color, in text, paints the marks, the states and the headings.
+	Color bool
 }
 
 func (o SummaryOptions) withDefaults() SummaryOptions {
@@ -49,9 +54,16 @@ var placeholder = report.AppRef{Namespace: "NAMESPACE", Name: "APP"}
 // cause in short, since when, how long a newer tag has waited), and the
 // command that shows one app's full report.
 func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
+	var b strings.Builder
+	writeSummary(&b, s, o)
+	io.WriteString(w, wrapText(b.String(), o.Width))
+}
+
+func writeSummary(w io.Writer, s report.Summary, o SummaryOptions) {
 	o = o.withDefaults()
+	st := styler{on: o.Color}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", phrase.Mark(s.Worst), vis(SummaryHeader(s)))
+	p("%s  %s\n", st.state(s.Worst, phrase.Mark(s.Worst)), vis(SummaryHeader(s)))
 	if s.Partial {
 		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
 	}
@@ -65,7 +77,7 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 		width = max(width, utf8.RuneCountInString(phrase.Title(c.State)))
 	}
 	for _, c := range counts {
-		p("   %s %-*s %4d\n", phrase.Mark(c.State), width, phrase.Title(c.State), c.Count)
+		p("   %s %s %4d\n", st.state(c.State, phrase.Mark(c.State)), st.state(c.State, pad(phrase.Title(c.State), width)), c.Count)
 	}
 	if s.Unmanaged > 0 {
 		p("   (%d more Application(s) in the scope that Image Updater does not manage)\n", s.Unmanaged)
@@ -82,14 +94,24 @@ func SummaryText(w io.Writer, s report.Summary, o SummaryOptions) {
 			}
 		}
 		appW, codeW = min(appW, 64), min(codeW, 40)
+		if o.Width > 0 {
+			// The cause keeps at least a third of the width.
+			appW = min(appW, max(12, o.Width/3))
+		}
 		for _, g := range s.Attention {
-			p("\n%s %s · %s (%d)\n", phrase.Mark(g.State), vis(phrase.Title(g.State)), vis(phrase.StageTitle(g.Stage)), len(g.Apps))
+			p("\n%s %s · %s (%d)\n", st.state(g.State, phrase.Mark(g.State)), st.heading(vis(phrase.Title(g.State))), vis(phrase.StageTitle(g.Stage)), len(g.Apps))
 			for _, l := range g.Apps {
-				line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, vis(l.App.String()), codeW, vis(orDash(string(l.Code))), causeW, summaryClip(LineCause(l), o.TitleWidth))
-				if a := phrase.LineAges(l, s.At); a != "" {
-					line += "  " + a
+				cause := summaryClip(LineCause(l), o.TitleWidth)
+				ages := phrase.LineAges(l, s.At)
+				if o.Width <= 0 {
+					line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, vis(l.App.String()), codeW, vis(orDash(string(l.Code))), causeW, cause)
+					if ages != "" {
+						line += "  " + ages
+					}
+					p("%s\n", strings.TrimRight(line, " "))
+					continue
 				}
-				p("%s\n", strings.TrimRight(line, " "))
+				writeSummaryRow(w, l, cause, ages, appW, codeW, causeW, o.Width)
 			}
 		}
 	}
@@ -168,6 +190,46 @@ func SummaryHeader(s report.Summary) string {
 		parts = append(parts, "partial")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// writeSummaryRow writes one app's row sized to width: the app and the code
+// in columns as wide as needed, the cause and the ages after them, in a
+// column of their own when it fits, else wrapped under the cause.
+func writeSummaryRow(w io.Writer, l report.SummaryLine, cause, ages string, appW, codeW, causeW, width int) {
+	app := vis(l.App.String())
+	if columns(app) > appW {
+		// A name longer than its column has the row's rest under it.
+		fmt.Fprintf(w, "   %s\n", app)
+		app = ""
+	}
+	lead := "   " + pad(app, appW) + "  " + pad(vis(orDash(string(l.Code))), codeW) + "  "
+	rest := cause
+	if ages != "" {
+		if columns(lead)+causeW+2+columns(ages) <= width {
+			rest = pad(cause, causeW) + "  " + ages
+		} else {
+			rest = cause + " · " + ages
+		}
+	}
+	writeRow(w, lead, rest, width)
+}
+
+// writeRow writes a table row: lead (the columns before the last, padded),
+// then the last column, wrapped to width under itself.
+func writeRow(w io.Writer, lead, last string, width int) {
+	if width <= 0 {
+		fmt.Fprintln(w, strings.TrimRight(lead+last, " "))
+		return
+	}
+	indent := columns(lead)
+	if indent > width/2 && indent+columns(last) > width {
+		// Too little room for the last column: it goes under the row.
+		fmt.Fprintln(w, strings.TrimRight(lead, " "))
+		lead, indent = "      ", 6
+	}
+	for _, l := range wrapLine(lead+last, width, indent) {
+		fmt.Fprintln(w, strings.TrimRight(l, " "))
+	}
 }
 
 // LineCause is an app's cause in short: its answer's cause in the

@@ -16,9 +16,16 @@ import (
 // due, held back, blocked, wrong update, not deployed, unknown), one line
 // each, and the fix of the first app something stops.
 func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
+	var b strings.Builder
+	writeWhere(&b, wh, o)
+	io.WriteString(w, wrapText(b.String(), o.Width))
+}
+
+func writeWhere(w io.Writer, wh *report.Where, o SummaryOptions) {
 	o = o.withDefaults()
+	st := styler{on: o.Color}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("%s  %s\n", phrase.Mark(wh.Worst()), vis(wh.Head()))
+	p("%s  %s\n", st.state(wh.Worst(), phrase.Mark(wh.Worst())), vis(wh.Head()))
 	for _, l := range whereAbout(wh) {
 		p("   %s\n", vis(l))
 	}
@@ -37,14 +44,14 @@ func WhereText(w io.Writer, wh *report.Where, o SummaryOptions) {
 		if len(g) == 0 {
 			continue
 		}
-		p("\n%s %s (%d)\n", phrase.Mark(a.State()), vis(phrase.WhereTitle(a)), len(g))
+		p("\n%s %s (%d)\n", st.state(a.State(), phrase.Mark(a.State())), st.heading(vis(phrase.WhereTitle(a))), len(g))
 		for _, l := range g {
-			p("   %-*s  %s\n", width, vis(l.App.String()), textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180))
+			writeRow(w, "   "+pad(vis(l.App.String()), width)+"  ", textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180), o.Width)
 		}
 	}
 	if l := wh.FirstStopped(); l != nil && l.Fix != nil {
 		p("\n%s: ", vis(l.App.String()))
-		writeFix(w, l.Fix, "")
+		writeFix(w, l.Fix, "", look{styler: st, width: o.Width})
 	}
 	p("\n`%s` shows an app's full report.\n", vis(o.Next(placeholder)))
 }
