@@ -160,7 +160,11 @@ func writeScenarioTable(io streams, list scenarioList) error {
 		expectedTable(io, list.results)
 		fmt.Fprintf(io.Out, "\n%d passed, %d failed\n", len(list.results)-failed, failed)
 	} else {
-		scenarioTable(io, list.results, demoWidth)
+		width := demoWidth
+		if io.term != nil && io.term.width > 0 {
+			width = io.term.width
+		}
+		scenarioTable(io, list.results, width)
 		fmt.Fprintf(io.Out, "\n%d scenarios, each a setup of its own with its registry and git server.\n", len(list.results))
 		if failed == 0 {
 			fmt.Fprintln(io.Out, "Each gave the answer it expects (--expected shows the check).")
@@ -172,14 +176,15 @@ func writeScenarioTable(io streams, list scenarioList) error {
 	return nil
 }
 
-// demoWidth is the scenario table's width: a 100-column terminal's.
+// demoWidth is the scenario table's width off a terminal (COLUMNS unset): a 100-column terminal's.
 const demoWidth = 100
 
 // scenarioTable is a row per scenario in width columns: its name, its state (mark and words) and
-// the cause in words, clipped at a word. A name too long for its column has a line of its own,
-// the state and cause on the next, so that every name can be copied whole for --scenario.
+// the cause in words, wrapped at its spaces under itself. A name too long for its column has a
+// line of its own, the state and cause on the next, so that every name can be copied whole for
+// --scenario.
 func scenarioTable(io streams, results []scenarioResult, width int) {
-	const nameW, gap = 36, 2
+	const nameW, gap = 34, 2
 	stateW := len("STATE")
 	states := make([]string, len(results))
 	for i, r := range results {
@@ -191,7 +196,11 @@ func scenarioTable(io streams, results []scenarioResult, width int) {
 	}
 	causeW := max(width-nameW-stateW-2*gap, 20)
 	row := func(name, state, cause string) {
-		fmt.Fprintf(io.Out, "%s%s%s%s%s\n", pad(name, nameW+gap), pad(state, stateW+gap), "", textutil.ClipWords(cause, causeW), "")
+		lines := render.WrapCell(cause, causeW)
+		fmt.Fprintf(io.Out, "%s%s%s\n", pad(name, nameW+gap), pad(state, stateW+gap), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(io.Out, "%s%s\n", strings.Repeat(" ", nameW+gap+stateW+gap), l)
+		}
 	}
 	row("SCENARIO", "STATE", "CAUSE")
 	for i, r := range results {

@@ -17,6 +17,10 @@ import (
 // around a report (the demo's heading).
 func Wrap(text string, width int) string { return wrapText(text, width) }
 
+// WrapCell is one line wrapped at its spaces to width columns, every line
+// starting where the first does: a table's last column.
+func WrapCell(line string, width int) []string { return wrapLine(line, width, 0) }
+
 // wrapText is text with every line wrapped to width (0: as it is), but
 // the lines of code (codeMark), which are kept as they are, their mark
 // dropped.
