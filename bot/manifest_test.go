@@ -3,6 +3,7 @@ package bot_test
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -115,5 +116,28 @@ func TestAppManifest(t *testing.T) {
 	}
 	if !m.Settings.SocketMode || !m.Settings.Interactivity.Enabled {
 		t.Error("Socket Mode and interactivity (the report's buttons) must be on")
+	}
+}
+
+// TestAppManifestPointsToRealSections: every section the manifest's header sends its reader to
+// (FILE.md "Heading") is a heading of that file.
+func TestAppManifestPointsToRealSections(t *testing.T) {
+	b, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := regexp.MustCompile(`([\w/.-]+\.md) "([^"]+)"`).FindAllStringSubmatch(string(b), -1)
+	if len(refs) == 0 {
+		t.Fatal("the manifest's header names no section to follow")
+	}
+	for _, r := range refs {
+		doc, err := os.ReadFile(filepath.Join("..", r[1]))
+		if err != nil {
+			t.Errorf("%s: %v", r[1], err)
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(r[2]) + `\s*$`).Match(doc) {
+			t.Errorf("the manifest sends its reader to %s %q, which has no such heading", r[1], r[2])
+		}
 	}
 }
