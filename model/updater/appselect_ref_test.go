@@ -245,4 +245,3 @@ func refEvaluateCR(app Application, cr *ImageUpdater, opts SelectOptions, detail
 	}
 	return sel
 }
-

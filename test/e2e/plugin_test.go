@@ -88,8 +88,8 @@ current-context: elsewhere
 			}
 			// Without --context, the current context: its API server cannot be reached.
 			code, _, errOut = run([]string{"KUBECONFIG=" + kubeconfig}, viaKubectl, "diagnose", "web", "-o", "json", "--timeout", "5s")
-			if code != 2 {
-				t.Errorf("the current context (nowhere) gave exit %d, want 2 (could not diagnose)\n%s", code, errOut)
+			if code != 69 || !strings.Contains(errOut, "cannot reach the Kubernetes API server") {
+				t.Errorf("the current context (nowhere) gave exit %d, want 69 (the API server cannot be reached)\n%s", code, errOut)
 			}
 			code, out, _ = run(nil, viaKubectl, "diagnose", "--help")
 			if code != 0 || !strings.Contains(out, "kubectl imgupd diagnose APP [flags]") || !strings.Contains(out, "kubectl imgupd diagnose guestbook -n argocd") {
