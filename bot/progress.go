@@ -55,12 +55,7 @@ func (b *Bot) progressNote(ctx context.Context, inv *invocation) func(done, tota
 		m := blockkit.Progress(text)
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		opts := append(msgOptions(m, ""), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral), slack.MsgOptionReplaceOriginal(inv.respURL))
-		err := b.del.call(pctx, "response_url", func(ctx context.Context) error {
-			_, _, err := b.api.PostMessageContext(ctx, inv.channel, opts...)
-			return err
-		})
-		if err != nil {
+		if err := b.postResponse(pctx, inv, m, slack.MsgOptionReplaceOriginal(inv.respURL)); err != nil {
 			// Progress is a courtesy: the answer follows whatever happens here. The response
 			// URL itself stays out of the log (it lets anyone post for 30 minutes).
 			b.cfg.Log.Debug("progress note not replaced", "error", errorCode(err))

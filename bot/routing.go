@@ -288,20 +288,29 @@ func (b *Bot) respond(ctx context.Context, inv *invocation, ms ...blockkit.Messa
 		return errors.New("no response_url to answer through")
 	}
 	for _, m := range ms {
-		opts := append(msgOptions(m, ""), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral))
-		err := b.del.call(ctx, "response_url", func(ctx context.Context) error {
-			_, _, err := b.api.PostMessageContext(ctx, inv.channel, opts...)
+		if err := b.postResponse(ctx, inv, m); err != nil {
 			return err
-		})
-		if err != nil {
-			// A response URL lets anyone post for 30 minutes: keep it out
-			// of errors, logs and the audit line.
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				return fmt.Errorf("response_url: %s: %w", ue.Op, ue.Err)
-			}
-			return fmt.Errorf("response_url: %w", err)
 		}
+	}
+	return nil
+}
+
+// postResponse posts one message for the asker alone through the command's response_url; with
+// more options (slack.MsgOptionReplaceOriginal) it replaces the one the command showed.
+func (b *Bot) postResponse(ctx context.Context, inv *invocation, m blockkit.Message, more ...slack.MsgOption) error {
+	opts := append(append(msgOptions(m, ""), slack.MsgOptionResponseURL(inv.respURL, slack.ResponseTypeEphemeral)), more...)
+	err := b.del.call(ctx, "response_url", func(ctx context.Context) error {
+		_, _, err := b.api.PostMessageContext(ctx, inv.channel, opts...)
+		return err
+	})
+	if err != nil {
+		// A response URL lets anyone post for 30 minutes: keep it out
+		// of errors, logs and the audit line.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return fmt.Errorf("response_url: %s: %w", ue.Op, ue.Err)
+		}
+		return fmt.Errorf("response_url: %w", err)
 	}
 	return nil
 }

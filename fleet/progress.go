@@ -5,7 +5,7 @@ import "context"
 type progressKey struct{}
 
 // WithProgress is ctx carrying fn, which a scan or a where answer run with it calls after each
-// app (done of total), as Scanner.Progress does: one asker's progress on a Scanner many share
+// app (done of total): the terminal's progress line, or one asker's on a Scanner many share
 // (the bot's).
 func WithProgress(ctx context.Context, fn func(done, total int)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)

@@ -38,8 +38,6 @@ type Scanner struct {
 	// Deadline bounds the whole scan (default 2 min); what did not finish
 	// is unknown.
 	Deadline time.Duration
-	// Progress, when set, is called after each app (done of total).
-	Progress func(done, total int)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -310,9 +308,6 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 				p.done++
 				d := p.done
 				mu.Unlock()
-				if p.s.Progress != nil {
-					p.s.Progress(d, len(apps))
-				}
 				if f := progressOf(p.ctx); f != nil {
 					f(d, len(apps))
 				}

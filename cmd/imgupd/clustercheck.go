@@ -35,10 +35,7 @@ func checkCluster(ctx context.Context, eng *diagnostics.Engine, attrs authorizat
 	if errors.As(err, &ae) && !forbiddenStops {
 		return nil
 	}
-	if ex := clusterExit(err); ex != nil {
-		return ex
-	}
-	return nil
+	return clusterExit(err)
 }
 
 // clusterExit is what stops imgupd from reading the cluster, as its message and exit status:

@@ -197,7 +197,7 @@ func scenarioTable(io streams, results []scenarioResult, width int) {
 	causeW := max(width-nameW-stateW-2*gap, 20)
 	row := func(name, state, cause string) {
 		lines := render.WrapCell(cause, causeW)
-		fmt.Fprintf(io.Out, "%s%s%s\n", pad(name, nameW+gap), pad(state, stateW+gap), lines[0])
+		fmt.Fprintf(io.Out, "%s%s%s\n", render.Pad(name, nameW+gap), render.Pad(state, stateW+gap), lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(io.Out, "%s%s\n", strings.Repeat(" ", nameW+gap+stateW+gap), l)
 		}
@@ -232,14 +232,6 @@ func scenarioCause(rep *report.Report) string {
 		return textutil.Visible(textutil.OneLine(rep.RootCause.Title))
 	}
 	return ""
-}
-
-// pad is s followed by spaces to n columns (runes).
-func pad(s string, n int) string {
-	if k := utf8.RuneCountInString(s); k < n {
-		return s + strings.Repeat(" ", n-k)
-	}
-	return s + " "
 }
 
 // expectedTable is the lab's own check: every scenario's state, root-cause code (or first

@@ -123,11 +123,3 @@ func nearCodes(typed string, codes []string) []string {
 	}
 	return nil
 }
-
-// orList is "A", "A or B", "A, B or C".
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
-}

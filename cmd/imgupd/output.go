@@ -106,6 +106,11 @@ func (fs formats) list(withNotes bool) string {
 			items[i] += " (" + f.note + ")"
 		}
 	}
+	return orList(items)
+}
+
+// orList is "A", "A or B", "A, B or C".
+func orList(items []string) string {
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}

@@ -99,7 +99,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	}
 	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
 	if prog != nil {
-		sc.Progress = prog.update
+		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()
 	}
 	res, err := sc.Scan(ctx, fleet.Everyone(scope))

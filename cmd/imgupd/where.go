@@ -42,7 +42,7 @@ func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, 
 	}
 	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
 	if prog != nil {
-		sc.Progress = prog.update
+		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()
 	}
 	w, err := sc.Where(ctx, fleet.Everyone(scope), q)

@@ -77,7 +77,7 @@ func writeSummary(w io.Writer, s report.Summary, o SummaryOptions) {
 		width = max(width, utf8.RuneCountInString(phrase.Title(c.State)))
 	}
 	for _, c := range counts {
-		p("   %s %s %4d\n", st.state(c.State, phrase.Mark(c.State)), st.state(c.State, pad(phrase.Title(c.State), width)), c.Count)
+		p("   %s %s %4d\n", st.state(c.State, phrase.Mark(c.State)), st.state(c.State, Pad(phrase.Title(c.State), width)), c.Count)
 	}
 	if s.Unmanaged > 0 {
 		p("   (%d more Application(s) in the scope that Image Updater does not manage)\n", s.Unmanaged)
@@ -202,11 +202,11 @@ func writeSummaryRow(w io.Writer, l report.SummaryLine, cause, ages string, appW
 		fmt.Fprintf(w, "   %s\n", app)
 		app = ""
 	}
-	lead := "   " + pad(app, appW) + "  " + pad(vis(orDash(string(l.Code))), codeW) + "  "
+	lead := "   " + Pad(app, appW) + "  " + Pad(vis(orDash(string(l.Code))), codeW) + "  "
 	rest := cause
 	if ages != "" {
 		if columns(lead)+causeW+2+columns(ages) <= width {
-			rest = pad(cause, causeW) + "  " + ages
+			rest = Pad(cause, causeW) + "  " + ages
 		} else {
 			rest = cause + " · " + ages
 		}

@@ -438,7 +438,7 @@ func writeTags(w io.Writer, d updater.Decision, maxTags, width int) {
 			fmt.Fprintf(w, "   %s %s\n", rank, tag)
 			tag, rank = "", "  "
 		}
-		lead := fmt.Sprintf("   %s %s %s ", rank, pad(tag, tagW), pad(fateOf(t), fateW))
+		lead := fmt.Sprintf("   %s %s %s ", rank, Pad(tag, tagW), Pad(fateOf(t), fateW))
 		for _, l := range wrapLine(lead+vis(t.Why), width, columns(lead)) {
 			fmt.Fprintln(w, strings.TrimRight(l, " "))
 		}
@@ -453,8 +453,9 @@ func fateOf(t updater.TagFate) string {
 	return vis(strings.TrimPrefix(string(t.Fate), "dropped: "))
 }
 
-// pad is s followed by spaces to n columns.
-func pad(s string, n int) string {
+// Pad is s followed by spaces to n columns (colour sequences take none): a
+// table's cell.
+func Pad(s string, n int) string {
 	return s + strings.Repeat(" ", max(0, n-columns(s)))
 }
 

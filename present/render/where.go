@@ -46,7 +46,7 @@ func writeWhere(w io.Writer, wh *report.Where, o SummaryOptions) {
 		}
 		p("\n%s %s (%d)\n", st.state(a.State(), phrase.Mark(a.State())), st.heading(vis(phrase.WhereTitle(a))), len(g))
 		for _, l := range g {
-			writeRow(w, "   "+pad(vis(l.App.String()), width)+"  ", textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180), o.Width)
+			writeRow(w, "   "+Pad(vis(l.App.String()), width)+"  ", textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180), o.Width)
 		}
 	}
 	if l := wh.FirstStopped(); l != nil && l.Fix != nil {

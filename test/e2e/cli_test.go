@@ -151,18 +151,28 @@ func buildCLI(t *testing.T) (bin, kubeconfig string) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building imgupd: %v\n%s", err, out)
 	}
-	kubeconfig = filepath.Join(dir, "kubeconfig")
+	return bin, kubeconfigFile(t, filepath.Join(dir, "kubeconfig"), srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:imgupd")
+}
+
+// kubeconfigFile writes a kubeconfig at path whose one context, e2e (namespace argocd), reaches
+// server with token, as the user as ("": the token's own).
+func kubeconfigFile(t *testing.T, path, server, token, as string) string {
+	t.Helper()
+	user := `{token: "` + token + `"}`
+	if as != "" {
+		user = `{token: "` + token + `", as: "` + as + `"}`
+	}
 	cfg := `apiVersion: v1
 kind: Config
-clusters: [{name: e2e, cluster: {server: "` + srv.config.Host + `", insecure-skip-tls-verify: true}}]
-users: [{name: imgupd, user: {token: "` + srv.config.BearerToken + `", as: "system:serviceaccount:imgupd:imgupd"}}]
+clusters: [{name: e2e, cluster: {server: "` + server + `", insecure-skip-tls-verify: true}}]
+users: [{name: imgupd, user: ` + user + `}]
 contexts: [{name: e2e, context: {cluster: e2e, user: imgupd, namespace: argocd}}]
 current-context: e2e
 `
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return bin, kubeconfig
+	return path
 }
 
 // TestClusterProblemsHaveTheirOwnExit: what stops imgupd before it can diagnose — an API server
@@ -179,22 +189,7 @@ func TestClusterProblemsHaveTheirOwnExit(t *testing.T) {
 	closed := "https://" + l.Addr().String()
 	l.Close()
 	kubeconfig := func(name, server, token, as string) string {
-		user := `{token: "` + token + `"}`
-		if as != "" {
-			user = `{token: "` + token + `", as: "` + as + `"}`
-		}
-		path := filepath.Join(dir, name)
-		cfg := `apiVersion: v1
-kind: Config
-clusters: [{name: e2e, cluster: {server: "` + server + `", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: ` + user + `}]
-contexts: [{name: e2e, context: {cluster: e2e, user: u, namespace: argocd}}]
-current-context: e2e
-`
-		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return kubeconfigFile(t, filepath.Join(dir, name), server, token, as)
 	}
 	cases := []struct {
 		name, kubeconfig string

@@ -666,18 +666,7 @@ func buildFleetScan(t *testing.T) string {
 // ServiceAccount (the shipped RBAC), as buildCLI's does.
 func writeKubeconfig(t *testing.T, dir string) string {
 	t.Helper()
-	path := filepath.Join(dir, "kubeconfig")
-	cfg := `apiVersion: v1
-kind: Config
-clusters: [{name: e2e, cluster: {server: "` + srv.config.Host + `", insecure-skip-tls-verify: true}}]
-users: [{name: imgupd, user: {token: "` + srv.config.BearerToken + `", as: "system:serviceaccount:imgupd:imgupd"}}]
-contexts: [{name: e2e, context: {cluster: e2e, user: imgupd, namespace: argocd}}]
-current-context: e2e
-`
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return kubeconfigFile(t, filepath.Join(dir, "kubeconfig"), srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:imgupd")
 }
 
 // liveRepos counts the repositories of the fleet's live images: app i

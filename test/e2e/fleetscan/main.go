@@ -182,12 +182,12 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
 	start := time.Now()
-	s.Progress = func(done, total int) {
+	ctx := fleet.WithProgress(context.Background(), func(done, total int) {
 		if done == 1 {
 			firstAnswer.Store(int64(time.Since(start)))
 		}
-	}
-	res, err := s.Scan(context.Background(), fleet.Query{})
+	})
+	res, err := s.Scan(ctx, fleet.Query{})
 	scan, scanCPU := time.Since(start), cpuTime()-cpu0
 	peakHeap := stopSampling()
 	if err != nil {
