@@ -43,18 +43,26 @@ fmt-check:
 ## unit: unit tests and the loopback-server tests (real OCI registry on 127.0.0.1); prints go test's
 ## usual lines, then the slowest packages and tests (scripts/testtime; TESTJSON=FILE keeps the events).
 ## -parallel 4: the tests marked t.Parallel wait mostly on loopback servers and git processes, not CPU.
-## UNIT_EXCEPT: package patterns left out (make test: the race tier's).
+## UNIT_EXCEPT: package patterns left out (make test: the race tier's); with it, the race packages' RACE_CONTENT
+## tests run here, without -race.
 TESTJSON ?=
 UNIT_EXCEPT ?=
 unit:
 	@json=$${TESTJSON:-$$(mktemp)}; \
 	  pkgs=$$(if [ -n "$(UNIT_EXCEPT)" ]; then $(GO) list ./... | grep -vxF -e "$$($(GO) list $(UNIT_EXCEPT))"; else echo ./...; fi); \
-	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m $$pkgs; echo $$? > "$$json.status"; } | \
+	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m $$pkgs; s=$$?; \
+	    if [ -n "$(UNIT_EXCEPT)" ]; then $(GO) test -json -count=1 -parallel 4 -timeout 30m -run '^($(RACE_CONTENT))$$' $(RACE_CONTENT_PKGS) || s=1; fi; \
+	    echo $$s > "$$json.status"; } | \
 	    scripts/testtime --echo -n 15 --save "$$json"; \
 	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
 
-## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it)
+## race: the packages with concurrency, under the race detector (cgo: the race runtime needs it).
+## RACE_CONTENT: the tests of those packages that check content over every scenario (internal/testtier's
+## ContentOnly): skipped under -race (the lab's TestBuiltinScenarios runs every scenario's engine there),
+## run by the unit tier without it, in RACE_CONTENT_PKGS (internal/testtier's test keeps these lists true).
 RACE_PKGS := ./sources/registry/... ./simulate/... ./lab/... ./bot/... ./commands/...
+RACE_CONTENT := TestEveryPayloadWithinLimitsAndSecretFree|TestHostileScenariosShowNothingLive|TestEveryRendererShowsClusterTextAsText
+RACE_CONTENT_PKGS := ./bot ./lab
 race:
 	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m $(RACE_PKGS)
 

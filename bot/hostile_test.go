@@ -12,6 +12,7 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/internal/testtier"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/present/blockkit"
@@ -77,6 +78,7 @@ func (s *shownAnswers) check(where string, msgs ...blockkit.Message) {
 // carries no live sequence and shows no emoji the bot did not write; and the
 // hostile text is shown, as written.
 func TestHostileScenariosShowNothingLive(t *testing.T) {
+	testtier.ContentOnly(t)
 	t.Parallel() // its own lab, fake Slack and bot
 	all, err := lab.Builtins()
 	if err != nil {

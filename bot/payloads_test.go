@@ -11,6 +11,7 @@ import (
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/internal/testtier"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/present/blockkit"
 	"github.com/imgupd/imgupd/report"
@@ -23,6 +24,7 @@ import (
 // reads it back as Slack shows it (nothing may be live), and checks that no
 // secret of the scenario (registry and git passwords, Secret data) appears in it.
 func TestEveryPayloadWithinLimitsAndSecretFree(t *testing.T) {
+	testtier.ContentOnly(t)
 	scs, err := lab.Builtins()
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/internal/testtier"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/present/blockkit"
@@ -163,6 +164,7 @@ func deepCopy[T any](v T) T {
 //
 // Each medium must also show the hostile text (it is not dropped).
 func TestEveryRendererShowsClusterTextAsText(t *testing.T) {
+	testtier.ContentOnly(t)
 	all, err := Builtins()
 	if err != nil {
 		t.Fatal(err)
