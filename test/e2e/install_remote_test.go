@@ -35,6 +35,8 @@ var chartRBACOnly = chartRelease{what: "rbacOnly=true", name: "imgupd-remote", n
 // the Secret revokes it), written into data.token.
 func TestRBACOnlyOnRemoteCluster(t *testing.T) {
 	ctx := context.Background()
+	began := time.Now()
+	phase := func(what string) { t.Logf("%s after %s", what, time.Since(began).Round(time.Millisecond)) }
 	admin, err := newClient(srv.config)
 	if err != nil {
 		t.Fatal(err)
@@ -108,13 +110,16 @@ func TestRBACOnlyOnRemoteCluster(t *testing.T) {
 		}
 	}
 
+	phase("installed, token read, rules reviewed")
 	sc, ok := lab.Builtin("report-1-image-not-live")
 	if !ok {
 		t.Fatal("no report-1-image-not-live scenario")
 	}
 	_, cleanup := loadScenario(t, sc, nil)
 	defer cleanup()
+	phase("scenario loaded")
 	bin, _ := buildCLI(t)
+	phase("imgupd built")
 	kubeconfig := kubeconfigFile(t, filepath.Join(t.TempDir(), "remote.kubeconfig"), srv.config.Host, token, "")
 	start := time.Now()
 	out, err := exec.Command(bin, "diagnose", "web", "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s").Output()
