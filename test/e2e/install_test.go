@@ -592,6 +592,7 @@ current-context: e2e
 			"/imgupd diagnose APP -n argocd", "set config.serve.cluster"}},
 		{[]string{"rbac.secrets.read=false", "config.serve.cluster=prod", "config.access.rules[0].name=a", "config.access.rules[0].channels[0]=#deploys"},
 			[]string{"(in #deploys)", "reports each credential check", "not verified"}},
+		{[]string{"rbacOnly=true"}, []string{"Nothing runs here", "get secret imgupd-notes-token -o jsonpath='{.data.token}'", "--kubeconfig remote.kubeconfig"}},
 	} {
 		args := []string{"install", "imgupd-notes", chartDir, "--namespace", "imgupd-notes", "--create-namespace", "--dry-run=server", "--kubeconfig", kubeconfig}
 		for _, s := range tc.set {
