@@ -83,7 +83,8 @@ e2e:
 dockerfile-test:
 	GO=$(GO) ./scripts/dockerfile-test.sh
 
-## manifests: write deploy/rbac.yaml, deploy/imgupd.yaml and deploy/kustomize/base from the Helm chart
+## manifests: write deploy/rbac.yaml, deploy/imgupd.yaml, deploy/kustomize/base, deploy/kustomize/rbac-only/rbac.yaml
+## and deploy/grafana/imgupd-dashboard.json from the Helm chart
 ## (after changing deploy/helm/imgupd; the e2e tier fails while they differ)
 manifests:
 	HELM=$$(GO=$(GO) ./scripts/install-tools.sh)/helm $(GO) run ./deploy/render

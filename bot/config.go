@@ -77,6 +77,9 @@ type Config struct {
 	Log, Audit *slog.Logger
 	// Metrics default to a fresh registry.
 	Metrics *Metrics
+	// MaxAppSeries bounds the apps with a series of imgupd_app_state (default
+	// DefaultMaxAppSeries); the others are counted in imgupd_app_state_dropped_total.
+	MaxAppSeries int
 }
 
 func (c Config) withDefaults() Config {
@@ -122,6 +125,7 @@ func (c Config) withDefaults() Config {
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics()
 	}
+	c.Metrics.SetMaxAppSeries(c.MaxAppSeries)
 	if c.State == nil {
 		c.State = &MemoryStore{}
 	}

@@ -33,6 +33,10 @@ type Metrics struct {
 	summaryDuration    *prometheus.GaugeVec
 	summaryLastSuccess *prometheus.GaugeVec
 	summaryStateErrors prometheus.Counter
+	summaryLastRun     *prometheus.GaugeVec
+	scanDuration       *prometheus.HistogramVec
+
+	appStates *appStates
 }
 
 // NewMetrics registers the metrics, with the Go and process collectors.
@@ -75,12 +79,27 @@ func NewMetrics() *Metrics {
 			Help: "When each schedule last ran without error (Unix time of the run)."}, []string{"schedule"}),
 		summaryStateErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "imgupd_summary_state_save_errors_total",
 			Help: "Failed writes of the schedules' state (the ConfigMap)."}),
+		summaryLastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "imgupd_summary_last_run_timestamp_seconds",
+			Help: "When each schedule last ran, with or without error (Unix time of the run): later than its last success means its last run failed."}, []string{"schedule"}),
+		scanDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "imgupd_scan_duration_seconds",
+			Help:    "Duration of the scheduled summaries' fleet scans (the scan alone, without Slack), by cluster and result (ok, partial: the deadline ended it, error).",
+			Buckets: []float64{.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600}}, []string{"cluster", "result"}),
+		appStates: newAppStates(),
 	}
 	m.reg.MustRegister(m.commands, m.commandDuration, m.stageDuration, m.inFlight, m.envelopes, m.duplicates,
 		m.apiErrors, m.rateLimited, m.connected, m.connections, m.leader,
 		m.summaryRuns, m.summaryApps, m.summaryAlerts, m.summaryDuration, m.summaryLastSuccess, m.summaryStateErrors,
+		m.summaryLastRun, m.scanDuration, m.appStates,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// SetMaxAppSeries bounds how many apps have a series of imgupd_app_state (and of its since
+// timestamp); n <= 0 keeps DefaultMaxAppSeries. Set it before the bot runs.
+func (m *Metrics) SetMaxAppSeries(n int) {
+	if n > 0 {
+		m.appStates.max = n
+	}
 }
 
 // Handler serves the metrics in the Prometheus text format.

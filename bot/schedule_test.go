@@ -396,9 +396,18 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 	if total(b) != 0 || len(srv.CallsTo("chat.postMessage")) != 1 {
 		t.Fatalf("b ran %d times; %d posts", total(b), len(srv.CallsTo("chat.postMessage")))
 	}
+	// The apps' states are the leader's to expose, and their since is the ConfigMap's: the
+	// replica that stops leading drops them, the new leader's first scan shows the same since.
+	sinceA := samples(scrape(a.b), "imgupd_app_state_since_timestamp_seconds")
+	if len(sinceA) != 4 || len(samples(scrape(b.b), "imgupd_app_state")) != 0 {
+		t.Errorf("a (leader) exposes %v; b (standby) %v", sinceA, samples(scrape(b.b), "imgupd_app_state"))
+	}
 	a.cancel()
 	if err := <-a.done; err != nil {
 		t.Fatalf("a: %v", err)
+	}
+	if got := samples(scrape(a.b), "imgupd_app_state"); len(got) != 0 {
+		t.Errorf("a stopped leading and still exposes %v", got)
 	}
 	if err := srv.WaitConnections(ctx, 2); err != nil {
 		t.Fatalf("b did not take over: %v", err)
@@ -417,6 +426,9 @@ func TestOnlyTheLeaderRunsSchedules(t *testing.T) {
 	}
 	if total(a) != 1 {
 		t.Errorf("a ran after it stopped leading: %d", total(a))
+	}
+	if sinceB := samples(scrape(b.b), "imgupd_app_state_since_timestamp_seconds"); strings.Join(sinceB, "\n") != strings.Join(sinceA, "\n") {
+		t.Errorf("after the failover the apps' since changed:\n a: %v\n b: %v", sinceA, sinceB)
 	}
 	b.cancel()
 	if err := <-b.done; err != nil && !errors.Is(err, context.Canceled) {

@@ -103,10 +103,20 @@ func (s *scheduler) start() {
 	}()
 }
 
-// stop ends the loop after the run in progress, if any, and waits for it.
+// stop ends the loop after the run in progress, if any, and waits for it. The apps' states
+// it exposed go with it: a replica that no longer leads shows none (the new leader's scans do).
 func (s *scheduler) stop() {
 	s.stopOnce.Do(func() { close(s.stopCh) })
 	<-s.done
+	s.b.cfg.Metrics.appStates.reset()
+}
+
+// cluster is the cluster label of the scans' metrics: serve --cluster, else DefaultClusterLabel.
+func (s *scheduler) cluster() string {
+	if c := s.b.cfg.Service.Cluster; c != "" {
+		return c
+	}
+	return DefaultClusterLabel
 }
 
 func (s *scheduler) loop() {
@@ -166,17 +176,27 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 			return
 		}
 		b.cfg.Metrics.summaryRuns.WithLabelValues(c.Name, result).Inc()
+		b.cfg.Metrics.summaryLastRun.WithLabelValues(c.Name).Set(float64(now.Unix()))
 		if result != runError {
 			b.cfg.Metrics.summaryLastSuccess.WithLabelValues(c.Name).Set(float64(now.Unix()))
 		}
 	}()
 
 	// Posted for the whole channel: only what everyone there may see is read and counted.
+	scanStarted := time.Now()
 	res, err := s.fleet.Scan(ctx, b.cfg.Service.Policy.ChannelScope(c.Channel, c.Scope))
 	if b.work.Err() != nil {
 		result = "abandoned" // shutting down: the next leader makes this run
 		return
 	}
+	scanResult := "ok"
+	switch {
+	case err != nil:
+		scanResult = "error"
+	case res.Partial:
+		scanResult = "partial"
+	}
+	b.cfg.Metrics.scanDuration.WithLabelValues(s.cluster(), scanResult).Observe(time.Since(scanStarted).Seconds())
 	if err != nil {
 		log.Error("scheduled summary: the scan failed", "error", err)
 		st.LastRun = now
@@ -185,6 +205,7 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 	}
 	shown := res
 	transitions := st.Memory.Observe(shown, now)
+	b.cfg.Metrics.appStates.record(c.Name, s.cluster(), shown, &st.Memory, now)
 	sum := fleet.Summarize(shown, &st.Memory)
 	for _, sc := range sum.Counts {
 		b.cfg.Metrics.summaryApps.WithLabelValues(c.Name, string(sc.State)).Set(float64(sc.Count))

@@ -55,3 +55,10 @@ const configHeader = generated + `#
 # overlay (configMapGenerator, behavior: replace; docs/install.md) and check it
 # first with: imgupd config check --config imgupd.yaml
 `
+
+const kustomizeRBACOnlyHeader = generated + `#
+# The chart with rbacOnly=true: imgupd's ServiceAccount, its read-only RBAC (the
+# same rules as deploy/rbac.yaml, without the leader Lease and the summaries'
+# ConfigMap, which live where imgupd runs) and a service-account-token Secret, for a
+# cluster that another imgupd reads (docs/install.md, "RBAC on a remote cluster").
+`

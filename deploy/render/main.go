@@ -6,7 +6,8 @@
 //
 // It runs `helm template` (--helm, else $HELM, else helm on PATH) with the chart's default
 // values and writes deploy/rbac.yaml, deploy/imgupd.yaml and deploy/kustomize/base/{rbac.yaml,
-// imgupd.yaml,config.yaml}. test/e2e runs --check, so an edit of the chart without the files (or
+// imgupd.yaml,config.yaml}; with rbacOnly=true, deploy/kustomize/rbac-only/rbac.yaml; and it copies
+// the chart's Grafana dashboard to deploy/grafana/imgupd-dashboard.json. test/e2e runs --check, so an edit of the chart without the files (or
 // of the files without the chart) fails CI.
 package main
 

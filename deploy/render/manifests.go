@@ -152,7 +152,25 @@ func Render(ctx context.Context, h Helm) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// rbacOnly: the RBAC alone with the ServiceAccount's token Secret, for a cluster another
+	// imgupd reads (the Kustomize overlay deploy/kustomize/rbac-only).
+	rbacOnly, err := h.Template(ctx, "rbacOnly=true")
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range rbacOnly {
+		if !isRBAC(d) && !(d.Kind == "Secret" && strings.HasSuffix(d.Name, "-token")) {
+			return nil, fmt.Errorf("the chart with rbacOnly=true rendered %s %s: want only RBAC and the token Secret", d.Kind, d.Name)
+		}
+	}
+	// The Grafana dashboard the chart ships (grafanaDashboard.enabled), as a file to import.
+	dashboard, err := os.ReadFile(filepath.Join(h.Chart, "dashboards", "imgupd.json"))
+	if err != nil {
+		return nil, err
+	}
 	return []File{
+		{"deploy/kustomize/rbac-only/rbac.yaml", join(kustomizeRBACOnlyHeader, rbacOnly)},
+		{"deploy/grafana/imgupd-dashboard.json", dashboard},
 		{"deploy/rbac.yaml", join(rbacHeader, rbac)},
 		{"deploy/imgupd.yaml", join(plainHeader, append(configMap, workload...))},
 		{"deploy/kustomize/base/rbac.yaml", join(kustomizeRBACHeader, rbac)},

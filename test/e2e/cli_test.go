@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/imgupd/imgupd/lab"
@@ -140,18 +142,41 @@ func parseReport(t *testing.T, out []byte) cliReport {
 	return rep
 }
 
-// buildCLI builds imgupd once per test and writes a kubeconfig that
+// The imgupd binary, built once per test binary (a go build on a loaded 2-core machine takes
+// seconds even with a warm cache); removed by TestMain.
+var (
+	cliOnce sync.Once
+	cliDir  string
+	cliBin  string
+	cliErr  error
+)
+
+// buildCLI builds imgupd (once per test binary) and writes a kubeconfig, one per test, that
 // impersonates its ServiceAccount.
 func buildCLI(t *testing.T) (bin, kubeconfig string) {
 	t.Helper()
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "imgupd")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/imgupd")
-	build.Dir = filepath.Join("..", "..") // the main module, with its own go.sum
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building imgupd: %v\n%s", err, out)
+	cliOnce.Do(func() {
+		if cliDir, cliErr = os.MkdirTemp("", "imgupd-e2e-cli-"); cliErr != nil {
+			return
+		}
+		cliBin = filepath.Join(cliDir, "imgupd")
+		build := exec.Command("go", "build", "-o", cliBin, "./cmd/imgupd")
+		build.Dir = filepath.Join("..", "..") // the main module, with its own go.sum
+		if out, err := build.CombinedOutput(); err != nil {
+			cliErr = fmt.Errorf("building imgupd: %v\n%s", err, out)
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
 	}
-	return bin, kubeconfigFile(t, filepath.Join(dir, "kubeconfig"), srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:imgupd")
+	return cliBin, kubeconfigFile(t, filepath.Join(t.TempDir(), "kubeconfig"), srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:imgupd")
+}
+
+// removeCLI removes the binary buildCLI built, if any.
+func removeCLI() {
+	if cliDir != "" {
+		os.RemoveAll(cliDir)
+	}
 }
 
 // kubeconfigFile writes a kubeconfig at path whose one context, e2e (namespace argocd), reaches

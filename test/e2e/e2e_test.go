@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	removeCLI()
 	s.stop()
 	os.Exit(code)
 }

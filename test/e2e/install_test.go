@@ -53,9 +53,13 @@ var (
 		set: []string{"rbac.secrets.namespaces={team}"}}
 	chartVariants = []chartRelease{chartDefault, chartNoSecrets, chartSecretNamespaces}
 
-	// chartEverything turns every optional object on: validated (dry run), not installed.
+	// chartEverything turns every optional object on: validated (dry run), not installed. The
+	// monitoring objects too: the PrometheusRule (its CRD from testdata), the dashboard's ConfigMap
+	// in Grafana's namespace.
 	chartEverything = chartRelease{what: "every optional object", name: "imgupd-full", ns: "imgupd-full", secretsOK: true,
 		set: []string{"slack.secret.create=true", "slack.botToken=xoxb-e2e", "slack.appToken=xapp-e2e", "serviceMonitor.enabled=true",
+			"prometheusRule.enabled=true", "prometheusRule.labels.release=kube-prometheus-stack", "prometheusRule.appStuckAfterSeconds=7200",
+			"grafanaDashboard.enabled=true", "grafanaDashboard.namespace=monitoring", "grafanaDashboard.annotations.grafana_folder=imgupd",
 			"networkPolicy.enabled=true", "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.name=monitoring",
 			"config.serve.cluster=e2e", "config.serve.forge={github:ghe.example.com}", "image.digest=sha256:" + strings.Repeat("ab", 32)}}
 )
@@ -164,44 +168,58 @@ func (c *client) apply(ctx context.Context, u *unstructured.Unstructured, dryRun
 
 var (
 	installOnce sync.Map // release name → error of its installation
-	crdOnce     sync.Once
-	crdErr      error
+	crdMu       sync.Mutex
+	crdDone     = map[string]error{} // CRD file → error of its installation
 )
 
-// installServiceMonitorCRD creates the Prometheus Operator's ServiceMonitor CRD once, so that
-// the chart's ServiceMonitor is validated against the real schema.
-func installServiceMonitorCRD(t *testing.T, admin *client) {
+// operatorCRDs are the Prometheus Operator's CRDs of the chart's optional objects, by kind
+// (testdata/install/README.md).
+var operatorCRDs = map[string]string{
+	"ServiceMonitor": "servicemonitors-v0.85.0.crd.yaml",
+	"PrometheusRule": "prometheusrules-v0.85.0.crd.yaml",
+}
+
+// installOperatorCRD creates the Prometheus Operator's CRD of a kind once, so that the chart's
+// object of that kind is validated against the real schema.
+func installOperatorCRD(t *testing.T, admin *client, kind string) {
 	t.Helper()
-	crdOnce.Do(func() {
-		objs, err := readYAMLDocs(filepath.Join("testdata", "install", "servicemonitors-v0.85.0.crd.yaml"))
-		if err != nil {
-			crdErr = err
-			return
-		}
-		crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-		ctx := context.Background()
-		for _, o := range objs {
-			if _, err := admin.dyn.Resource(crdGVR).Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-				crdErr = err
-				return
-			}
-			deadline := time.Now().Add(3 * time.Minute) // a net: a loaded API server establishes CRDs slowly
-			for {
-				crd, err := admin.dyn.Resource(crdGVR).Get(ctx, o.GetName(), metav1.GetOptions{})
-				if err == nil && established(crd) {
-					break
-				}
-				if time.Now().After(deadline) {
-					crdErr = fmt.Errorf("CRD %s not established", o.GetName())
-					return
-				}
-				time.Sleep(200 * time.Millisecond)
-			}
-		}
-	})
+	file := operatorCRDs[kind]
+	crdMu.Lock()
+	defer crdMu.Unlock()
+	crdErr, done := crdDone[file]
+	if !done {
+		crdErr = createCRDs(admin, file)
+		crdDone[file] = crdErr
+	}
 	if crdErr != nil {
 		t.Fatal(crdErr)
 	}
+}
+
+func createCRDs(admin *client, file string) error {
+	objs, err := readYAMLDocs(filepath.Join("testdata", "install", file))
+	if err != nil {
+		return err
+	}
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	ctx := context.Background()
+	for _, o := range objs {
+		if _, err := admin.dyn.Resource(crdGVR).Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		deadline := time.Now().Add(3 * time.Minute) // a net: a loaded API server establishes CRDs slowly
+		for {
+			crd, err := admin.dyn.Resource(crdGVR).Get(ctx, o.GetName(), metav1.GetOptions{})
+			if err == nil && established(crd) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("CRD %s not established", o.GetName())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // installChart renders a release and puts it on the API server with strict validation: its
@@ -221,8 +239,8 @@ func installChart(t *testing.T, r chartRelease) {
 	}
 	objs := r.render(t)
 	for _, o := range objs {
-		if o.GetKind() == "ServiceMonitor" {
-			installServiceMonitorCRD(t, admin)
+		if _, ok := operatorCRDs[o.GetKind()]; ok {
+			installOperatorCRD(t, admin, o.GetKind())
 		}
 	}
 	var errs []string
@@ -241,7 +259,7 @@ func installChart(t *testing.T, r chartRelease) {
 // TestHelmLint: the chart passes `helm lint --strict` with its defaults and each variant.
 func TestHelmLint(t *testing.T) {
 	helm := installTool(t, "helm")
-	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything) {
+	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything, chartRBACOnly) {
 		args := []string{"lint", "--strict", chartDir}
 		for _, s := range r.set {
 			args = append(args, "--set", s)
@@ -276,18 +294,85 @@ func TestChartOnAPIServer(t *testing.T) {
 			}
 			checkDeployment(t, deps[0], r)
 			want := map[string]bool{"ServiceMonitor": r.name == chartEverything.name, "NetworkPolicy": r.name == chartEverything.name,
-				"Secret": r.name == chartEverything.name, "PodDisruptionBudget": true, "Service": true, "Lease": true}
+				"Secret": r.name == chartEverything.name, "PodDisruptionBudget": true, "Service": true, "Lease": true,
+				"PrometheusRule": r.name == chartEverything.name}
 			for kind, on := range want {
 				if got := len(byKind[kind]) == 1; got != on {
 					t.Errorf("%s rendered: %v, want %v", kind, got, on)
 				}
 			}
-			// The configuration and the summaries' state, which imgupd may not create.
-			if cms := byKind["ConfigMap"]; len(cms) != 2 || !slices.ContainsFunc(cms, func(o *unstructured.Unstructured) bool { return o.GetName() == r.name+"-summaries" }) {
-				t.Errorf("%d ConfigMaps, want the configuration and %s-summaries", len(cms), r.name)
+			// The configuration and the summaries' state, which imgupd may not create; with
+			// grafanaDashboard.enabled, the dashboard for Grafana's sidecar.
+			cms := byKind["ConfigMap"]
+			wantCMs := 2
+			if r.name == chartEverything.name {
+				wantCMs = 3
+				checkMonitoring(t, r, byKind["PrometheusRule"], cms)
+			}
+			if len(cms) != wantCMs || !slices.ContainsFunc(cms, func(o *unstructured.Unstructured) bool { return o.GetName() == r.name+"-summaries" }) {
+				t.Errorf("%d ConfigMaps, want the configuration and %s-summaries (and the dashboard with every object)", len(cms), r.name)
 			}
 		})
 	}
+}
+
+// checkMonitoring: the PrometheusRule has the alerts docs/install.md lists, each selecting the
+// release's job, with the thresholds given; the dashboard's ConfigMap carries the sidecar's label,
+// goes where grafanaDashboard.namespace says, and holds the dashboard shipped in deploy/grafana.
+func checkMonitoring(t *testing.T, r chartRelease, rules, cms []*unstructured.Unstructured) {
+	t.Helper()
+	if len(rules) != 1 {
+		t.Fatalf("%d PrometheusRules", len(rules))
+	}
+	if rules[0].GetLabels()["release"] != "kube-prometheus-stack" {
+		t.Errorf("PrometheusRule labels %v lack prometheusRule.labels", rules[0].GetLabels())
+	}
+	groups, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+	alerts := map[string]string{}
+	for _, g := range groups {
+		rs, _ := g.(map[string]any)["rules"].([]any)
+		for _, x := range rs {
+			m := x.(map[string]any)
+			alerts[fmt.Sprint(m["alert"])] = fmt.Sprint(m["expr"])
+		}
+	}
+	for _, a := range []string{"ImgupdDown", "ImgupdSlackSocketDown", "ImgupdAppStuck", "ImgupdScheduledSummaryFailing", "ImgupdScanSlow",
+		"ImgupdScanIncomplete", "ImgupdAppStateSeriesCapped"} {
+		expr, ok := alerts[a]
+		if !ok {
+			t.Errorf("no alert %s", a)
+			continue
+		}
+		if !strings.Contains(expr, `job="`+r.name+`"`) {
+			t.Errorf("%s does not select the release's job: %s", a, expr)
+		}
+	}
+	if !strings.Contains(alerts["ImgupdAppStuck"], `state=~"blocked|not-deployed"`) || !strings.HasSuffix(alerts["ImgupdAppStuck"], "> 7200") {
+		t.Errorf("ImgupdAppStuck: %s", alerts["ImgupdAppStuck"])
+	}
+	shipped, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "grafana", "imgupd-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range cms {
+		if cm.GetName() != r.name+"-dashboard" {
+			continue
+		}
+		if cm.GetNamespace() != "monitoring" || cm.GetLabels()["grafana_dashboard"] != "1" || cm.GetAnnotations()["grafana_folder"] != "imgupd" {
+			t.Errorf("dashboard ConfigMap in %q, labels %v, annotations %v", cm.GetNamespace(), cm.GetLabels(), cm.GetAnnotations())
+		}
+		data, _, _ := unstructured.NestedString(cm.Object, "data", "imgupd.json")
+		var a, b any
+		if err := json.Unmarshal([]byte(data), &a); err != nil {
+			t.Fatalf("the dashboard in the ConfigMap: %v", err)
+		}
+		_ = json.Unmarshal(shipped, &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Error("the dashboard in the ConfigMap is not deploy/grafana/imgupd-dashboard.json")
+		}
+		return
+	}
+	t.Errorf("no ConfigMap %s-dashboard", r.name)
 }
 
 // checkDeployment: two replicas with leader election, probes, resources, a locked-down security
@@ -356,6 +441,16 @@ func TestKustomizeOnAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Run("rbac-only", func(t *testing.T) {
+		for _, o := range kustomizeBuild(t, "rbac-only") {
+			if err := admin.apply(context.Background(), o, true); err != nil {
+				t.Error(err)
+			}
+			if k := o.GetKind(); k == "Deployment" || k == "ConfigMap" || k == "Service" || k == "Lease" {
+				t.Errorf("rbac-only builds %s %s", k, o.GetName())
+			}
+		}
+	})
 	for _, dir := range []string{"base", "no-secret-reads"} {
 		t.Run(dir, func(t *testing.T) {
 			objs := kustomizeBuild(t, dir)
@@ -417,6 +512,28 @@ func TestManifestsAreTheChart(t *testing.T) {
 	same("deploy/rbac.yaml and the chart", shipped, chart)
 	same("the Kustomize base and the chart", kustomizeBuild(t, "base"), chart)
 	same("deploy/kustomize/no-secret-reads and the chart with rbac.secrets.read=false", kustomizeBuild(t, "no-secret-reads"), asImgupd("rbac.secrets.read=false"))
+	rbacOnly := asImgupd("rbacOnly=true")
+	overlay := kustomizeBuild(t, "rbac-only")
+	same("deploy/kustomize/rbac-only and the chart with rbacOnly=true", overlay, rbacOnly)
+	for _, objs := range [][]*unstructured.Unstructured{overlay, rbacOnly} {
+		if !slices.ContainsFunc(objs, func(o *unstructured.Unstructured) bool {
+			return o.GetKind() == "Secret" && o.GetName() == "imgupd-token" && o.Object["type"] == "kubernetes.io/service-account-token"
+		}) {
+			t.Error("rbacOnly: no service-account-token Secret imgupd-token")
+		}
+	}
+	// The same rules as deploy/rbac.yaml, without what lives where imgupd runs.
+	full := rbacByKey(chart)
+	for k, v := range rbacByKey(rbacOnly) {
+		if !reflect.DeepEqual(full[k], v) {
+			t.Errorf("rbacOnly: %s differs from the chart's defaults: %v", k, v)
+		}
+	}
+	for k := range full {
+		if _, ok := rbacByKey(rbacOnly)[k]; !ok && !strings.Contains(k, "summaries") && !strings.Contains(k, "leader-election") && !strings.HasPrefix(k, "Lease ") {
+			t.Errorf("rbacOnly lacks %s", k)
+		}
+	}
 	for k := range rbacByKey(asImgupd("rbac.secrets.read=false")) {
 		if strings.Contains(k, "secret") {
 			t.Errorf("rbac.secrets.read=false still renders %s", k)
@@ -475,6 +592,7 @@ current-context: e2e
 			"/imgupd diagnose APP -n argocd", "set config.serve.cluster"}},
 		{[]string{"rbac.secrets.read=false", "config.serve.cluster=prod", "config.access.rules[0].name=a", "config.access.rules[0].channels[0]=#deploys"},
 			[]string{"(in #deploys)", "reports each credential check", "not verified"}},
+		{[]string{"rbacOnly=true"}, []string{"Nothing runs here", "get secret imgupd-notes-token -o jsonpath='{.data.token}'", "--kubeconfig remote.kubeconfig"}},
 	} {
 		args := []string{"install", "imgupd-notes", chartDir, "--namespace", "imgupd-notes", "--create-namespace", "--dry-run=server", "--kubeconfig", kubeconfig}
 		for _, s := range tc.set {

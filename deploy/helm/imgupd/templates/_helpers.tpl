@@ -101,3 +101,8 @@ and those rbac.secrets.namespaces lists, sorted, once each.
 {{- define "imgupd.summariesConfigMapName" -}}
 {{- printf "%s-summaries" (include "imgupd.fullname" .) }}
 {{- end }}
+
+{{/* The PromQL label matchers of this release's series (prometheusRule.selector, default its ServiceMonitor's job). */}}
+{{- define "imgupd.metricSelector" -}}
+{{- default (printf "job=%q" (include "imgupd.fullname" .)) .Values.prometheusRule.selector }}
+{{- end }}
