@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -73,13 +72,9 @@ func TestNetworkFailures(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hang.Close)
-	// A port with nothing listening.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String() + "/app.git"
-	ln.Close()
+	// A port with nothing listening (one no test server can take meanwhile: a port freed by
+	// closing a listener can be another test's server by the time it is dialled).
+	closed := "http://" + closedAddr(t) + "/app.git"
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 

@@ -2,25 +2,12 @@ package gitsource
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
 	"github.com/imgupd/imgupd/internal/netclass"
 )
-
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // TestSharedHostFailure: in one scope, a git host that refuses
 // connections is tried once, over HTTP and over SSH; every repository on
@@ -39,7 +26,7 @@ func TestSharedHostFailure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			addr := closedPort(t)
+			addr := closedAddr(t)
 			c := newClient()
 			memo := hostfail.New()
 			ctx := hostfail.NewContext(context.Background(), memo)

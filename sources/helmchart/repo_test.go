@@ -3,7 +3,6 @@ package helmchart
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/lab/helmrepo"
+	"github.com/imgupd/imgupd/lab/loopback"
 	"github.com/imgupd/imgupd/model/updater"
 )
 
@@ -377,12 +377,10 @@ func TestRepoOversizedIndexIsBounded(t *testing.T) {
 
 func TestRepoConnectAndTimeout(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr() // nothing listens there, nor can while the test runs
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	_, err = values(t, Source{RepoURL: "http://" + addr, Chart: "app", TargetRevision: "1.0.0"}, Auth{})
 	e := wantKind(t, err, netclass.Connect)
 	if e.Host != addr {

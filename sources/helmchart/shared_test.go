@@ -2,12 +2,12 @@ package helmchart
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
 	"github.com/imgupd/imgupd/internal/netclass"
+	"github.com/imgupd/imgupd/lab/loopback"
 )
 
 // TestSharedHostFailure: in one scope a Helm repository host that
@@ -15,12 +15,10 @@ import (
 // own read would have got.
 func TestSharedHostFailure(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr() // nothing listens there, nor can while the test runs
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	memo := hostfail.New()
 	ctx := hostfail.NewContext(context.Background(), memo)
 	scope := New().Share()

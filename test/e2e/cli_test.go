@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/lab/loopback"
 	"github.com/imgupd/imgupd/sources/cluster"
 )
 
@@ -207,12 +207,11 @@ current-context: e2e
 func TestClusterProblemsHaveTheirOwnExit(t *testing.T) {
 	bin, _ := buildCLI(t)
 	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.ClosedAddr() // refused, and no test server can take it meanwhile
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := "https://" + l.Addr().String()
-	l.Close()
+	closed := "https://" + addr
 	kubeconfig := func(name, server, token, as string) string {
 		return kubeconfigFile(t, filepath.Join(dir, name), server, token, as)
 	}
