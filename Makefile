@@ -44,14 +44,16 @@ fmt-check:
 ## usual lines, then the slowest packages and tests (scripts/testtime; TESTJSON=FILE keeps the events).
 ## -parallel 4: the tests marked t.Parallel wait mostly on loopback servers and git processes, not CPU.
 ## UNIT_EXCEPT: package patterns left out (make test: the race tier's); with it, the race packages' RACE_CONTENT
-## tests run here, without -race.
+## tests run here, without -race, beside the other packages (their events printed when those are done).
 TESTJSON ?=
 UNIT_EXCEPT ?=
 unit:
 	@json=$${TESTJSON:-$$(mktemp)}; \
 	  pkgs=$$(if [ -n "$(UNIT_EXCEPT)" ]; then $(GO) list ./... | grep -vxF -e "$$($(GO) list $(UNIT_EXCEPT))"; else echo ./...; fi); \
-	  { $(GO) test -json -count=1 -parallel 4 -timeout 30m $$pkgs; s=$$?; \
-	    if [ -n "$(UNIT_EXCEPT)" ]; then $(GO) test -json -count=1 -parallel 4 -timeout 30m -run '^($(RACE_CONTENT))$$' $(RACE_CONTENT_PKGS) || s=1; fi; \
+	  { if [ -n "$(UNIT_EXCEPT)" ]; then \
+	      $(GO) test -json -count=1 -parallel 4 -timeout 30m -run '^($(RACE_CONTENT))$$' $(RACE_CONTENT_PKGS) > "$$json.content" 2>&1 & cpid=$$!; fi; \
+	    $(GO) test -json -count=1 -parallel 4 -timeout 30m $$pkgs; s=$$?; \
+	    if [ -n "$(UNIT_EXCEPT)" ]; then wait $$cpid || s=1; cat "$$json.content"; rm -f "$$json.content"; fi; \
 	    echo $$s > "$$json.status"; } | \
 	    scripts/testtime --echo -n 15 --save "$$json"; \
 	  status=$$(cat "$$json.status"); rm -f "$$json.status"; [ -n "$(TESTJSON)" ] || rm -f "$$json"; exit $$status
