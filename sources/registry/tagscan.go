@@ -217,6 +217,11 @@ func (s *tagScanner) tags(c byte, add func(string) error) error {
 		default:
 			return s.syntax("a tag begins with %q, want a string", c)
 		}
+		// The Decoder read the byte after a value before it returned the
+		// value: past the byte budget, that is the error, not add's.
+		if _, err := s.peek(); err != nil && err != io.ErrUnexpectedEOF {
+			return err
+		}
 		if err := add(tag); err != nil {
 			return err
 		}
