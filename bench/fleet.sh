@@ -21,6 +21,7 @@
 #   IMGUPD_FLEET_BENCH_VS=FLEETSCAN           also scan each fleet with this fleetscan binary (built from
 #                                             another commit) and this checkout's in turn, side by side
 #   IMGUPD_FLEET_BENCH_RUNS=5                 pairs of those runs (medians and ratios logged)
+#   IMGUPD_FLEET_BENCH_WHERE=1                also `where` (app 0's image) vs the summary of each fleet, in turn
 #
 # See bench/README.md.
 set -euo pipefail

@@ -417,6 +417,9 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 	if vs := os.Getenv("IMGUPD_FLEET_BENCH_VS"); vs != "" && !spec.GitUnreachable {
 		sideBySide(t, bin, vs, args, dir, env, spec)
 	}
+	if os.Getenv("IMGUPD_FLEET_BENCH_WHERE") == "1" && !spec.GitUnreachable {
+		whereVsSummary(t, bin, args, dir, env, spec)
+	}
 	if iu := os.Getenv("IMGUPD_FLEET_BENCH_IMAGE_UPDATER"); iu != "" {
 		row.Updater = measureImageUpdater(t, iu, spec.Apps, env, objs, dir)
 	}
@@ -525,6 +528,73 @@ func sideBySide(t *testing.T, bin, vs string, args []string, dir string, env *la
 	t.Logf("%s, %d apps, side by side (A this checkout, B IMGUPD_FLEET_BENCH_VS), medians of %d pairs: wall A %.3f s B %.3f s (A/B %.2f); CPU A %.3f s B %.3f s (A/B %.2f); RSS A %.1f MiB B %.1f MiB; A wall / 7.9 s %.3f, B %.3f",
 		spec.CRs, spec.Apps, runs, median(aw), median(bw), median(rw), median(ac), median(bc), median(rc), median(ar), median(br),
 		median(aw)/updaterCycle500.Seconds(), median(bw)/updaterCycle500.Seconds())
+}
+
+// whereVsSummary (IMGUPD_FLEET_BENCH_WHERE=1) answers `where` for the
+// image app 0 runs (its repository at the tag it runs, lab.FleetScenario's
+// 1.0.0 when unknown: the answer's cost does not depend on it) and scans
+// the summary of the same stored fleet, each in a process of its own, in
+// turn (IMGUPD_FLEET_BENCH_RUNS pairs, default 5, the order reversed every
+// other pair), and logs the medians and the median of the pairs' ratios
+// where / summary (issue 28's target: at most 0.3).
+func whereVsSummary(t *testing.T, bin string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) {
+	t.Helper()
+	runs := 5
+	if v := os.Getenv("IMGUPD_FLEET_BENCH_RUNS"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			runs = n
+		}
+	}
+	plain := args
+	for i, a := range args {
+		if a == "--cpuprofile" {
+			plain = args[:i:i]
+			break
+		}
+	}
+	image := env.Vars["REGISTRY"] + "/team/svc-000:1.0.0"
+	where := append(slices.Clip(plain), "--where", image)
+	var ws, ss, rs, wc []float64
+	apps := 0
+	for i := range runs {
+		var w, s fleetRow
+		if i%2 == 0 {
+			w = runWhere(t, bin, where, env)
+			s = runFleetScan(t, bin, plain, dir, env, spec)
+		} else {
+			s = runFleetScan(t, bin, plain, dir, env, spec)
+			w = runWhere(t, bin, where, env)
+		}
+		apps = w.Apps
+		ws, ss, wc = append(ws, w.Wall.Seconds()), append(ss, s.Wall.Seconds()), append(wc, w.CPU.Seconds())
+		rs = append(rs, w.Wall.Seconds()/s.Wall.Seconds())
+		t.Logf("%s, %d apps, pair %d: where %s %.3f s (CPU %.3f s, %d answers, %d registry and %d Kubernetes requests); summary %.3f s", spec.CRs, spec.Apps, i+1, image,
+			w.Wall.Seconds(), w.CPU.Seconds(), w.Apps, w.RegistryRequests, w.KubeRequests, s.Wall.Seconds())
+	}
+	t.Logf("%s, %d apps, where vs summary, medians of %d pairs: where %.3f s (CPU %.3f s, %d answers), summary %.3f s, where/summary %.2f (target at most 0.3)",
+		spec.CRs, spec.Apps, runs, median(ws), median(wc), apps, median(ss), median(rs))
+}
+
+// runWhere runs fleetscan --where over the stored fleet.
+func runWhere(t *testing.T, bin string, args []string, env *lab.Env) fleetRow {
+	t.Helper()
+	env.Registry.ResetRequests()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fleetscan --where: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Apps         int
+		ScanNs       int64
+		ScanCPUNs    int64
+		KubeRequests int64
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("fleetscan --where output: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	return fleetRow{Apps: out.Apps, Wall: time.Duration(out.ScanNs), CPU: time.Duration(out.ScanCPUNs), KubeRequests: out.KubeRequests, RegistryRequests: env.Registry.Requests().Total()}
 }
 
 // median of v (sorted in place).
