@@ -18,6 +18,10 @@
 #   IMGUPD_FLEET_BENCH_UNREACHABLE=0          skip the unreachable-git runs
 #   IMGUPD_FLEET_BENCH_IMAGE_UPDATER=BINARY   the live reference
 #   IMGUPD_FLEET_BENCH_PROFILE=DIR            pprof CPU and heap profiles of each scan
+#   IMGUPD_FLEET_BENCH_VS=FLEETSCAN           also scan each fleet with this fleetscan binary (built from
+#                                             another commit) and this checkout's in turn, side by side
+#   IMGUPD_FLEET_BENCH_RUNS=5                 pairs of those runs (medians and ratios logged)
+#   IMGUPD_FLEET_BENCH_WHERE=1                also `where` (app 0's image) vs the summary of each fleet, in turn
 #
 # See bench/README.md.
 set -euo pipefail

@@ -54,14 +54,24 @@ func checkTarget(ctx context.Context, r *run) []report.Finding {
 	if t.Mode != "" {
 		r.rep.Mode = string(t.Mode)
 	}
+	others := otherCRs(t)
 	for _, p := range t.Problems {
 		f := r.problemFinding(p)
+		if others.collapses(p) {
+			if others.n++; others.n > 1 {
+				continue
+			}
+			others.at = len(out)
+		}
 		if f.Stage == report.StageTarget {
 			out = append(out, f)
 		}
 		if p.Code == updater.ProblemAnnotationForUnknownAlias {
 			r.aliasTypos = append(r.aliasTypos, aliasTypoOf(p, t.Images, f.Title))
 		}
+	}
+	if others.n > 1 {
+		out[others.at] = others.finding(out[others.at], r.req.Namespace+"/"+r.req.App)
 	}
 	out = dedupeFindings(out)
 	// After an upgrade from v0.x the specific cause is that annotations are
@@ -139,6 +149,66 @@ func selectedTitle(t updater.Targeting) string {
 	default:
 		return fmt.Sprintf("Image Updater picks up the app from its annotations (%d image(s))", n)
 	}
+}
+
+// unselecting is what a diagnosis says of the CRs that do not select the
+// app while another one does (issue 28): with one CR per app, as an
+// ApplicationSet generates them, every other CR of the fleet. Each is not
+// a problem of this app (the model says so with an info problem per CR: no
+// applicationRef matches), so they are one finding: how many, and their
+// names (bounded) as its evidence, which -v and JSON show. When no CR
+// selects the app, each CR's reason stays a finding of its own.
+type unselecting struct {
+	names []string // the CRs whose every ref missed the app, in key order
+	n     int      // the info problems collapsed
+	at    int      // the finding that stands for them
+}
+
+// maxUnselectingNames bounds the names the finding lists.
+const maxUnselectingNames = 20
+
+func otherCRs(t updater.Targeting) unselecting {
+	var u unselecting
+	for _, c := range t.CRs {
+		if c.SelectedRef >= 0 || !c.AppListed || c.Error != "" || len(c.Refs) == 0 {
+			continue
+		}
+		missed := true
+		for _, ref := range c.Refs {
+			switch ref.Outcome {
+			case updater.RefNameMismatch, updater.RefLabelsMismatch, updater.RefInvalidSelector:
+			default:
+				missed = false
+			}
+		}
+		if missed {
+			u.names = append(u.names, c.CR)
+		}
+	}
+	return u
+}
+
+// collapses: p is one CR's "no applicationRef matches" while another CR
+// selects the app (the model then makes it info).
+func (u *unselecting) collapses(p updater.Problem) bool {
+	return p.Code == updater.ProblemNoMatchingRef && p.Severity == updater.SeverityInfo
+}
+
+// finding is first (the first CR's finding) made the one for all of them.
+func (u *unselecting) finding(first report.Finding, app string) report.Finding {
+	f := first
+	f.Evidence = nil
+	f.Title = fmt.Sprintf("%d other ImageUpdater CRs do not select %s: none of their applicationRefs matches it by name and labels", u.n, app)
+	names := u.names
+	more := ""
+	if len(names) > maxUnselectingNames {
+		more = fmt.Sprintf(" and %d more", len(names)-maxUnselectingNames)
+		names = names[:maxUnselectingNames]
+	}
+	if len(names) > 0 {
+		f = f.With(ev("ImageUpdater CRs", strings.Join(names, ", ")+more))
+	}
+	return f
 }
 
 func dedupeFindings(fs []report.Finding) []report.Finding {

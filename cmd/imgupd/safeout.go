@@ -49,6 +49,13 @@ func newShownWriter(w goio.Writer, mode shownMode) *shownWriter {
 }
 
 func (s *shownWriter) Write(p []byte) (int, error) {
+	if len(s.pending) == 0 && len(p) > 0 && plain(p) == len(p) { // all shown as itself: no copy
+		s.prev = rune(p[len(p)-1])
+		if _, err := s.w.Write(p); err != nil {
+			return 0, fmt.Errorf("writing the output: %w", err)
+		}
+		return len(p), nil
+	}
 	buf := append(s.pending, p...)
 	s.pending = nil
 	// Keep back an incomplete character at the end (at most 3 bytes).
@@ -89,6 +96,17 @@ func (s *shownWriter) Close() error {
 	return nil
 }
 
+// plain is the length of buf's leading run of printable ASCII and line
+// breaks, which every mode writes as they are (IsHidden is false for them).
+func plain(buf []byte) int {
+	for i, c := range buf {
+		if (c < 0x20 || c > 0x7e) && c != '\n' {
+			return i
+		}
+	}
+	return len(buf)
+}
+
 // shown is buf with each character not shown as itself written as its
 // escape: \x1b, \u202e, \xff (text, Markdown); \u001b, \u202e, a pair of
 // them beyond U+FFFF, \ufffd for a byte that is not UTF-8, which
@@ -99,6 +117,12 @@ func (s *shownWriter) shown(buf []byte) string {
 	var b strings.Builder
 	b.Grow(len(buf))
 	for i := 0; i < len(buf); {
+		if n := plain(buf[i:]); n > 0 {
+			b.Write(buf[i : i+n])
+			i += n
+			s.prev = rune(buf[i-1])
+			continue
+		}
 		if n := s.style(buf[i:]); n > 0 {
 			b.Write(buf[i : i+n])
 			i += n

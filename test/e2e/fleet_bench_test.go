@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -399,7 +400,6 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 		t.Fatal(err)
 	}
 	kubeconfig := writeKubeconfig(t, dir)
-	env.Registry.ResetRequests()
 	args := []string{"--kubeconfig", kubeconfig, "--updater-log", logFile, "--now", sc.Now}
 	if p := os.Getenv("IMGUPD_FLEET_BENCH_PROFILE"); p != "" {
 		name := strconv.Itoa(spec.Apps)
@@ -412,6 +412,25 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 		args = append(args, "--cpuprofile", filepath.Join(p, "cpu-"+name+".prof"), "--memprofile", filepath.Join(p, "mem-"+name+".prof"),
 			"--peakprofile", filepath.Join(p, "mem-"+name+"-peak.prof"), "--trace", filepath.Join(p, "trace-"+name+".out"))
 	}
+	row := runFleetScan(t, bin, args, dir, env, spec)
+	row.Load = load
+	if vs := os.Getenv("IMGUPD_FLEET_BENCH_VS"); vs != "" && !spec.GitUnreachable {
+		sideBySide(t, bin, vs, args, dir, env, spec)
+	}
+	if os.Getenv("IMGUPD_FLEET_BENCH_WHERE") == "1" && !spec.GitUnreachable {
+		whereVsSummary(t, bin, args, dir, env, spec)
+	}
+	if iu := os.Getenv("IMGUPD_FLEET_BENCH_IMAGE_UPDATER"); iu != "" {
+		row.Updater = measureImageUpdater(t, iu, spec.Apps, env, objs, dir)
+	}
+	return row
+}
+
+// runFleetScan runs one scan of the stored fleet in a process of its own
+// (bin, the fleetscan binary) and reads what it cost.
+func runFleetScan(t *testing.T, bin string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) fleetRow {
+	t.Helper()
+	env.Registry.ResetRequests()
 	// The peak RSS is GNU time's (-f %M: the child's ru_maxrss, forked
 	// from time's small process), else the process's own VmHWM. The
 	// child's rusage as this process sees it would include this process's
@@ -449,7 +468,7 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 	rc := env.Registry.Requests()
 	row := fleetRow{Apps: spec.Apps, Repos: spec.Repos, Wall: time.Duration(out.ScanNs), Process: process, CPU: time.Duration(out.ScanCPUNs), FirstAnswer: time.Duration(out.FirstAnswerNs),
 		RegistryRequests: rc.Total(), TagPages: rc.Tags, TagLists: out.Stats.TagLists, LiveRepos: liveRepos(spec),
-		KubeRequests: out.KubeRequests, KubeByPath: out.KubeByPath, States: out.States, Codes: out.Codes, Partial: out.Partial, Load: load}
+		KubeRequests: out.KubeRequests, KubeByPath: out.KubeByPath, States: out.States, Codes: out.Codes, Partial: out.Partial}
 	row.PeakRSS, row.VmHWM, row.PeakHeap, row.HeldHeap = out.VmHWMKiB*1024, out.VmHWMKiB*1024, out.PeakHeapMiB, out.HeldHeapMiB
 	if b, err := os.ReadFile(rssFile); err == nil {
 		if kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
@@ -459,10 +478,133 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 	if out.Apps != spec.Apps {
 		t.Errorf("%d apps scanned, the fleet has %d", out.Apps, spec.Apps)
 	}
-	if iu := os.Getenv("IMGUPD_FLEET_BENCH_IMAGE_UPDATER"); iu != "" {
-		row.Updater = measureImageUpdater(t, iu, spec.Apps, env, objs, dir)
-	}
 	return row
+}
+
+// sideBySide runs the scan of the stored fleet with bin (A) and with vs
+// (B, IMGUPD_FLEET_BENCH_VS: another fleetscan binary, e.g. built from the
+// commit before a change) in turn, IMGUPD_FLEET_BENCH_RUNS pairs (default
+// 5), the order reversed every other pair so that the machine's load falls
+// on both, and logs each pair and the medians of the wall time, the CPU
+// time and the peak RSS, and of the pairs' ratios A/B. The profiles are
+// not written in these runs.
+func sideBySide(t *testing.T, bin, vs string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) {
+	t.Helper()
+	runs := 5
+	if v := os.Getenv("IMGUPD_FLEET_BENCH_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("IMGUPD_FLEET_BENCH_RUNS %q: want a count above 0", v)
+		}
+		runs = n
+	}
+	plain := args
+	for i, a := range args {
+		if a == "--cpuprofile" {
+			plain = args[:i:i]
+			break
+		}
+	}
+	var aw, bw, ac, bc, ar, br, rw, rc []float64
+	for i := range runs {
+		var a, b fleetRow
+		if i%2 == 0 {
+			a = runFleetScan(t, bin, plain, dir, env, spec)
+			b = runFleetScan(t, vs, plain, dir, env, spec)
+		} else {
+			b = runFleetScan(t, vs, plain, dir, env, spec)
+			a = runFleetScan(t, bin, plain, dir, env, spec)
+		}
+		if a.States["up-to-date"] != spec.Apps || b.States["up-to-date"] != spec.Apps {
+			t.Errorf("side by side, pair %d: states %v (A) and %v (B): every app of this fleet is up to date", i+1, a.States, b.States)
+		}
+		aw, bw = append(aw, a.Wall.Seconds()), append(bw, b.Wall.Seconds())
+		ac, bc = append(ac, a.CPU.Seconds()), append(bc, b.CPU.Seconds())
+		ar, br = append(ar, mib(a.PeakRSS)), append(br, mib(b.PeakRSS))
+		rw, rc = append(rw, a.Wall.Seconds()/b.Wall.Seconds()), append(rc, a.CPU.Seconds()/b.CPU.Seconds())
+		t.Logf("%s, %d apps, pair %d: A wall %.3f s CPU %.3f s RSS %.1f MiB; B wall %.3f s CPU %.3f s RSS %.1f MiB", spec.CRs, spec.Apps, i+1,
+			a.Wall.Seconds(), a.CPU.Seconds(), mib(a.PeakRSS), b.Wall.Seconds(), b.CPU.Seconds(), mib(b.PeakRSS))
+	}
+	t.Logf("%s, %d apps, side by side (A this checkout, B IMGUPD_FLEET_BENCH_VS), medians of %d pairs: wall A %.3f s B %.3f s (A/B %.2f); CPU A %.3f s B %.3f s (A/B %.2f); RSS A %.1f MiB B %.1f MiB; A wall / 7.9 s %.3f, B %.3f",
+		spec.CRs, spec.Apps, runs, median(aw), median(bw), median(rw), median(ac), median(bc), median(rc), median(ar), median(br),
+		median(aw)/updaterCycle500.Seconds(), median(bw)/updaterCycle500.Seconds())
+}
+
+// whereVsSummary (IMGUPD_FLEET_BENCH_WHERE=1) answers `where` for the
+// image app 0 runs (its repository at the tag it runs, lab.FleetScenario's
+// 1.0.0 when unknown: the answer's cost does not depend on it) and scans
+// the summary of the same stored fleet, each in a process of its own, in
+// turn (IMGUPD_FLEET_BENCH_RUNS pairs, default 5, the order reversed every
+// other pair), and logs the medians and the median of the pairs' ratios
+// where / summary (issue 28's target: at most 0.3).
+func whereVsSummary(t *testing.T, bin string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) {
+	t.Helper()
+	runs := 5
+	if v := os.Getenv("IMGUPD_FLEET_BENCH_RUNS"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			runs = n
+		}
+	}
+	plain := args
+	for i, a := range args {
+		if a == "--cpuprofile" {
+			plain = args[:i:i]
+			break
+		}
+	}
+	image := env.Vars["REGISTRY"] + "/team/svc-000:1.0.0"
+	where := append(slices.Clip(plain), "--where", image)
+	var ws, ss, rs, wc []float64
+	apps := 0
+	for i := range runs {
+		var w, s fleetRow
+		if i%2 == 0 {
+			w = runWhere(t, bin, where, env)
+			s = runFleetScan(t, bin, plain, dir, env, spec)
+		} else {
+			s = runFleetScan(t, bin, plain, dir, env, spec)
+			w = runWhere(t, bin, where, env)
+		}
+		apps = w.Apps
+		ws, ss, wc = append(ws, w.Wall.Seconds()), append(ss, s.Wall.Seconds()), append(wc, w.CPU.Seconds())
+		rs = append(rs, w.Wall.Seconds()/s.Wall.Seconds())
+		t.Logf("%s, %d apps, pair %d: where %s %.3f s (CPU %.3f s, %d answers, %d registry and %d Kubernetes requests); summary %.3f s", spec.CRs, spec.Apps, i+1, image,
+			w.Wall.Seconds(), w.CPU.Seconds(), w.Apps, w.RegistryRequests, w.KubeRequests, s.Wall.Seconds())
+	}
+	t.Logf("%s, %d apps, where vs summary, medians of %d pairs: where %.3f s (CPU %.3f s, %d answers), summary %.3f s, where/summary %.2f (target at most 0.3)",
+		spec.CRs, spec.Apps, runs, median(ws), median(wc), apps, median(ss), median(rs))
+}
+
+// runWhere runs fleetscan --where over the stored fleet.
+func runWhere(t *testing.T, bin string, args []string, env *lab.Env) fleetRow {
+	t.Helper()
+	env.Registry.ResetRequests()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fleetscan --where: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Apps         int
+		ScanNs       int64
+		ScanCPUNs    int64
+		KubeRequests int64
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("fleetscan --where output: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	return fleetRow{Apps: out.Apps, Wall: time.Duration(out.ScanNs), CPU: time.Duration(out.ScanCPUNs), KubeRequests: out.KubeRequests, RegistryRequests: env.Registry.Requests().Total()}
+}
+
+// median of v (sorted in place).
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // measureImageUpdater runs the real Image Updater (a binary built

@@ -115,6 +115,7 @@ func main() {
 	memProfile := flag.String("memprofile", "", "write a heap profile (allocations, and what is in use at the end of the scan) to this file")
 	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
 	traceFile := flag.String("trace", "", "write an execution trace of the scan (runtime/trace) to this file: where its goroutines wait")
+	where := flag.String("where", "", "instead of the scan, answer `where IMAGE` over the same fleet (Scanner.Where): scanNs is its time, apps its answers")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -127,13 +128,13 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile, *traceFile); err != nil {
+	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile, *traceFile, *where); err != nil {
 		fmt.Fprintln(os.Stderr, "fleetscan:", err)
 		exit = 1
 	}
 }
 
-func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile, traceFile string) error {
+func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile, traceFile, where string) error {
 	cfg, err := cluster.RESTConfig(cluster.ConfigOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
@@ -166,6 +167,24 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
 	var firstAnswer atomic.Int64
 	s := &fleet.Scanner{Engine: eng, Concurrency: conc}
+	if where != "" {
+		q, err := fleet.ParseImageQuery(where)
+		if err != nil {
+			return err
+		}
+		cpu0 := cpuTime()
+		start := time.Now()
+		w, err := s.Where(context.Background(), fleet.Query{}, q)
+		if err != nil {
+			return err
+		}
+		out := Output{Apps: len(w.Apps), ScanNs: time.Since(start).Nanoseconds(), ScanCPUNs: (cpuTime() - cpu0).Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(),
+			Stats: w.Stats, RegistryRequests: eng.Registry.Stats().Total(), VmHWMKiB: vmHWM()}
+		cnt.mu.Lock()
+		out.KubeRequests, out.KubeByPath = cnt.n, cnt.byPath
+		cnt.mu.Unlock()
+		return json.NewEncoder(os.Stdout).Encode(out)
+	}
 	runtime.GC()
 	if traceFile != "" {
 		f, err := os.Create(traceFile)
