@@ -114,7 +114,7 @@ type scenarioList struct {
 	expected bool
 }
 
-func (scenarioList) answerKind() answerKind { return answerScenarios }
+func (scenarioList) AnswerKind() answerKind { return answerScenarios }
 
 // writeScenarioJSON prints {"scenarios": [...]}, a row per scenario.
 func writeScenarioJSON(io streams, results scenarioList) error {

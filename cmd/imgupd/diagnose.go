@@ -113,7 +113,7 @@ type reportOutput struct {
 	verbose bool
 }
 
-func (reportOutput) answerKind() answerKind { return answerReport }
+func (reportOutput) AnswerKind() answerKind { return answerReport }
 
 // reportExit maps the state to the exit status (State.ExitCode); the report
 // is already printed, so no message is added.

@@ -3,6 +3,8 @@ package main
 import (
 	goio "io"
 
+	"github.com/imgupd/imgupd/commands/explain"
+	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/internal/jsonindent"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/simulate"
@@ -20,12 +22,12 @@ func jsonExporter() exporter {
 		answerSimulation: exportAs("", func(io streams, v simulateOutput) error { return writeAnswerJSON(io.Out, simulate.NewJSON(v.result)) }),
 		answerConfig:     exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
 		answerScenarios:  exportAs("", writeScenarioJSON),
-		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
+		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {
 			return writeAnswerJSON(io.Out, struct {
 				Codes []report.Entry `json:"codes"`
-			}{v})
+			}{v.Entries})
 		}),
-		answerVersion: exportAs("", func(io streams, v versionOutput) error { return writeAnswerJSON(io.Out, v) }),
+		answerVersion: exportAs("", func(io streams, v versioncmd.Answer) error { return writeAnswerJSON(io.Out, v) }),
 	}}
 }
 

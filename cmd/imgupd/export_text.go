@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/imgupd/imgupd/commands/explain"
+	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/internal/textutil"
 
 	"github.com/imgupd/imgupd/present/render"
@@ -30,10 +32,12 @@ func textExporter() exporter {
 			render.WhereText(io.Out, v.where, v.opts)
 			return nil
 		}),
-		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
-			for _, e := range v {
-				writeEntry(io.Out, e)
-				fmt.Fprintln(io.Out)
+		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {
+			for _, e := range v.Entries {
+				explain.WriteEntry(io.Out, e)
+				if !v.One {
+					fmt.Fprintln(io.Out)
+				}
 			}
 			return nil
 		}),
@@ -47,6 +51,9 @@ func textExporter() exporter {
 			return nil
 		}),
 		answerScenarios: exportAs("", writeScenarioTable),
-		answerVersion:   exportAs("", writeVersionText),
+		answerVersion: exportAs("", func(io streams, v versioncmd.Answer) error {
+			v.WriteText(io.Out)
+			return nil
+		}),
 	}}
 }

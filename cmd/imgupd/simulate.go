@@ -133,7 +133,7 @@ type simulateOutput struct {
 	all    bool
 }
 
-func (simulateOutput) answerKind() answerKind { return answerSimulation }
+func (simulateOutput) AnswerKind() answerKind { return answerSimulation }
 
 // clusterCredentials resolves env: and ext: locally and reads pullsecret: and
 // secret: references from the cluster, connecting only when one is used.

@@ -141,7 +141,7 @@ type summaryOutput struct {
 	opts    render.SummaryOptions
 }
 
-func (summaryOutput) answerKind() answerKind { return answerSummary }
+func (summaryOutput) AnswerKind() answerKind { return answerSummary }
 
 // failWith wraps an error in code, unless it carries its own exit status already.
 func failWith(code int) func(error) error {

@@ -57,12 +57,12 @@ func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
 		"diagnose": func(e cmdEnv) *cobra.Command { return newDiagnoseCmd(e.io) },
 		"where":    func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
-		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io) },
+		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
 		"summary":  func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
 		"simulate": func(e cmdEnv) *cobra.Command { return newSimulateCmd(e.v, e.io) },
 		"demo":     func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
 		"serve":    func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
 		"config":   func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
-		"version":  func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io) },
+		"version":  func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io, nil) },
 	}
 }

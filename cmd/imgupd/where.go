@@ -65,7 +65,7 @@ type whereOutput struct {
 	opts  render.SummaryOptions
 }
 
-func (whereOutput) answerKind() answerKind { return answerWhere }
+func (whereOutput) AnswerKind() answerKind { return answerWhere }
 
 // demoWhere answers o.where on the lab fleet where-web; an image without a
 // registry host is the lab registry's.
