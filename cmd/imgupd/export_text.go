@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/imgupd/imgupd/commands/explain"
+	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
 	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/internal/textutil"
 
@@ -41,8 +42,8 @@ func textExporter() exporter {
 			}
 			return nil
 		}),
-		answerSimulation: exportAs("", func(io streams, v simulateOutput) error {
-			simulate.WriteText(io.Out, v.result, simulate.TextOptions{All: v.all})
+		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {
+			simulate.WriteText(io.Out, v.Result, simulate.TextOptions{All: v.All})
 			return nil
 		}),
 		// What serve resolves, or the problems (on stderr).

@@ -132,8 +132,13 @@ its CRs, their Secrets as Image Updater may), the registries and git, as Image U
 	build := terminalCommands()
 	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
 	for _, s := range commands.Table() {
-		if newCmd, ok := build[s.Name]; ok && s.In(commands.Terminal) {
+		if !s.In(commands.Terminal) || strings.Contains(s.Name, " ") {
+			continue // a subcommand is its parent's (config check)
+		}
+		if newCmd, ok := build[s.Name]; ok {
 			root.AddCommand(newCmd(env))
+		} else if s.Term != nil {
+			root.AddCommand(fromTerm(s, io, nil))
 		}
 	}
 	return root

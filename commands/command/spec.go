@@ -52,6 +52,9 @@ type Spec struct {
 	// ArgValues are the values its argument completes to in a shell, read offline (explain: the
 	// finding codes); nil when they cannot be known without the cluster (APP) or at all (IMAGE).
 	ArgValues func() []string
+	// Term is how the terminal runs it, flags included (nil: cmd/imgupd has a constructor of
+	// its own for it).
+	Term *Term
 	// Chat is the command in the chat (for a command with Surfaces&Chat).
 	Chat ChatSpec
 }

@@ -19,5 +19,6 @@ behaviour of the Image Updater version you name, and explains each tag's fate.`,
 		Example: `  imgupd simulate ghcr.io/acme/app:~1.2 --current-tag 1.2.3
   imgupd simulate nginx --update-strategy newest-build --ignore-tags latest --output json
   imgupd simulate registry.local:5000/team/api --plain-http --allow-tags 'regexp:^v[0-9.]+$'`,
+		Term: Term(Run),
 	}
 }
