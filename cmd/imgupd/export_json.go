@@ -3,9 +3,9 @@ package main
 import (
 	goio "io"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/commands/explain"
 	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
-	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/internal/jsonindent"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/simulate"
@@ -30,7 +30,7 @@ func jsonExporter() exporter {
 				Codes []report.Entry `json:"codes"`
 			}{v.Entries})
 		}),
-		answerVersion: exportAs("", func(io streams, v versioncmd.Answer) error { return writeAnswerJSON(io.Out, v) }),
+		answerPlain: exportAs("", func(io streams, v command.TextWriter) error { return writeAnswerJSON(io.Out, v) }),
 	}}
 }
 

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/commands/explain"
 	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
-	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/internal/textutil"
 
 	"github.com/imgupd/imgupd/present/render"
@@ -52,7 +52,7 @@ func textExporter() exporter {
 			return nil
 		}),
 		answerScenarios: exportAs("", writeScenarioTable),
-		answerVersion: exportAs("", func(io streams, v versioncmd.Answer) error {
+		answerPlain: exportAs("", func(io streams, v command.TextWriter) error {
 			v.WriteText(io.Out)
 			return nil
 		}),

@@ -28,7 +28,7 @@ const (
 	answerSimulation = command.AnswerSimulation // simulateOutput: simulate
 	answerConfig     = command.AnswerConfig     // *checkedConfig: config check
 	answerScenarios  = command.AnswerScenarios  // scenarioList: demo
-	answerVersion    = command.AnswerVersion    // version.Answer: version
+	answerPlain      = command.AnswerPlain      // a command.TextWriter: version, …
 )
 
 // exporter is one output format, for every answer it can write: its name

@@ -30,7 +30,7 @@ func newVersionCmd(io streams, runF func(context.Context, versioncmd.Options, co
 		runF = versioncmd.Run
 	}
 	var output string
-	out := formatsOf(answerVersion)
+	out := formatsOf(answerPlain)
 	cmd := fromTable("version", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -33,8 +33,16 @@ const (
 	AnswerSimulation AnswerKind = "simulation" // simulate
 	AnswerConfig     AnswerKind = "config"     // config check
 	AnswerScenarios  AnswerKind = "scenarios"  // demo
-	AnswerVersion    AnswerKind = "version"    // version
+	// AnswerPlain is an answer that writes its own text (TextWriter) and is, in JSON, itself:
+	// version, and any small answer that needs no renderer of its own.
+	AnswerPlain AnswerKind = "plain"
 )
+
+// TextWriter is an answer of kind AnswerPlain: how it reads in a terminal.
+type TextWriter interface {
+	Answer
+	WriteText(w io.Writer)
+}
 
 // OrList is "A", "A or B", "A, B or C".
 func OrList(items []string) string {

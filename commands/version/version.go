@@ -38,7 +38,7 @@ type Answer struct {
 	Default string   `json:"imageUpdaterDefault"`
 }
 
-func (Answer) AnswerKind() command.AnswerKind { return command.AnswerVersion }
+func (Answer) AnswerKind() command.AnswerKind { return command.AnswerPlain }
 
 // Run is the answer: it reads nothing.
 func Run(_ context.Context, o Options, _ command.IO) (Answer, error) {
