@@ -90,7 +90,7 @@ func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	if err := checkCluster(ctx, eng, app, true); err != nil {
 		return err
 	}
-	prog := progressFor(io.Err, o.output, "diagnosing "+o.namespace+"/"+o.app, "", "reading the Application")
+	prog := progressOf("diagnose", io.Err, o.output, o.namespace+"/"+o.app)
 	if prog != nil {
 		eng.Options.OnStage = func(s report.StageInfo) { prog.on(s.Title) }
 		defer prog.stop()

@@ -97,7 +97,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	if err != nil {
 		return fail(err)
 	}
-	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
+	prog := progressOf("summary", io.Err, o.output, "")
 	if prog != nil {
 		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()

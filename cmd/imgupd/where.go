@@ -40,7 +40,7 @@ func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, 
 	if err != nil {
 		return fail(err)
 	}
-	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
+	prog := progressOf("where", io.Err, o.output, "")
 	if prog != nil {
 		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()

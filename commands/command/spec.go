@@ -52,11 +52,24 @@ type Spec struct {
 	// ArgValues are the values its argument completes to in a shell, read offline (explain: the
 	// finding codes); nil when they cannot be known without the cluster (APP) or at all (IMAGE).
 	ArgValues func() []string
+	// Progress is its progress line on a terminal's stderr while it runs (zero: none).
+	Progress TermProgress
 	// Term is how the terminal runs it, flags included (nil: cmd/imgupd has a constructor of
 	// its own for it).
 	Term *Term
 	// Chat is the command in the chat (for a command with Surfaces&Chat).
 	Chat ChatSpec
+}
+
+// TermProgress is a terminal command's progress line on stderr, shown in text and Markdown
+// only ("diagnosing team-a/web 3s · Registry and network", "scanning 12/40 apps 5s").
+type TermProgress struct {
+	// Label is what it does; a %s in it is what it works on (diagnose: NAMESPACE/APP).
+	Label string
+	// Unit is what it counts ("apps"), "" when it counts nothing.
+	Unit string
+	// Waiting is what it says before its first count or stage.
+	Waiting string
 }
 
 // ChatSpec is a command's chat grammar, help, progress line and handler.
