@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/report"
@@ -51,60 +52,27 @@ type Service struct {
 	SummaryTimeout time.Duration
 }
 
-// Kind says what a Result carries.
-type Kind string
+// Kind says what a Result carries (command's).
+type Kind = command.Kind
 
 const (
-	KindReport   Kind = "report"    // Report: a diagnosis
-	KindTags     Kind = "tags"      // Report (its candidate tables), Alias
-	KindLogs     Kind = "logs"      // Report (its UpdaterLog)
-	KindExplain  Kind = "explain"   // Entry
-	KindHelp     Kind = "help"      // Text
-	KindDenied   Kind = "denied"    // Text: the refusal and what would allow it
-	KindNotFound Kind = "not_found" // Text, Suggestions
-	KindInvalid  Kind = "invalid"   // Text: the input is not a command (with help)
-	KindError    Kind = "error"     // Text: the command could not be carried out
-	KindNotBuilt Kind = "not_built" // Text: the command exists but is not available yet
-	KindSummary  Kind = "summary"   // Summary (of what the asker may see)
-	KindWhere    Kind = "where"     // Where (over what the asker may see)
-	KindBusy     Kind = "busy"      // Text: the asker already has as many commands running as one person may
+	KindReport   = command.KindReport
+	KindTags     = command.KindTags
+	KindLogs     = command.KindLogs
+	KindExplain  = command.KindExplain
+	KindHelp     = command.KindHelp
+	KindDenied   = command.KindDenied
+	KindNotFound = command.KindNotFound
+	KindInvalid  = command.KindInvalid
+	KindError    = command.KindError
+	KindNotBuilt = command.KindNotBuilt
+	KindSummary  = command.KindSummary
+	KindWhere    = command.KindWhere
+	KindBusy     = command.KindBusy
 )
 
-// Result is the answer to one command.
-type Result struct {
-	Kind    Kind
-	Command Command
-	App     report.AppRef
-	Report  *report.Report
-	Alias   string
-	Entry   *report.Entry
-	// Text is chat Markdown (`code`, *bold*) with its values as they are
-	// (names typed, text the cluster returned) and no link or mention: the
-	// transport writes it so that nothing in it is parsed (blockkit.Notice).
-	Text string
-	// Suggestions are the closest "namespace/app" names the asker may see.
-	Suggestions []string
-	// Rule is the access rule that allowed the command.
-	Rule string
-	// Summary is a fleet summary of the Applications the asker may see: the scan never read
-	// the others, and no figure in it depends on them.
-	Summary *report.Summary
-	// Where answers "where is my tag?" over the Applications the asker may see.
-	Where *report.Where
-	// Private, when not "", is why the answer is for the asker alone (chat Markdown, shown
-	// with it): only an access rule naming them (users or groups), no rule for everyone in this
-	// channel, grants what it shows. The transport then answers only them.
-	Private string
-}
-
-// Outcome is the Result in one word, for metrics and the audit log: the
-// verdict of a diagnosis, else the kind.
-func (r Result) Outcome() string {
-	if r.Report != nil && r.Kind == KindReport {
-		return string(r.Report.Verdict)
-	}
-	return string(r.Kind)
-}
+// Result is the answer to one command (command's).
+type Result = command.Result
 
 // Handle parses nothing: the transport parses (it must ack first) and passes
 // the command and who asked.
@@ -113,53 +81,59 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 		return Result{Kind: KindInvalid, Text: HelpText()}
 	}
 	// Every command needs a rule that admits the asker here; commands that
-	// read an Application are then decided for it (withApp).
+	// read an Application are then decided for it (Deps.App).
 	d := s.Policy.Admits(pr)
 	if !d.Allowed {
 		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
 	}
-	switch c := cmd.(type) {
-	case Help:
-		return Result{Kind: KindHelp, Command: cmd, Text: HelpText()}
-	case Explain:
-		e, ok := report.Lookup(c.Code)
-		if !ok {
-			return Result{Kind: KindNotFound, Command: cmd, Text: fmt.Sprintf("`%s` is not a finding code%s", c.Code, nearestCode(c.Code))}
-		}
-		return Result{Kind: KindExplain, Command: cmd, Entry: &e}
-	case Summary:
-		return s.summary(ctx, pr, c, d.Rule)
-	case Where:
-		return s.where(ctx, pr, c, d.Rule)
-	case Diagnose:
-		switch {
-		case c.Cluster == "" || c.Cluster == s.Cluster:
-		case s.Cluster == "":
-			return Result{Kind: KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads one cluster and has no name (`imgupd serve --cluster NAME`), so `--cluster %s` cannot be checked: leave it out, or ask the imgupd of that cluster", c.Cluster)}
-		default:
-			return Result{Kind: KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads cluster `%s`; ask the imgupd of cluster `%s` (each cluster runs its own Slack app)", s.Cluster, c.Cluster)}
-		}
-		return s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindReport)
-	case Tags:
-		res := s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindTags)
-		res.Alias = c.Alias
-		if res.Kind == KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t report.CandidateTable) bool { return t.Alias == c.Alias }) {
-			var aliases []string
-			for _, t := range res.Report.Candidates {
-				aliases = append(aliases, chatCode(t.Alias))
-			}
-			res.Kind = KindNotFound
-			res.Text = fmt.Sprintf("%s has no image alias %s with a candidate table", res.App, chatCode(c.Alias))
-			if len(aliases) > 0 {
-				res.Text += "; it has " + strings.Join(aliases, ", ")
-			}
-		}
-		return res
-	case Logs:
-		return s.withApp(ctx, pr, cmd, c.App, c.Namespace, KindLogs)
+	spec, ok := SpecOf(cmd)
+	if !ok || !spec.In(Chat) || spec.Chat.Handle == nil {
+		return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
 	}
-	return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
+	return spec.Chat.Handle(ctx, asker{s: s, pr: pr, admitted: d}, cmd)
 }
+
+// asker is what a command's handler is given (command.Deps): the service, bound to one asker
+// the access rules admit here. Every read of an Application or of the fleet it offers is
+// decided for that asker.
+type asker struct {
+	s        *Service
+	pr       Principal
+	admitted Decision
+}
+
+func (a asker) Rule() string    { return a.admitted.Rule }
+func (a asker) Cluster() string { return a.s.Cluster }
+func (a asker) Help() string    { return HelpText() }
+
+func (a asker) App(ctx context.Context, c Command, name, ns string, kind Kind) Result {
+	return a.s.withApp(ctx, a.pr, c, name, ns, kind)
+}
+
+func (a asker) Fleet() command.FleetScanner {
+	if a.s.Fleet == nil {
+		return nil
+	}
+	return a.s.Fleet
+}
+
+func (a asker) ScanTimeout() time.Duration {
+	if a.s.SummaryTimeout <= 0 {
+		return DefaultSummaryTimeout
+	}
+	return a.s.SummaryTimeout
+}
+
+func (a asker) Visible(scope report.Scope) fleet.Query { return a.s.Policy.ScopeFor(a.pr, scope) }
+
+func (a asker) Private(ns, project, what string) string {
+	if d := a.s.Policy.Decide(a.pr, Scope{Namespace: ns, Project: projectOr(project)}); d.Private {
+		return PrivateText(d.Rule, what)
+	}
+	return ""
+}
+
+func (a asker) ReadError(what string, err error) string { return readError(what, err) }
 
 // withApp finds the Application the (admitted) asker may see and diagnoses it. An Application
 // the asker may not see is answered exactly as one that does not exist: nothing about it is
@@ -319,13 +293,6 @@ func readError(what string, err error) string {
 	return "cannot read " + what + ": " + clip(textutil.Visible(strings.Join(strings.Fields(err.Error()), " ")))
 }
 
-// chatCode is a value the cluster or the asker wrote as `code` in chat
-// Markdown: on one line with nothing hidden, its backticks (which would
-// end the span) written as '.
-func chatCode(s string) string {
-	return "`" + strings.ReplaceAll(textutil.Visible(s), "`", "'") + "`"
-}
-
 // nearestApps returns up to three "ns/app" names closest to name.
 func nearestApps(name string, names []string) []string {
 	type cand struct {
@@ -352,16 +319,4 @@ func nearestApps(name string, names []string) []string {
 		out = append(out, cs[i].n)
 	}
 	return out
-}
-
-func nearestCode(code string) string {
-	var codes []string
-	for _, e := range report.Catalogue() {
-		codes = append(codes, string(e.Code))
-	}
-	best := textutil.NearestOne(code, codes, func(_ string, d int) bool { return d < 4 })
-	if best == "" {
-		return "; `help` lists the commands, docs/findings.md every code"
-	}
-	return fmt.Sprintf("; did you mean `%s`?", best)
 }

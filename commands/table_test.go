@@ -46,8 +46,8 @@ func TestTableChatCommandsParse(t *testing.T) {
 		if !s.In(Chat) {
 			continue
 		}
-		if s.Chat.parse == nil || s.Chat.Help == "" {
-			t.Errorf("%s: a chat command without a parser or a help line", s.Name)
+		if s.Chat.Parse == nil || s.Chat.Handle == nil || s.Chat.Help == "" {
+			t.Errorf("%s: a chat command without a parser, a handler or a help line", s.Name)
 			continue
 		}
 		inputs := []string{sampled(t, s.Name+" "+s.Args)}
@@ -69,7 +69,7 @@ func TestTableChatCommandsParse(t *testing.T) {
 			if got, _ := SpecOf(c); got.Name != s.Name {
 				t.Errorf("%q: SpecOf is %q, want %q", in, got.Name, s.Name)
 			}
-			if s.Chat.progress != nil && ProgressText(c) == "Working on it" {
+			if s.Chat.Progress != nil && ProgressText(c) == "Working on it" {
 				t.Errorf("%q: no progress line", in)
 			}
 		}

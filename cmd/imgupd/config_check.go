@@ -79,7 +79,7 @@ type checkedConfig struct {
 	Problems []problem            `json:"problems,omitempty"`
 }
 
-func (*checkedConfig) answerKind() answerKind { return answerConfig }
+func (*checkedConfig) AnswerKind() answerKind { return answerConfig }
 
 // setting is one resolved flag: its value and its source ("default", "file serve.timeout",
 // "env IMGUPD_TIMEOUT").

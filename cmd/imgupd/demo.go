@@ -83,7 +83,7 @@ func runDemo(ctx context.Context, o *demoOptions, io streams) error {
 	if err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
-	prog := progressFor(io.Err, o.output, "running the lab", "scenarios", "starting")
+	prog := progressOf("demo", io.Err, o.output, "")
 	results := runScenarios(ctx, all, max(1, o.parallel), prog.update)
 	prog.stop()
 	failed, broken := 0, 0
@@ -114,7 +114,7 @@ type scenarioList struct {
 	expected bool
 }
 
-func (scenarioList) answerKind() answerKind { return answerScenarios }
+func (scenarioList) AnswerKind() answerKind { return answerScenarios }
 
 // writeScenarioJSON prints {"scenarios": [...]}, a row per scenario.
 func writeScenarioJSON(io streams, results scenarioList) error {
@@ -344,7 +344,7 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	start := time.Now()
-	prog := progressFor(io.Err, o.output, "running the lab", "scenarios", "starting")
+	prog := progressOf("demo", io.Err, o.output, "")
 	results := runScenarios(ctx, all, max(1, o.parallel), prog.update)
 	prog.stop()
 	res := &fleet.Result{Cluster: "lab", StartedAt: start, Duration: time.Since(start)}

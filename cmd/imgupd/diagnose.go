@@ -11,6 +11,8 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/imgupd/imgupd/commands/command"
+	diagnosecmd "github.com/imgupd/imgupd/commands/diagnose"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/sources/cluster"
@@ -20,18 +22,10 @@ import (
 	"github.com/imgupd/imgupd/sources/registry"
 )
 
-// diagnoseOptions are the flags of `imgupd diagnose`.
+// diagnoseOptions are `imgupd diagnose`'s options (commands/diagnose) and its -o.
 type diagnoseOptions struct {
-	app              string
-	namespace        string
-	updaterNamespace string
-	kube             cluster.ConfigOptions
-	output           string
-	timeout          time.Duration
-	verbose          bool
-	updaterLog       string
-	forges           []string
-	argoCDSA         string
+	diagnosecmd.Options
+	output string
 }
 
 func newDiagnoseCmd(io streams) *cobra.Command {
@@ -39,65 +33,56 @@ func newDiagnoseCmd(io streams) *cobra.Command {
 	cmd := fromTable("diagnose", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.app = args[0]
+			o.App = args[0]
 			return runDiagnose(cmd.Context(), o, io)
 		},
 	})
-	f := cmd.Flags()
-	f.StringVarP(&o.namespace, "namespace", "n", "", "the Application's namespace (default: the kubeconfig context's, else argocd)")
-	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
-	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
-	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
+	diagnosecmd.Flags(cmd.Flags(), &o.Options)
 	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s")
-	f.DurationVar(&o.timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "text: show passing checks, all evidence and the candidate tables")
-	f.StringVar(&o.updaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
-	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
-	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)
 	return cmd
 }
 
 // argoCDSAHelp is the help of --argocd-service-account (diagnose, summary, serve).
-const argoCDSAHelp = "the ServiceAccount, in Argo CD's namespace, that reads Argo CD's repository Secrets: imgupd reads them for a source only if it may list them (default: the serviceAccountName of Argo CD's application controller StatefulSet or Deployment, else " + diagnostics.DefaultArgoCDServiceAccount + ")"
+const argoCDSAHelp = command.ArgoCDServiceAccountHelp
 
 func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
 	out := formatsOf(answerReport)
 	if err := out.check(o.output); err != nil {
 		return usageError(err)
 	}
-	forges, err := parseForges(o.forges)
+	forges, err := parseForges(o.Forges)
 	if err != nil {
 		return usageError(err)
 	}
-	req := diagnostics.Request{App: o.app, UpdaterNamespace: o.updaterNamespace}
-	if o.updaterLog != "" {
-		text, err := readUpdaterLog(o.updaterLog, io)
+	req := diagnostics.Request{App: o.App, UpdaterNamespace: o.UpdaterNamespace}
+	if o.UpdaterLog != "" {
+		text, err := readUpdaterLog(o.UpdaterLog, io)
 		if err != nil {
 			return &exitError{code: exitNoDecide, err: err}
 		}
 		req.UpdaterLog = &text
 	}
-	eng, err := clusterEngine(o.kube, o.timeout, "", forges)
+	eng, err := clusterEngine(o.Kube, o.Timeout, "", forges)
 	if err != nil {
 		return clusterFailure(err)
 	}
-	eng.Options.ArgoCDServiceAccount = o.argoCDSA
-	if o.namespace == "" {
-		o.namespace = contextNamespace(o.kube)
+	eng.Options.ArgoCDServiceAccount = o.ArgoCDServiceAccount
+	if o.Namespace == "" {
+		o.Namespace = contextNamespace(o.Kube)
 	}
-	req.Namespace = o.namespace
-	app := authorizationv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: o.namespace, Name: o.app}
+	req.Namespace = o.Namespace
+	app := authorizationv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: o.Namespace, Name: o.App}
 	if err := checkCluster(ctx, eng, app, true); err != nil {
 		return err
 	}
-	prog := progressFor(io.Err, o.output, "diagnosing "+o.namespace+"/"+o.app, "", "reading the Application")
+	prog := progressOf("diagnose", io.Err, o.output, o.Namespace+"/"+o.App)
 	if prog != nil {
 		eng.Options.OnStage = func(s report.StageInfo) { prog.on(s.Title) }
 		defer prog.stop()
 	}
 	rep := eng.Diagnose(ctx, req)
 	prog.stop()
-	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.verbose}); err != nil {
+	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.Verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	return reportExit(rep)
@@ -113,7 +98,7 @@ type reportOutput struct {
 	verbose bool
 }
 
-func (reportOutput) answerKind() answerKind { return answerReport }
+func (reportOutput) AnswerKind() answerKind { return answerReport }
 
 // reportExit maps the state to the exit status (State.ExitCode); the report
 // is already printed, so no message is added.

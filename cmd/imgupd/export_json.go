@@ -3,6 +3,9 @@ package main
 import (
 	goio "io"
 
+	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/commands/explain"
+	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
 	"github.com/imgupd/imgupd/internal/jsonindent"
 	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/simulate"
@@ -14,18 +17,20 @@ import (
 // each opens with "schemaVersion" (jsonSchemaVersion).
 func jsonExporter() exporter {
 	return exporter{name: "json", mode: shownJSON, answers: map[answerKind]export{
-		answerReport:     exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.report) }),
-		answerSummary:    exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.summary) }),
-		answerWhere:      exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.where) }),
-		answerSimulation: exportAs("", func(io streams, v simulateOutput) error { return writeAnswerJSON(io.Out, simulate.NewJSON(v.result)) }),
-		answerConfig:     exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
-		answerScenarios:  exportAs("", writeScenarioJSON),
-		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
+		answerReport:  exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.report) }),
+		answerSummary: exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.summary) }),
+		answerWhere:   exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.where) }),
+		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {
+			return writeAnswerJSON(io.Out, simulate.NewJSON(v.Result))
+		}),
+		answerConfig:    exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
+		answerScenarios: exportAs("", writeScenarioJSON),
+		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {
 			return writeAnswerJSON(io.Out, struct {
 				Codes []report.Entry `json:"codes"`
-			}{v})
+			}{v.Entries})
 		}),
-		answerVersion: exportAs("", func(io streams, v versionOutput) error { return writeAnswerJSON(io.Out, v) }),
+		answerPlain: exportAs("", func(io streams, v command.TextWriter) error { return writeAnswerJSON(io.Out, v) }),
 	}}
 }
 

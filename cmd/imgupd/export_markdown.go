@@ -1,6 +1,9 @@
 package main
 
-import "github.com/imgupd/imgupd/present/render"
+import (
+	"github.com/imgupd/imgupd/commands/explain"
+	"github.com/imgupd/imgupd/present/render"
+)
 
 // markdownExporter writes answers as Markdown, for issues, pull requests
 // and docs (the catalogue is docs/findings.md).
@@ -18,8 +21,12 @@ func markdownExporter() exporter {
 			render.WhereMarkdown(io.Out, v.where, v.opts)
 			return nil
 		}),
-		answerCatalogue: exportAs("docs/findings.md", func(io streams, v catalogueOutput) error {
-			writeCatalogueMarkdown(io.Out, v)
+		answerCatalogue: exportAs("docs/findings.md", func(io streams, v explain.Answer) error {
+			if v.One {
+				explain.WriteEntry(io.Out, v.Entries[0]) // one entry reads as in text
+				return nil
+			}
+			explain.WriteMarkdown(io.Out, v.Entries)
 			return nil
 		}),
 		// The scenario table reads as well in Markdown as in a terminal.

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/commands/explain"
+	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
 	"github.com/imgupd/imgupd/internal/textutil"
 
 	"github.com/imgupd/imgupd/present/render"
@@ -30,15 +33,17 @@ func textExporter() exporter {
 			render.WhereText(io.Out, v.where, v.opts)
 			return nil
 		}),
-		answerCatalogue: exportAs("", func(io streams, v catalogueOutput) error {
-			for _, e := range v {
-				writeEntry(io.Out, e)
-				fmt.Fprintln(io.Out)
+		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {
+			for _, e := range v.Entries {
+				explain.WriteEntry(io.Out, e)
+				if !v.One {
+					fmt.Fprintln(io.Out)
+				}
 			}
 			return nil
 		}),
-		answerSimulation: exportAs("", func(io streams, v simulateOutput) error {
-			simulate.WriteText(io.Out, v.result, simulate.TextOptions{All: v.all})
+		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {
+			simulate.WriteText(io.Out, v.Result, simulate.TextOptions{All: v.All})
 			return nil
 		}),
 		// What serve resolves, or the problems (on stderr).
@@ -47,6 +52,9 @@ func textExporter() exporter {
 			return nil
 		}),
 		answerScenarios: exportAs("", writeScenarioTable),
-		answerVersion:   exportAs("", writeVersionText),
+		answerPlain: exportAs("", func(io streams, v command.TextWriter) error {
+			v.WriteText(io.Out)
+			return nil
+		}),
 	}}
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/sources/forge"
 )
 
 // forgeFlagHelp documents --forge for the commands that take it.
-const forgeFlagHelp = "a self-hosted forge whose API says whether a write-back branch is protected: KIND:HOST[=API_URL], KIND github, gitlab, gitea, forgejo or bitbucket (repeatable; github.com, gitlab.com, bitbucket.org and codeberg.org are known)"
+const forgeFlagHelp = command.ForgeHelp
 
 // parseForges reads --forge values: "github:ghe.corp.example",
 // "gitlab:git.corp.example=https://git.corp.example/api/v4".

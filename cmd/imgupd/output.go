@@ -3,31 +3,32 @@ package main
 import (
 	"fmt"
 	goio "io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/internal/jsonindent"
 )
 
 // An answer is what a command prints: one typed value (a report, a fleet
 // summary, a "where" answer, the catalogue, a simulation, a checked
-// configuration, the demo's scenario list), whatever the format.
-type answer interface{ answerKind() answerKind }
+// configuration, the demo's scenario list), whatever the format; its kind
+// names it (command.Answer, command.AnswerKind).
+type (
+	answer     = command.Answer
+	answerKind = command.AnswerKind
+)
 
-// answerKind names a kind of answer; each command declares the kinds it
-// produces, and the exporters say which kinds they write.
-type answerKind string
-
+// The kinds of answer, by the names the exporters use (each command declares its own).
 const (
-	answerReport     answerKind = "report"     // reportOutput: diagnose, demo --scenario
-	answerSummary    answerKind = "summary"    // summaryOutput: summary, demo --summary
-	answerWhere      answerKind = "where"      // whereOutput: where, demo --where
-	answerCatalogue  answerKind = "catalogue"  // catalogueOutput: explain --all
-	answerSimulation answerKind = "simulation" // simulateOutput: simulate
-	answerConfig     answerKind = "config"     // *checkedConfig: config check
-	answerScenarios  answerKind = "scenarios"  // scenarioList: demo
-	answerVersion    answerKind = "version"    // versionOutput: version
+	answerReport     = command.AnswerReport     // reportOutput: diagnose, demo --scenario
+	answerSummary    = command.AnswerSummary    // summaryOutput: summary, demo --summary
+	answerWhere      = command.AnswerWhere      // whereOutput: where, demo --where
+	answerCatalogue  = command.AnswerCatalogue  // explain.Answer: explain
+	answerSimulation = command.AnswerSimulation // simulateOutput: simulate
+	answerConfig     = command.AnswerConfig     // *checkedConfig: config check
+	answerScenarios  = command.AnswerScenarios  // scenarioList: demo
+	answerPlain      = command.AnswerPlain      // a command.TextWriter: version, …
 )
 
 // exporter is one output format, for every answer it can write: its name
@@ -110,12 +111,7 @@ func (fs formats) list(withNotes bool) string {
 }
 
 // orList is "A", "A or B", "A, B or C".
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
-}
+func orList(items []string) string { return command.OrList(items) }
 
 // flag defines -o/--output on cmd into p: the default is the first format,
 // the help is usage with its %s replaced by every format and its note

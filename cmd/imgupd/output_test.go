@@ -174,7 +174,7 @@ func TestExporterRegistry(t *testing.T) {
 
 type otherAnswer struct{}
 
-func (otherAnswer) answerKind() answerKind { return "other" }
+func (otherAnswer) AnswerKind() answerKind { return "other" }
 
 func TestFormatsTable(t *testing.T) {
 	noop := func(streams, answer) error { return nil }

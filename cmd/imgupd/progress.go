@@ -4,11 +4,13 @@ import (
 	"fmt"
 	goio "io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -62,6 +64,17 @@ func progressFor(w goio.Writer, output, label, unit, waiting string) *progress {
 		return nil
 	}
 	return newProgress(w, label, unit, waiting)
+}
+
+// progressOf is progressFor with the progress line of the table's entry name (commands.Table:
+// its Progress), on what (the entry's %s: diagnose's NAMESPACE/APP).
+func progressOf(name string, w goio.Writer, output, what string) *progress {
+	s, _ := commands.Lookup(name)
+	label := s.Progress.Label
+	if strings.Contains(label, "%s") {
+		label = fmt.Sprintf(label, what)
+	}
+	return progressFor(w, output, label, s.Progress.Unit, s.Progress.Waiting)
 }
 
 // update says done of total units are finished.

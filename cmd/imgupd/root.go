@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -24,6 +25,9 @@ type streams struct {
 	// flags are read (color.go); nil is neither.
 	term *terminal
 }
+
+// command is what a command's Run is given: its input and where the progress line goes.
+func (io streams) command() command.IO { return command.IO{In: io.In, Err: io.Err} }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
 // (report.State.ExitCode); the statuses from 64 are sysexits.h's, for what
@@ -128,8 +132,13 @@ its CRs, their Secrets as Image Updater may), the registries and git, as Image U
 	build := terminalCommands()
 	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
 	for _, s := range commands.Table() {
-		if newCmd, ok := build[s.Name]; ok && s.In(commands.Terminal) {
+		if !s.In(commands.Terminal) || strings.Contains(s.Name, " ") {
+			continue // a subcommand is its parent's (config check)
+		}
+		if newCmd, ok := build[s.Name]; ok {
 			root.AddCommand(newCmd(env))
+		} else if s.Term != nil {
+			root.AddCommand(fromTerm(s, io, nil))
 		}
 	}
 	return root

@@ -182,4 +182,4 @@ func FuzzShownWriter(f *testing.F) {
 // textutil.Visible would.
 type hostileAnswer string
 
-func (hostileAnswer) answerKind() answerKind { return "hostile" }
+func (hostileAnswer) AnswerKind() answerKind { return "hostile" }

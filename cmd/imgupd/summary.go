@@ -4,31 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 	authorizationv1 "k8s.io/api/authorization/v1"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/present/render"
 	"github.com/imgupd/imgupd/report"
-	"github.com/imgupd/imgupd/sources/cluster"
 )
 
-// summaryOptions are the flags of `imgupd summary`.
+// summaryOptions are the options of `imgupd summary` and `where` (command.ScanOptions: the flags
+// their folders share) and their -o.
 type summaryOptions struct {
-	namespaces       []string
-	projects         []string
-	names            []string
-	selector         string
-	output           string
-	concurrency      int
-	deadline         time.Duration
-	updaterNamespace string
-	kube             cluster.ConfigOptions
-	forges           []string
-	argoCDSA         string
+	command.ScanOptions
+	output string
 	// engine builds the engine the scan runs.
 	engine scanEngine
 }
@@ -39,15 +30,15 @@ type scanEngine func(ctx context.Context, o *summaryOptions) (*diagnostics.Engin
 // clusterScanEngine is the cluster's engine (kubeconfig or in-cluster), the
 // default scanEngine (tests pass a lab fleet's: withScanEngine).
 func clusterScanEngine(ctx context.Context, o *summaryOptions) (*diagnostics.Engine, error) {
-	forges, err := parseForges(o.forges)
+	forges, err := parseForges(o.Forges)
 	if err != nil {
 		return nil, usageError(err)
 	}
-	eng, err := clusterEngine(o.kube, 0, "", forges)
+	eng, err := clusterEngine(o.Kube, 0, "", forges)
 	if err != nil {
 		return nil, clusterFailure(err)
 	}
-	eng.Options.ArgoCDServiceAccount = o.argoCDSA
+	eng.Options.ArgoCDServiceAccount = o.ArgoCDServiceAccount
 	// A scan reads namespace by namespace, each read saying what it may not: only an unreachable
 	// server or refused credentials stop it here.
 	apps := authorizationv1.ResourceAttributes{Verb: "list", Group: "argoproj.io", Resource: "applications"}
@@ -70,22 +61,9 @@ func newSummaryCmd(io streams, engine scanEngine) *cobra.Command {
 	return cmd
 }
 
-// scanFlags are the flags of the commands that scan the fleet (summary,
-// where): the scope, the scan's bounds, the cluster.
-func scanFlags(cmd *cobra.Command, o *summaryOptions) {
-	f := cmd.Flags()
-	f.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "the Applications' namespace, a glob (repeatable; default every namespace)")
-	f.StringArrayVar(&o.projects, "project", nil, "the Applications' Argo CD project (repeatable)")
-	f.StringArrayVar(&o.names, "name", nil, "the Applications' name, a glob (repeatable)")
-	f.StringVarP(&o.selector, "selector", "l", "", "label selector of the Applications (kubectl's syntax: team=checkout,tier!=batch)")
-	f.IntVar(&o.concurrency, "concurrency", fleet.DefaultConcurrency, "Applications diagnosed at once")
-	f.DurationVar(&o.deadline, "deadline", fleet.DefaultDeadline, "deadline for the whole scan; what did not finish is unknown")
-	f.StringVar(&o.updaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
-	f.StringVar(&o.kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
-	f.StringVar(&o.kube.Context, "context", "", "kubeconfig context")
-	f.StringArrayVar(&o.forges, "forge", nil, forgeFlagHelp)
-	f.StringVar(&o.argoCDSA, "argocd-service-account", "", argoCDSAHelp)
-}
+// scanFlags are the flags of the commands that scan the fleet (summary, where): the scope,
+// the scan's bounds, the cluster (command.ScanFlags).
+func scanFlags(cmd *cobra.Command, o *summaryOptions) { command.ScanFlags(cmd.Flags(), &o.ScanOptions) }
 
 func runSummary(ctx context.Context, o *summaryOptions, io streams, command string) error {
 	fail := failWith(exitNoDecide)
@@ -97,7 +75,7 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 	if err != nil {
 		return fail(err)
 	}
-	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
+	prog := progressOf("summary", io.Err, o.output, "")
 	if prog != nil {
 		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()
@@ -117,13 +95,13 @@ func runSummary(ctx context.Context, o *summaryOptions, io streams, command stri
 // scanner checks the scan flags and builds the scanner and scope they ask
 // for.
 func (o *summaryOptions) scanner(ctx context.Context) (*fleet.Scanner, report.Scope, error) {
-	if o.concurrency <= 0 {
-		return nil, report.Scope{}, usageError(fmt.Errorf("--concurrency %d: want at least 1", o.concurrency))
+	if o.Concurrency <= 0 {
+		return nil, report.Scope{}, usageError(fmt.Errorf("--concurrency %d: want at least 1", o.Concurrency))
 	}
-	if o.deadline <= 0 {
-		return nil, report.Scope{}, usageError(fmt.Errorf("--deadline %s: want a positive duration", o.deadline))
+	if o.Deadline <= 0 {
+		return nil, report.Scope{}, usageError(fmt.Errorf("--deadline %s: want a positive duration", o.Deadline))
 	}
-	scope := report.Scope{Namespaces: o.namespaces, Projects: o.projects, Names: o.names, Selector: o.selector}
+	scope := report.Scope{Namespaces: o.Namespaces, Projects: o.Projects, Names: o.Names, Selector: o.Selector}
 	if err := scope.Validate(); err != nil {
 		return nil, report.Scope{}, usageError(err)
 	}
@@ -131,7 +109,7 @@ func (o *summaryOptions) scanner(ctx context.Context) (*fleet.Scanner, report.Sc
 	if err != nil {
 		return nil, report.Scope{}, err
 	}
-	return &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace, Concurrency: o.concurrency, Deadline: o.deadline}, scope, nil
+	return &fleet.Scanner{Engine: eng, UpdaterNamespace: o.UpdaterNamespace, Concurrency: o.Concurrency, Deadline: o.Deadline}, scope, nil
 }
 
 // summaryOutput is a summary to print and how the text forms name the
@@ -141,7 +119,7 @@ type summaryOutput struct {
 	opts    render.SummaryOptions
 }
 
-func (summaryOutput) answerKind() answerKind { return answerSummary }
+func (summaryOutput) AnswerKind() answerKind { return answerSummary }
 
 // failWith wraps an error in code, unless it carries its own exit status already.
 func failWith(code int) func(error) error {

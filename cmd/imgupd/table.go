@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/commands/command"
 )
 
 // fromTable is cmd, the command table's entry name (commands.Table) in cobra: cmd says what runs it
@@ -51,18 +54,74 @@ type cmdEnv struct {
 	scanEngine scanEngine
 }
 
-// terminalCommands are the constructors of the table's top-level terminal commands, by name
-// (config builds config check).
+// fromTerm is the cobra command of a table entry with a Term (commands/command.Term): its usage
+// and help are the table's, its flags the Term's, -o the exporters' of its answer's kind; run
+// (nil: the Term's) is what runs it, so that a test can call it. The answer is printed, then its
+// exit status (command.Exiter) follows.
+func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, command.IO) (command.Answer, error)) *cobra.Command {
+	var output string
+	out := formatsOf(s.Term.Answer)
+	cmd := fromTable(s.Name, &cobra.Command{Args: argsOf(s.Term)})
+	bound := s.Term.Bind(cmd.Flags())
+	if run == nil {
+		run = bound
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := out.check(output); err != nil {
+			return usageError(err)
+		}
+		a, err := run(cmd.Context(), args, io.command())
+		if err != nil {
+			return commandExit(err)
+		}
+		if err := out.write(io, output, a); err != nil {
+			return &exitError{code: exitNoDecide, err: err}
+		}
+		if x, ok := a.(command.Exiter); ok {
+			return commandExit(x.Exit())
+		}
+		return nil
+	}
+	out.flag(cmd, &output, s.Term.OutputHelp)
+	return cmd
+}
+
+// argsOf is cobra's check of a Term's arguments, with cobra's own words for each case.
+func argsOf(t *command.Term) cobra.PositionalArgs {
+	switch {
+	case t.MinArgs == 0 && t.MaxArgs == 0:
+		return cobra.NoArgs
+	case t.MinArgs == t.MaxArgs:
+		return cobra.ExactArgs(t.MinArgs)
+	case t.MaxArgs < 0:
+		return cobra.MinimumNArgs(t.MinArgs)
+	}
+	return cobra.RangeArgs(t.MinArgs, t.MaxArgs)
+}
+
+// commandExit is a command's error as the exit status it says (command.ExitError), else 2.
+func commandExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *command.ExitError
+	if errors.As(err, &ce) {
+		return &exitError{code: ce.Code, err: ce.Err}
+	}
+	return &exitError{code: exitNoDecide, err: err}
+}
+
+// terminalCommands are the constructors of the table's top-level terminal commands that have
+// no Term (commands/command.Term), by name (config builds config check).
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
 		"diagnose": func(e cmdEnv) *cobra.Command { return newDiagnoseCmd(e.io) },
 		"where":    func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
-		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io) },
+		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
 		"summary":  func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
-		"simulate": func(e cmdEnv) *cobra.Command { return newSimulateCmd(e.v, e.io) },
 		"demo":     func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
 		"serve":    func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
 		"config":   func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
-		"version":  func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io) },
+		"version":  func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io, nil) },
 	}
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"runtime"
+	"context"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/commands/command"
+	versioncmd "github.com/imgupd/imgupd/commands/version"
 )
 
 // version is set at build time with -ldflags "-X main.version=v0.1.0".
@@ -24,44 +23,25 @@ func buildVersion() string {
 	return "dev"
 }
 
-// versionOutput is what `imgupd version` says: its own build and the Image Updater versions
-// it models.
-type versionOutput struct {
-	Version   string `json:"version"`
-	GoVersion string `json:"goVersion"`
-	Platform  string `json:"platform"`
-	// Models are the Image Updater versions whose decisions imgupd reproduces; Default is the one
-	// assumed when the running one cannot be read.
-	Models  []string `json:"imageUpdaterVersions"`
-	Default string   `json:"imageUpdaterDefault"`
-}
-
-func (versionOutput) answerKind() answerKind { return answerVersion }
-
-func newVersionOutput() versionOutput {
-	v := versionOutput{Version: buildVersion(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Default: updater.Latest.Short()}
-	for _, k := range updater.KnownVersions() {
-		v.Models = append(v.Models, k.Short())
+// newVersionCmd is `imgupd version` (commands/version) in cobra; runF runs it (nil:
+// versioncmd.Run), so that a test can call it with the options the flags make.
+func newVersionCmd(io streams, runF func(context.Context, versioncmd.Options, command.IO) (versioncmd.Answer, error)) *cobra.Command {
+	if runF == nil {
+		runF = versioncmd.Run
 	}
-	return v
-}
-
-func writeVersionText(io streams, v versionOutput) error {
-	fmt.Fprintf(io.Out, "imgupd %s (%s, %s)\n", v.Version, v.GoVersion, v.Platform)
-	fmt.Fprintf(io.Out, "models Argo CD Image Updater %s (default %s)\n", strings.Join(v.Models, ", "), v.Default)
-	return nil
-}
-
-func newVersionCmd(io streams) *cobra.Command {
 	var output string
-	out := formatsOf(answerVersion)
+	out := formatsOf(answerPlain)
 	cmd := fromTable("version", &cobra.Command{
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.check(output); err != nil {
 				return usageError(err)
 			}
-			return out.write(io, output, newVersionOutput())
+			a, err := runF(cmd.Context(), versioncmd.Options{Build: buildVersion()}, io.command())
+			if err != nil {
+				return &exitError{code: exitNoDecide, err: err}
+			}
+			return out.write(io, output, a)
 		},
 	})
 	out.flag(cmd, &output, "output format: %s")

@@ -40,7 +40,7 @@ func runWhere(ctx context.Context, o *summaryOptions, image string, io streams, 
 	if err != nil {
 		return fail(err)
 	}
-	prog := progressFor(io.Err, o.output, "scanning", "apps", "listing Applications")
+	prog := progressOf("where", io.Err, o.output, "")
 	if prog != nil {
 		ctx = fleet.WithProgress(ctx, prog.update)
 		defer prog.stop()
@@ -65,7 +65,7 @@ type whereOutput struct {
 	opts  render.SummaryOptions
 }
 
-func (whereOutput) answerKind() answerKind { return answerWhere }
+func (whereOutput) AnswerKind() answerKind { return answerWhere }
 
 // demoWhere answers o.where on the lab fleet where-web; an image without a
 // registry host is the lab registry's.

@@ -87,6 +87,18 @@ var rules = []namedRule{
 		why:  "commands is the chat command language, transport-neutral: it must not import slack-go.",
 		rule: NoDependency{From: own("commands/..."), Banned: Patterns{"github.com/slack-go/..."}},
 	},
+	{
+		name: "commands/one-folder-each",
+		why: "each command is a folder of commands/ that the table (commands) lists: a folder never reaches the " +
+			"table or the chat service, so adding a command is its folder and one line in the table.",
+		rule: NoDependency{From: own("commands/..."), Banned: own("commands")},
+	},
+	{
+		name: "commands/shared-below-folders",
+		why: "commands/command is what every command's folder shares (Spec, Result, Deps, IO, the grammar's " +
+			"pieces): it reaches no command's folder, so any folder can use it without an import cycle.",
+		rule: NoDependency{From: own("commands/command"), Banned: own("commands/...")},
+	},
 
 	{
 		name: "lab/only-cmd",

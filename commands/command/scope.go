@@ -1,4 +1,4 @@
-package commands
+package command
 
 import (
 	"fmt"
@@ -16,40 +16,23 @@ import (
 
 // The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;
 // repeatable).
-var summaryOptions = []string{"-n", "--namespace", "--project", "--name", "-l", "--selector"}
+var scopeOptions = []string{"-n", "--namespace", "--project", "--name", "-l", "--selector"}
 
-const summaryUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB`, `--selector LABELS`"
+// ScopeUsage lists the scope options, for a parse error.
+const ScopeUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB`, `--selector LABELS`"
 
 var (
 	// Namespace and Application name globs: the names' characters and path.Match's * ? [ ].
-	namespaceGlobRE = lazyre.New(`^[a-z0-9*?\[\]^-]+$`)
-	nameGlobRE      = lazyre.New(`^[a-z0-9.*?\[\]^-]+$`)
+	NamespaceGlobRE = lazyre.New(`^[a-z0-9*?\[\]^-]+$`)
+	NameGlobRE      = lazyre.New(`^[a-z0-9.*?\[\]^-]+$`)
 )
 
 // maxSelector bounds a label selector.
 const maxSelector = 512
 
-// parseSummary reads `summary [-n NS] [--project P] [--name GLOB] [--selector SEL]`. Values
-// may be lists (`-n a,b`) and options repeat; a selector with spaces is quoted (`--selector
-// "tier in (web,api)"`; Slack's curly quotes count too).
-func parseSummary(input string, words []string) (Command, error) {
-	sc, rest, err := parseScope(input, "summary", words)
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) > 0 {
-		pe := &ParseError{Input: input, Reason: fmt.Sprintf("summary takes options, not words like %q (%s)", clip(rest[0]), summaryUsage)}
-		if len(rest) == 1 && namespaceGlobRE().MatchString(rest[0]) && validGlob(rest[0]) {
-			pe.Suggestion = "summary -n " + rest[0]
-		}
-		return nil, pe
-	}
-	return Summary{Scope: sc}, nil
-}
-
-// parseScope reads the scope options of a fleet command (summary, where) and returns the
+// ParseScope reads the scope options of a fleet command (summary, where) and returns the
 // other words.
-func parseScope(input, verb string, words []string) (report.Scope, []string, error) {
+func ParseScope(input, verb string, words []string) (report.Scope, []string, error) {
 	args, err := quotedFields(strings.Join(words, " "))
 	if err != nil {
 		return report.Scope{}, nil, &ParseError{Input: input, Reason: err.Error()}
@@ -63,16 +46,16 @@ func parseScope(input, verb string, words []string) (report.Scope, []string, err
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
-		if !slices.Contains(summaryOptions, name) {
-			pe := &ParseError{Input: input, Reason: fmt.Sprintf("unknown option %q for "+verb+" (%s)", clip(a), summaryUsage)}
+		if !slices.Contains(scopeOptions, name) {
+			pe := &ParseError{Input: input, Reason: fmt.Sprintf("unknown option %q for "+verb+" (%s)", Clip(a), ScopeUsage)}
 			if near := nearestOption(name); near != "" {
-				pe.Reason = fmt.Sprintf("unknown option %q for "+verb+"; did you mean %s? (%s)", clip(a), near, summaryUsage)
+				pe.Reason = fmt.Sprintf("unknown option %q for "+verb+"; did you mean %s? (%s)", Clip(a), near, ScopeUsage)
 			}
 			return report.Scope{}, nil, pe
 		}
 		if !hasVal {
 			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" {
-				return report.Scope{}, nil, &ParseError{Input: input, Reason: name + " needs a value (" + summaryUsage + ")"}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: name + " needs a value (" + ScopeUsage + ")"}
 			}
 			i++
 			val = args[i]
@@ -80,22 +63,22 @@ func parseScope(input, verb string, words []string) (report.Scope, []string, err
 		switch name {
 		case "-n", "--namespace":
 			for _, v := range splitValues(val) {
-				if !namespaceGlobRE().MatchString(v) || len(v) > 63 || !validGlob(v) {
-					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", clip(v))}
+				if !NamespaceGlobRE().MatchString(v) || len(v) > 63 || !ValidGlob(v) {
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a namespace name or glob (lower-case letters, digits, -, and * ? [ ])", Clip(v))}
 				}
 				sc.Namespaces = appendOnce(sc.Namespaces, v)
 			}
 		case "--project":
 			for _, v := range splitValues(val) {
-				if !nameRE().MatchString(v) || len(v) > 253 {
-					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", clip(v))}
+				if !NameRE().MatchString(v) || len(v) > 253 {
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Argo CD project name", Clip(v))}
 				}
 				sc.Projects = appendOnce(sc.Projects, v)
 			}
 		case "--name":
 			for _, v := range splitValues(val) {
-				if !nameGlobRE().MatchString(v) || len(v) > 253 || !validGlob(v) {
-					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", clip(v))}
+				if !NameGlobRE().MatchString(v) || len(v) > 253 || !ValidGlob(v) {
+					return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not an Application name or glob (lower-case letters, digits, - and ., and * ? [ ])", Clip(v))}
 				}
 				sc.Names = appendOnce(sc.Names, v)
 			}
@@ -108,7 +91,7 @@ func parseScope(input, verb string, words []string) (report.Scope, []string, err
 				return report.Scope{}, nil, &ParseError{Input: input, Reason: "--selector needs a label selector, e.g. `--selector team=payments`"}
 			}
 			if _, err := labels.Parse(v); err != nil {
-				return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a label selector: %s", clip(v), clip(err.Error()))}
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a label selector: %s", Clip(v), Clip(err.Error()))}
 			}
 			sc.Selector = v
 		}
@@ -119,29 +102,34 @@ func parseScope(input, verb string, words []string) (report.Scope, []string, err
 	return sc, rest, nil
 }
 
-// String is the command as it is typed, options in a fixed order: what a summary's Re-run
-// button runs again, through Parse.
-func (s Summary) String() string {
-	parts := []string{"summary"}
-	if len(s.Scope.Namespaces) > 0 {
-		parts = append(parts, optionArg("-n", strings.Join(s.Scope.Namespaces, ",")))
+// ScopeString is the scope's options as typed, in a fixed order, each with a space before it
+// (" -n a,b --project p"): what a summary's Re-run button types after "summary", read back by
+// ParseScope.
+func ScopeString(sc report.Scope) string {
+	var parts []string
+	if len(sc.Namespaces) > 0 {
+		parts = append(parts, OptionArg("-n", strings.Join(sc.Namespaces, ",")))
 	}
-	if len(s.Scope.Projects) > 0 {
-		parts = append(parts, optionArg("--project", strings.Join(s.Scope.Projects, ",")))
+	if len(sc.Projects) > 0 {
+		parts = append(parts, OptionArg("--project", strings.Join(sc.Projects, ",")))
 	}
-	if len(s.Scope.Names) > 0 {
-		parts = append(parts, optionArg("--name", strings.Join(s.Scope.Names, ",")))
+	if len(sc.Names) > 0 {
+		parts = append(parts, OptionArg("--name", strings.Join(sc.Names, ",")))
 	}
-	if s.Scope.Selector != "" {
-		parts = append(parts, optionArg("--selector", s.Scope.Selector))
+	if sc.Selector != "" {
+		parts = append(parts, OptionArg("--selector", sc.Selector))
 	}
-	return strings.Join(parts, " ")
+	var out string
+	for _, p := range parts {
+		out += " " + p
+	}
+	return out
 }
 
-// optionArg writes an option and its value so that Parse reads the value
+// OptionArg writes an option and its value so that Parse reads the value
 // back: quoted when it holds a space, joined with "=" when it starts with
 // "-" (which Parse takes for the next option otherwise).
-func optionArg(name, v string) string {
+func OptionArg(name, v string) string {
 	if strings.ContainsAny(v, " \t") {
 		v = `"` + v + `"`
 	}
@@ -208,7 +196,7 @@ func appendOnce(list []string, v string) []string {
 	return append(list, v)
 }
 
-func validGlob(g string) bool {
+func ValidGlob(g string) bool {
 	_, err := path.Match(g, "")
 	return err == nil
 }
@@ -216,5 +204,5 @@ func validGlob(g string) bool {
 // nearestOption is the long option o is at most three edits from (short
 // ones, like -n, are too close to everything to suggest).
 func nearestOption(o string) string {
-	return textutil.NearestOne(o, summaryOptions, func(c string, d int) bool { return len(c) >= 3 && d < 4 })
+	return textutil.NearestOne(o, scopeOptions, func(c string, d int) bool { return len(c) >= 3 && d < 4 })
 }
