@@ -321,7 +321,7 @@ func demoOne(ctx context.Context, o *demoOptions, io streams) error {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	heading := fmt.Sprintf("Scenario %s: %s", sc.Name, strings.TrimSpace(sc.Description))
-	if err := formatsOf(answerReport).write(io, o.output, reportOutput{report: rep, heading: heading, verbose: o.verbose}); err != nil {
+	if err := formatsOf(answerReport).write(io, o.output, reportOutput{Report: rep, Heading: heading, Verbose: o.verbose}); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}
 	if !sc.Matches(rep) {

@@ -2,19 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
-	goio "io"
-	"os"
 	"time"
 
-	"github.com/spf13/cobra"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/imgupd/imgupd/commands/command"
 	diagnosecmd "github.com/imgupd/imgupd/commands/diagnose"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/report"
 	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/forge"
 	"github.com/imgupd/imgupd/sources/gitsource"
@@ -22,92 +16,36 @@ import (
 	"github.com/imgupd/imgupd/sources/registry"
 )
 
-// diagnoseOptions are `imgupd diagnose`'s options (commands/diagnose) and its -o.
-type diagnoseOptions struct {
-	diagnosecmd.Options
-	output string
-}
-
-func newDiagnoseCmd(io streams) *cobra.Command {
-	o := &diagnoseOptions{}
-	cmd := fromTable("diagnose", &cobra.Command{
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.App = args[0]
-			return runDiagnose(cmd.Context(), o, io)
-		},
-	})
-	diagnosecmd.Flags(cmd.Flags(), &o.Options)
-	formatsOf(answerReport).flag(cmd, &o.output, "output format: %s")
-	return cmd
-}
-
 // argoCDSAHelp is the help of --argocd-service-account (diagnose, summary, serve).
 const argoCDSAHelp = command.ArgoCDServiceAccountHelp
 
-func runDiagnose(ctx context.Context, o *diagnoseOptions, io streams) error {
-	out := formatsOf(answerReport)
-	if err := out.check(o.output); err != nil {
-		return usageError(err)
-	}
-	forges, err := parseForges(o.Forges)
+// reportOutput is one report to print: diagnose's answer (commands/diagnose), and demo
+// --scenario's, with its heading.
+type reportOutput = diagnosecmd.Answer
+
+// kubeCluster is the cluster the terminal's commands read (command.Cluster): the kubeconfig's
+// or in-cluster API server, with the real registries, git and forges.
+type kubeCluster struct{}
+
+func (kubeCluster) Engine(kube cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error) {
+	eng, err := clusterEngine(kube, timeout, "", forges)
 	if err != nil {
-		return usageError(err)
+		return nil, asCommandExit(clusterFailure(err))
 	}
-	req := diagnostics.Request{App: o.App, UpdaterNamespace: o.UpdaterNamespace}
-	if o.UpdaterLog != "" {
-		text, err := readUpdaterLog(o.UpdaterLog, io)
-		if err != nil {
-			return &exitError{code: exitNoDecide, err: err}
-		}
-		req.UpdaterLog = &text
-	}
-	eng, err := clusterEngine(o.Kube, o.Timeout, "", forges)
-	if err != nil {
-		return clusterFailure(err)
-	}
-	eng.Options.ArgoCDServiceAccount = o.ArgoCDServiceAccount
-	if o.Namespace == "" {
-		o.Namespace = contextNamespace(o.Kube)
-	}
-	req.Namespace = o.Namespace
-	app := authorizationv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: o.Namespace, Name: o.App}
-	if err := checkCluster(ctx, eng, app, true); err != nil {
-		return err
-	}
-	prog := progressOf("diagnose", io.Err, o.output, o.Namespace+"/"+o.App)
-	if prog != nil {
-		eng.Options.OnStage = func(s report.StageInfo) { prog.on(s.Title) }
-		defer prog.stop()
-	}
-	rep := eng.Diagnose(ctx, req)
-	prog.stop()
-	if err := out.write(io, o.output, reportOutput{report: rep, verbose: o.Verbose}); err != nil {
-		return &exitError{code: exitNoDecide, err: err}
-	}
-	return reportExit(rep)
+	return eng, nil
 }
 
-// reportOutput is one report to print.
-type reportOutput struct {
-	report *report.Report
-	// heading, in text only, is printed above the report with a blank line
-	// (demo --scenario: the scenario and its description).
-	heading string
-	// verbose, in text only, shows passing checks and all evidence.
-	verbose bool
+func (kubeCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
+	return asCommandExit(checkCluster(ctx, eng, attrs, forbiddenStops))
 }
 
-func (reportOutput) AnswerKind() answerKind { return answerReport }
-
-// reportExit maps the state to the exit status (State.ExitCode); the report
-// is already printed, so no message is added.
-func reportExit(rep *report.Report) error {
-	code := rep.State.ExitCode()
-	if code == 0 {
-		return nil
+// asCommandExit is the binary's exit error as a command's (command.ExitError), so that the
+// command's folder returns it as it is.
+func asCommandExit(err error) error {
+	if ee, ok := err.(*exitError); ok {
+		return command.Exit(ee.code, ee.err)
 	}
-	return &exitError{code: code, err: fmt.Errorf("")}
+	return err
 }
 
 // clusterEngine is the engine over a real cluster (kubeconfig or
@@ -131,46 +69,4 @@ func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name strin
 	}
 	return &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(),
 		Options: diagnostics.Options{Timeout: timeout, ClusterName: name}}, nil
-}
-
-// maxUpdaterLog bounds --updater-log, as the pod log read is bounded.
-const maxUpdaterLog = 16 << 20
-
-// readUpdaterLog reads --updater-log: a file, or - for stdin.
-func readUpdaterLog(path string, io streams) (string, error) {
-	var rd goio.Reader
-	if path == "-" {
-		rd = io.In
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return "", fmt.Errorf("--updater-log: %w", err)
-		}
-		defer f.Close()
-		rd = f
-	}
-	if rd == nil {
-		return "", fmt.Errorf("--updater-log -: no standard input")
-	}
-	b, err := goio.ReadAll(goio.LimitReader(rd, maxUpdaterLog+1))
-	if err != nil {
-		return "", fmt.Errorf("--updater-log: %w", err)
-	}
-	if len(b) > maxUpdaterLog {
-		b = b[len(b)-maxUpdaterLog:] // the newest part matters
-	}
-	return string(b), nil
-}
-
-// contextNamespace is the kubeconfig context's namespace, else argocd.
-func contextNamespace(o cluster.ConfigOptions) string {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if o.Kubeconfig != "" {
-		rules.ExplicitPath = o.Kubeconfig
-	}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
-	if ns, explicit, err := cc.Namespace(); err == nil && explicit && ns != "" {
-		return ns
-	}
-	return "argocd"
 }

@@ -8,7 +8,7 @@ func blockkitExporter() exporter {
 	const note = "the Slack payload"
 	return exporter{name: "blockkit", mode: shownJSON, answers: map[answerKind]export{
 		answerReport: exportAs(note, func(io streams, v reportOutput) error {
-			return writeJSON(io.Out, blockkit.Report(v.report, blockkit.Options{Buttons: true}))
+			return writeJSON(io.Out, blockkit.Report(v.Report, blockkit.Options{Buttons: true}))
 		}),
 		answerSummary: exportAs(note, func(io streams, v summaryOutput) error {
 			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))

@@ -17,7 +17,7 @@ import (
 // each opens with "schemaVersion" (jsonSchemaVersion).
 func jsonExporter() exporter {
 	return exporter{name: "json", mode: shownJSON, answers: map[answerKind]export{
-		answerReport:  exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.report) }),
+		answerReport:  exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.Report) }),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.summary) }),
 		answerWhere:   exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.where) }),
 		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {

@@ -10,7 +10,7 @@ import (
 func markdownExporter() exporter {
 	return exporter{name: "markdown", mode: shownMarkdown, answers: map[answerKind]export{
 		answerReport: exportAs("", func(io streams, v reportOutput) error {
-			render.Markdown(io.Out, v.report)
+			render.Markdown(io.Out, v.Report)
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {

@@ -16,11 +16,11 @@ import (
 func textExporter() exporter {
 	return exporter{name: "text", mode: shownText, answers: map[answerKind]export{
 		answerReport: exportAs("", func(io streams, v reportOutput) error {
-			if v.heading != "" {
+			if v.Heading != "" {
 				// A scenario file's words: shown, never acted on (colour included).
-				fmt.Fprintf(io.Out, "%s\n\n", render.Wrap(textutil.VisibleLines(v.heading), io.textWidth()))
+				fmt.Fprintf(io.Out, "%s\n\n", render.Wrap(textutil.VisibleLines(v.Heading), io.textWidth()))
 			}
-			render.Text(io.Out, v.report, render.TextOptions{Verbose: v.verbose, Width: io.textWidth(), Color: io.colored()})
+			render.Text(io.Out, v.Report, render.TextOptions{Verbose: v.Verbose, Width: io.textWidth(), Color: io.colored()})
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {

@@ -140,3 +140,8 @@ func (p *progress) stop() {
 	close(p.quit)
 	fmt.Fprint(p.w, "\r\x1b[K")
 }
+
+// Update, On and Stop are the progress line as a command's folder sees it (command.Progress).
+func (p *progress) Update(done, total int) { p.update(done, total) }
+func (p *progress) On(what string)         { p.on(what) }
+func (p *progress) Stop()                  { p.stop() }

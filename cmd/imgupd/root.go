@@ -26,8 +26,11 @@ type streams struct {
 	term *terminal
 }
 
-// command is what a command's Run is given: its input and where the progress line goes.
-func (io streams) command() command.IO { return command.IO{In: io.In, Err: io.Err} }
+// command is what a command's Run is given: its input, where the progress line goes and the
+// cluster it reads (kubeCluster); fromTerm adds the progress line of its table entry.
+func (io streams) command() command.IO {
+	return command.IO{In: io.In, Err: io.Err, Cluster: kubeCluster{}}
+}
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
 // (report.State.ExitCode); the statuses from 64 are sysexits.h's, for what

@@ -70,7 +70,14 @@ func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, c
 		if err := out.check(output); err != nil {
 			return usageError(err)
 		}
-		a, err := run(cmd.Context(), args, io.command())
+		cio := io.command()
+		cio.Progress = func(what string) command.Progress {
+			if p := progressOf(s.Name, io.Err, output, what); p != nil {
+				return p
+			}
+			return nil
+		}
+		a, err := run(cmd.Context(), args, cio)
 		if err != nil {
 			return commandExit(err)
 		}
@@ -115,13 +122,12 @@ func commandExit(err error) error {
 // no Term (commands/command.Term), by name (config builds config check).
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
-		"diagnose": func(e cmdEnv) *cobra.Command { return newDiagnoseCmd(e.io) },
-		"where":    func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
-		"explain":  func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
-		"summary":  func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
-		"demo":     func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
-		"serve":    func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
-		"config":   func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
-		"version":  func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io, nil) },
+		"where":   func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
+		"explain": func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
+		"summary": func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
+		"demo":    func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
+		"serve":   func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
+		"config":  func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
+		"version": func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io, nil) },
 	}
 }

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -8,6 +10,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/forge"
 )
 
 // The help of the flags several commands share (diagnose, summary, where, serve).
@@ -44,4 +47,27 @@ func ScanFlags(f *pflag.FlagSet, o *ScanOptions) {
 	f.StringVar(&o.Kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.Forges, "forge", nil, ForgeHelp)
 	f.StringVar(&o.ArgoCDServiceAccount, "argocd-service-account", "", ArgoCDServiceAccountHelp)
+}
+
+// ParseForges reads --forge values: "github:ghe.corp.example",
+// "gitlab:git.corp.example=https://git.corp.example/api/v4".
+func ParseForges(vals []string) ([]forge.Endpoint, error) {
+	var out []forge.Endpoint
+	for _, v := range vals {
+		kind, rest, ok := strings.Cut(strings.TrimSpace(v), ":")
+		if !ok || rest == "" {
+			return nil, fmt.Errorf("--forge %q: want KIND:HOST[=API_URL], e.g. github:ghe.corp.example", v)
+		}
+		k, err := forge.ParseForge(kind)
+		if err != nil {
+			return nil, fmt.Errorf("--forge %q: %w", v, err)
+		}
+		host, api, _ := strings.Cut(rest, "=")
+		ep := forge.Endpoint{Host: host, Kind: k, APIURL: api}
+		if _, err := ep.Validate(); err != nil {
+			return nil, fmt.Errorf("--forge %q: %w", v, err)
+		}
+		out = append(out, ep)
+	}
+	return out, nil
 }

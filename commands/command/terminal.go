@@ -14,6 +14,10 @@ import (
 type IO struct {
 	In  io.Reader
 	Err io.Writer
+	// Progress starts the command's progress line on what (StartProgress); nil: none.
+	Progress func(what string) Progress
+	// Cluster is how it reaches the cluster (diagnose, summary, where); nil for the others.
+	Cluster Cluster
 }
 
 // An Answer is what a terminal command prints: one typed value (a report, a fleet summary, a

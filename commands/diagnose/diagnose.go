@@ -49,6 +49,7 @@ reading the Application, 78 the kubeconfig is unusable or its credentials refuse
   imgupd diagnose web -n team-a --updater-namespace argocd-image-updater -o markdown
   kubectl -n argocd logs deploy/argocd-image-updater-controller --since=30m | imgupd diagnose web --updater-log -`,
 		Progress: command.TermProgress{Label: "diagnosing %s", Waiting: "reading the Application"},
+		Term:     Term(Run),
 		Chat: command.ChatSpec{
 			Words:   []string{"diag", "why"},
 			Options: []string{"-n NAMESPACE", "--cluster NAME"},
