@@ -376,7 +376,7 @@ func demoSummary(ctx context.Context, o *demoOptions, io streams) error {
 		}
 		return o.command + " demo --scenario " + a.Name
 	}
-	v := summaryOutput{summary: fleet.Summarize(res, nil), opts: render.SummaryOptions{Command: o.command, Next: next}}
+	v := summaryOutput{Summary: fleet.Summarize(res, nil), Options: render.SummaryOptions{Command: o.command, Next: next}}
 	if err := formatsOf(answerSummary).write(io, o.output, v); err != nil {
 		return &exitError{code: exitNoDecide, err: err}
 	}

@@ -27,7 +27,7 @@ type reportOutput = diagnosecmd.Answer
 // or in-cluster API server, with the real registries, git and forges.
 type kubeCluster struct{}
 
-func (kubeCluster) Engine(kube cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error) {
+func (kubeCluster) Engine(_ context.Context, kube cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error) {
 	eng, err := clusterEngine(kube, timeout, "", forges)
 	if err != nil {
 		return nil, asCommandExit(clusterFailure(err))
@@ -37,6 +37,20 @@ func (kubeCluster) Engine(kube cluster.ConfigOptions, timeout time.Duration, for
 
 func (kubeCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
 	return asCommandExit(checkCluster(ctx, eng, attrs, forbiddenStops))
+}
+
+// labCluster is a cluster a test gives (withScanEngine: a lab fleet's engine), not asked
+// whether imgupd may read it.
+type labCluster struct {
+	engine func(context.Context) (*diagnostics.Engine, error)
+}
+
+func (c labCluster) Engine(ctx context.Context, _ cluster.ConfigOptions, _ time.Duration, _ []forge.Endpoint) (*diagnostics.Engine, error) {
+	return c.engine(ctx)
+}
+
+func (labCluster) Check(context.Context, *diagnostics.Engine, authorizationv1.ResourceAttributes, bool) error {
+	return nil
 }
 
 // asCommandExit is the binary's exit error as a command's (command.ExitError), so that the

@@ -11,10 +11,10 @@ func blockkitExporter() exporter {
 			return writeJSON(io.Out, blockkit.Report(v.Report, blockkit.Options{Buttons: true}))
 		}),
 		answerSummary: exportAs(note, func(io streams, v summaryOutput) error {
-			return writeJSON(io.Out, blockkit.Summary(v.summary, blockkit.SummaryOptions{Buttons: true}))
+			return writeJSON(io.Out, blockkit.Summary(v.Summary, blockkit.SummaryOptions{Buttons: true}))
 		}),
 		answerWhere: exportAs(note, func(io streams, v whereOutput) error {
-			return writeJSON(io.Out, blockkit.Where(v.where))
+			return writeJSON(io.Out, blockkit.Where(v.Where))
 		}),
 	}}
 }

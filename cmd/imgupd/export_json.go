@@ -18,8 +18,8 @@ import (
 func jsonExporter() exporter {
 	return exporter{name: "json", mode: shownJSON, answers: map[answerKind]export{
 		answerReport:  exportAs("", func(io streams, v reportOutput) error { return writeAnswerJSON(io.Out, v.Report) }),
-		answerSummary: exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.summary) }),
-		answerWhere:   exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.where) }),
+		answerSummary: exportAs("", func(io streams, v summaryOutput) error { return writeAnswerJSON(io.Out, v.Summary) }),
+		answerWhere:   exportAs("", func(io streams, v whereOutput) error { return writeAnswerJSON(io.Out, v.Where) }),
 		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {
 			return writeAnswerJSON(io.Out, simulate.NewJSON(v.Result))
 		}),

@@ -14,11 +14,11 @@ func markdownExporter() exporter {
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
-			render.SummaryMarkdownWith(io.Out, v.summary, v.opts)
+			render.SummaryMarkdownWith(io.Out, v.Summary, v.Options)
 			return nil
 		}),
 		answerWhere: exportAs("", func(io streams, v whereOutput) error {
-			render.WhereMarkdown(io.Out, v.where, v.opts)
+			render.WhereMarkdown(io.Out, v.Where, v.Options)
 			return nil
 		}),
 		answerCatalogue: exportAs("docs/findings.md", func(io streams, v explain.Answer) error {

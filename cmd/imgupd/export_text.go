@@ -24,13 +24,13 @@ func textExporter() exporter {
 			return nil
 		}),
 		answerSummary: exportAs("", func(io streams, v summaryOutput) error {
-			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
-			render.SummaryText(io.Out, v.summary, v.opts)
+			v.Options.Width, v.Options.Color = io.textWidth(), io.colored()
+			render.SummaryText(io.Out, v.Summary, v.Options)
 			return nil
 		}),
 		answerWhere: exportAs("", func(io streams, v whereOutput) error {
-			v.opts.Width, v.opts.Color = io.textWidth(), io.colored()
-			render.WhereText(io.Out, v.where, v.opts)
+			v.Options.Width, v.Options.Color = io.textWidth(), io.colored()
+			render.WhereText(io.Out, v.Where, v.Options)
 			return nil
 		}),
 		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {

@@ -15,7 +15,7 @@ import (
 // is the first and only thing printed (a cluster read, a scan or a scenario
 // run would fail or print otherwise).
 func TestOutputUnknownFormat(t *testing.T) {
-	noEngine := withScanEngine(func(context.Context, *summaryOptions) (*diagnostics.Engine, error) {
+	noEngine := withScanEngine(func(context.Context) (*diagnostics.Engine, error) {
 		t.Error("summary built its engine before checking -o")
 		return nil, errors.New("no engine in this test")
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -21,6 +22,8 @@ import (
 type streams struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// cluster is what diagnose, summary and where read (nil: kubeCluster).
+	cluster command.Cluster
 	// term is what text on Out may do (width, colour), decided once the
 	// flags are read (color.go); nil is neither.
 	term *terminal
@@ -29,7 +32,11 @@ type streams struct {
 // command is what a command's Run is given: its input, where the progress line goes and the
 // cluster it reads (kubeCluster); fromTerm adds the progress line of its table entry.
 func (io streams) command() command.IO {
-	return command.IO{In: io.In, Err: io.Err, Cluster: kubeCluster{}}
+	c := io.cluster
+	if c == nil {
+		c = kubeCluster{}
+	}
+	return command.IO{In: io.In, Err: io.Err, Cluster: c}
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -64,16 +71,17 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // rootOptions are what the command tree is built with besides its I/O.
 type rootOptions struct {
-	// scanEngine builds the engine summary and where scan with (default
-	// clusterScanEngine).
-	scanEngine scanEngine
+	// cluster is the cluster diagnose, summary and where read (default kubeCluster).
+	cluster command.Cluster
 }
 
 // rootOption sets a rootOption.
 type rootOption func(*rootOptions)
 
-// withScanEngine makes summary and where scan with e (a lab fleet's, in tests).
-func withScanEngine(e scanEngine) rootOption { return func(o *rootOptions) { o.scanEngine = e } }
+// withScanEngine makes summary, where and diagnose read with e (a lab fleet's, in tests).
+func withScanEngine(e func(context.Context) (*diagnostics.Engine, error)) rootOption {
+	return func(o *rootOptions) { o.cluster = labCluster{engine: e} }
+}
 
 // run builds the command tree and executes it; it returns the exit status.
 func run(ctx context.Context, args []string, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) int {
@@ -108,10 +116,11 @@ func runAs(ctx context.Context, name string, args []string, io streams, lookupEn
 }
 
 func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) *cobra.Command {
-	ro := rootOptions{scanEngine: clusterScanEngine}
+	ro := rootOptions{cluster: kubeCluster{}}
 	for _, o := range opts {
 		o(&ro)
 	}
+	io.cluster = ro.cluster
 	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:           "imgupd",
@@ -133,7 +142,7 @@ its CRs, their Secrets as Image Updater may), the registries and git, as Image U
 	addColorFlag(root)
 	// The terminal's commands are the command table's (commands.Table).
 	build := terminalCommands()
-	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv, scanEngine: ro.scanEngine}
+	env := cmdEnv{v: v, io: io, lookupEnv: lookupEnv}
 	for _, s := range commands.Table() {
 		if !s.In(commands.Terminal) || strings.Contains(s.Name, " ") {
 			continue // a subcommand is its parent's (config check)

@@ -25,7 +25,7 @@ func labFleet(t *testing.T, sc *lab.Scenario) rootOption {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	return withScanEngine(func(context.Context, *summaryOptions) (*diagnostics.Engine, error) { return env.Engine(), nil })
+	return withScanEngine(func(context.Context) (*diagnostics.Engine, error) { return env.Engine(), nil })
 }
 
 // thirtyApps: 30 apps over 5 repositories, every 4th with an update due

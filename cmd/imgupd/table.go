@@ -50,8 +50,6 @@ type cmdEnv struct {
 	v         *viper.Viper
 	io        streams
 	lookupEnv func(string) (string, bool)
-	// scanEngine builds the engine of summary and where.
-	scanEngine scanEngine
 }
 
 // fromTerm is the cobra command of a table entry with a Term (commands/command.Term): its usage
@@ -71,6 +69,7 @@ func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, c
 			return usageError(err)
 		}
 		cio := io.command()
+		cio.Name = cmd.Root().DisplayName()
 		cio.Progress = func(what string) command.Progress {
 			if p := progressOf(s.Name, io.Err, output, what); p != nil {
 				return p
@@ -122,9 +121,7 @@ func commandExit(err error) error {
 // no Term (commands/command.Term), by name (config builds config check).
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
-		"where":   func(e cmdEnv) *cobra.Command { return newWhereCmd(e.io, e.scanEngine) },
 		"explain": func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
-		"summary": func(e cmdEnv) *cobra.Command { return newSummaryCmd(e.io, e.scanEngine) },
 		"demo":    func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
 		"serve":   func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
 		"config":  func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },

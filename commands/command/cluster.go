@@ -18,7 +18,7 @@ type Cluster interface {
 	// Engine is the diagnosis engine over the cluster kube names, its registries, git and
 	// forges; timeout bounds one diagnosis (0: none). Its error is an ExitError (78: the
 	// kubeconfig is unusable; 2: anything else).
-	Engine(kube cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error)
+	Engine(ctx context.Context, kube cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error)
 	// Check asks the API server whether imgupd may do what attrs names before it starts: nil,
 	// or an ExitError (69 unreachable, 78 credentials refused, 77 RBAC forbids it, the last only
 	// when forbiddenStops). An engine over no real cluster is not asked.

@@ -18,6 +18,9 @@ type IO struct {
 	Progress func(what string) Progress
 	// Cluster is how it reaches the cluster (diagnose, summary, where); nil for the others.
 	Cluster Cluster
+	// Name is the binary as its user types it ("imgupd", "kubectl imgupd" as a kubectl plugin),
+	// for the next steps an answer names.
+	Name string
 }
 
 // An Answer is what a terminal command prints: one typed value (a report, a fleet summary, a

@@ -42,7 +42,7 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 	if io.Cluster == nil {
 		return nil, command.Exit(2, fmt.Errorf("internal error: diagnose was given no cluster"))
 	}
-	eng, err := io.Cluster.Engine(o.Kube, o.Timeout, forges)
+	eng, err := io.Cluster.Engine(ctx, o.Kube, o.Timeout, forges)
 	if err != nil {
 		return nil, err
 	}

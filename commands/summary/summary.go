@@ -56,6 +56,7 @@ unusable or its credentials refused (401).`,
   imgupd summary --selector team=checkout -o markdown
   imgupd summary --name 'web-*' -o json | jq '.attention[].apps[].app'`,
 		Progress: command.TermProgress{Label: "scanning", Unit: "apps", Waiting: "listing Applications"},
+		Term:     Term(Run),
 		Chat: command.ChatSpec{
 			Words:   []string{"status"},
 			Options: []string{"-n NAMESPACE", "--project PROJECT", "--name GLOB", "--selector LABELS"},

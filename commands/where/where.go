@@ -60,6 +60,7 @@ answer: 64 bad flags, 69 the API server cannot be reached, 78 the kubeconfig is 
   imgupd where nginx:1.27 -n 'team-*'
   imgupd where ghcr.io/acme/web:1.4.2 -o json | jq '.apps[] | {app, answer}'`,
 		Progress: command.TermProgress{Label: "scanning", Unit: "apps", Waiting: "listing Applications"},
+		Term:     Term(Run),
 		Chat: command.ChatSpec{
 			Options: []string{"-n NAMESPACE", "--project PROJECT"},
 			Help:    "every application that uses the image, and whether the tag (without one: the newest) reaches it",
