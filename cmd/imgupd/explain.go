@@ -39,7 +39,7 @@ func newExplainCmd(io streams, runF func(context.Context, explain.Options, comma
 			return out.write(io, output, a)
 		},
 	})
-	cmd.Flags().BoolVar(&o.All, "all", false, "print every code")
-	formatsOf(answerCatalogue).flag(cmd, &output, "%s; json is {\"codes\": [...]}, one code or all")
+	explain.Flags(cmd.Flags(), &o)
+	formatsOf(answerCatalogue).flag(cmd, &output, explain.OutputHelp)
 	return cmd
 }

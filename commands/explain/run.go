@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/present/render"
@@ -17,6 +19,14 @@ type Options struct {
 	Code string
 	All  bool
 }
+
+// Flags defines explain's flags (all but -o) into o.
+func Flags(f *pflag.FlagSet, o *Options) {
+	f.BoolVar(&o.All, "all", false, "print every code")
+}
+
+// OutputHelp is explain's -o help, with %s for the formats.
+const OutputHelp = "%s; json is {\"codes\": [...]}, one code or all"
 
 // Answer is the catalogue's entries explain prints: every entry (explain --all: as explain CODE
 // prints one, or docs/findings.md), or the one asked for (One).
