@@ -92,8 +92,18 @@ func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, c
 	return cmd
 }
 
-// argsOf is cobra's check of a Term's arguments, with cobra's own words for each case.
+// argsOf is cobra's check of a Term's arguments, with cobra's own words for each case; with
+// its NoArgsWith flag set, it takes none.
 func argsOf(t *command.Term) cobra.PositionalArgs {
+	if t.NoArgsWith != "" {
+		base := argsOf(&command.Term{MinArgs: t.MinArgs, MaxArgs: t.MaxArgs})
+		return func(cmd *cobra.Command, args []string) error {
+			if set, _ := cmd.Flags().GetBool(t.NoArgsWith); set {
+				return cobra.NoArgs(cmd, args)
+			}
+			return base(cmd, args)
+		}
+	}
 	switch {
 	case t.MinArgs == 0 && t.MaxArgs == 0:
 		return cobra.NoArgs
@@ -121,7 +131,6 @@ func commandExit(err error) error {
 // no Term (commands/command.Term), by name (config builds config check).
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
-		"explain": func(e cmdEnv) *cobra.Command { return newExplainCmd(e.io, nil) },
 		"demo":    func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
 		"serve":   func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
 		"config":  func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },

@@ -43,14 +43,16 @@ func TestTermRunsWithItsOptions(t *testing.T) {
 	}
 }
 
-// TestConstructorTakesItsRun: explain's constructor runs the run function it is given, with the
-// options the flags make, and a failure's exit status is the command's.
-func TestConstructorTakesItsRun(t *testing.T) {
+// TestExplainTermTakesItsRun: explain, made from its Term, runs the run function it is given,
+// with the options the flags make, and a failure's exit status is the command's.
+func TestExplainTermTakesItsRun(t *testing.T) {
 	var got explain.Options
-	cmd := newExplainCmd(streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(_ context.Context, o explain.Options, _ command.IO) (explain.Answer, error) {
+	spec, _ := commands.Lookup("explain")
+	spec.Term = explain.Term(func(_ context.Context, o explain.Options, _ command.IO) (command.Answer, error) {
 		got = o
-		return explain.Answer{}, errors.New("no such code")
+		return nil, command.Exit(exitUsage, errors.New("no such code"))
 	})
+	cmd := fromTerm(spec, streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, nil)
 	cmd.SetArgs([]string{"registry_unauth"})
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})

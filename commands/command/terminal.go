@@ -83,6 +83,9 @@ type Term struct {
 	MinArgs, MaxArgs int
 	// Answer is the kind of answer it prints; its -o formats are the exporters' for that kind.
 	Answer AnswerKind
+	// NoArgsWith is the bool flag which, set, makes it take no arguments ("all": explain --all);
+	// "" for none.
+	NoArgsWith string
 	// OutputHelp is -o's help, with %s for the formats ("output format: %s").
 	OutputHelp string
 	// Bind defines its flags (all but -o) on fs and returns its run, which reads the values they

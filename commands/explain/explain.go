@@ -28,6 +28,7 @@ func Spec() command.Spec {
 		Example: `  imgupd explain LIVE_IMAGE_NOT_LIVE
   imgupd explain --all -o markdown > docs/findings.md`,
 		ArgValues: Codes,
+		Term:      Term(TermRun),
 		Chat: command.ChatSpec{
 			Help:   "what a finding code means and what to change",
 			Parse:  parse,

@@ -20,6 +20,26 @@ type Options struct {
 	All  bool
 }
 
+// Term is how the terminal runs explain with run (Run, or a test's): one code, or none with --all.
+func Term(run func(context.Context, Options, command.IO) (command.Answer, error)) *command.Term {
+	t := command.TermOf(command.AnswerCatalogue, 1, 1, Flags, func(_ *pflag.FlagSet, o *Options, args []string) {
+		if !o.All {
+			o.Code = args[0]
+		}
+	}, run)
+	t.NoArgsWith, t.OutputHelp = "all", OutputHelp
+	return t
+}
+
+// TermRun is Run for the terminal: an unknown code is a usage error (64).
+func TermRun(ctx context.Context, o Options, io command.IO) (command.Answer, error) {
+	a, err := Run(ctx, o, io)
+	if err != nil {
+		return nil, command.Exit(64, err)
+	}
+	return a, nil
+}
+
 // Flags defines explain's flags (all but -o) into o.
 func Flags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.All, "all", false, "print every code")
