@@ -54,17 +54,6 @@ func Verb(c Command) string {
 // ParseError is input that is not a command, with what to type instead.
 type ParseError = command.ParseError
 
-// The grammar's patterns (command's), by the names this package's tests use.
-var (
-	mentionRE       = command.MentionRE
-	nameRE          = command.NameRE
-	namespaceRE     = command.NamespaceRE
-	codeRE          = command.CodeRE
-	aliasRE         = command.AliasRE
-	namespaceGlobRE = command.NamespaceGlobRE
-	nameGlobRE      = command.NameGlobRE
-)
-
 // maxInput bounds what is parsed; chat messages can be long.
 const maxInput = 4000
 
@@ -75,7 +64,7 @@ func Parse(text string) (Command, error) {
 		return nil, &ParseError{Input: text[:64] + "…", Reason: fmt.Sprintf("the command is longer than %d characters", maxInput)}
 	}
 	words := strings.Fields(text)
-	for len(words) > 0 && mentionRE().MatchString(words[0]) {
+	for len(words) > 0 && command.MentionRE().MatchString(words[0]) {
 		words = words[1:]
 	}
 	if len(words) == 0 {
@@ -89,7 +78,7 @@ func Parse(text string) (Command, error) {
 	pe := &ParseError{Input: text, Reason: fmt.Sprintf("unknown command %q", clip(words[0]))}
 	if near := nearestVerb(verb); near != "" {
 		pe.Suggestion = strings.Join(append([]string{near}, args...), " ")
-	} else if len(words) == 1 && nameRE().MatchString(verb) {
+	} else if len(words) == 1 && command.NameRE().MatchString(verb) {
 		// "/imgupd myapp" most likely means "diagnose myapp".
 		pe.Suggestion = "diagnose " + verb
 	}
@@ -105,4 +94,4 @@ func nearestVerb(w string) string {
 func clip(s string) string { return command.Clip(s) }
 
 // ValidClusterName reports whether s can be named by `--cluster`.
-func ValidClusterName(s string) bool { return nameRE().MatchString(s) && len(s) <= 253 }
+func ValidClusterName(s string) bool { return command.NameRE().MatchString(s) && len(s) <= 253 }

@@ -74,14 +74,7 @@ func TestExitCodePerState(t *testing.T) {
 			}
 			_, cleanup := loadScenario(t, sc, nil)
 			defer cleanup()
-			out, err := exec.Command(bin, "diagnose", c.app, "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s").Output()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			out, code, _ := diagnoseJSON(t, bin, c.app, kubeconfig)
 			rep := parseReport(t, out)
 			if code != c.code || rep.State != c.state {
 				t.Fatalf("exit %d state %q, want exit %d state %q\n%s", code, rep.State, c.code, c.state, out)
@@ -131,6 +124,20 @@ type cliReport struct {
 	Verdict     string
 	RootCause   struct{ Code string }
 	NotVerified []struct{ What string }
+}
+
+// diagnoseJSON runs `imgupd diagnose APP -o json` with kubeconfig and returns its stdout, exit
+// status and stderr; a failure to run it at all fails the test.
+func diagnoseJSON(t *testing.T, bin, app, kubeconfig string) (out []byte, code int, stderr []byte) {
+	t.Helper()
+	out, err := exec.Command(bin, "diagnose", app, "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s").Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out, ee.ExitCode(), ee.Stderr
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out, 0, nil
 }
 
 func parseReport(t *testing.T, out []byte) cliReport {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -122,16 +120,9 @@ func TestRBACOnlyOnRemoteCluster(t *testing.T) {
 	phase("imgupd built")
 	kubeconfig := kubeconfigFile(t, filepath.Join(t.TempDir(), "remote.kubeconfig"), srv.config.Host, token, "")
 	start := time.Now()
-	out, err := exec.Command(bin, "diagnose", "web", "--kubeconfig", kubeconfig, "-o", "json", "--timeout", "30s").Output()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	out, code, stderr := diagnoseJSON(t, bin, "web", kubeconfig)
 	if code == 69 || code == 77 || code == 78 {
-		t.Fatalf("exit %d: a cluster problem with the rbacOnly token (%s)\n%s", code, ee.Stderr, out)
+		t.Fatalf("exit %d: a cluster problem with the rbacOnly token (%s)\n%s", code, stderr, out)
 	}
 	rep := parseReport(t, out)
 	if code != 1 || rep.State != "blocked" || rep.RootCause.Code != "LIVE_IMAGE_NOT_LIVE" {
