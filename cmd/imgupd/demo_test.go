@@ -9,7 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/commands/demo"
 )
 
 func TestDemoJSON(t *testing.T) {
@@ -104,22 +105,22 @@ func TestDemoBlockKit(t *testing.T) {
 // scenario whole (a long name on a line of its own), gives its state in words and its cause; the
 // lab's own check (expected codes, ✔, time) only with --expected.
 func TestDemoTableFitsAHundredColumns(t *testing.T) {
-	var all []*lab.Scenario
+	var all []command.Scenario
 	for _, name := range []string{"healthy-kustomize-argocd", "article-3-registry-credentials", "article-2-allow-tags-match-nothing", "writeback-ssh-host-key-unknown-before"} {
-		sc, ok := lab.Builtin(name)
+		sc, ok := embeddedLab{}.Scenario(name)
 		if !ok {
 			t.Fatalf("no scenario %s", name)
 		}
 		all = append(all, sc)
 	}
-	results := runScenarios(context.Background(), all, 2, nil)
+	results := demo.RunScenarios(context.Background(), all, 2, nil)
 	var b strings.Builder
-	if err := writeScenarioTable(streams{Out: &b}, scenarioList{results: results}); err != nil {
+	if err := writeScenarioTable(streams{Out: &b}, scenarioList{Results: results}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > demoWidth {
+		if n := utf8.RuneCountInString(l); n > demo.Width {
 			t.Errorf("%d columns: %q", n, l)
 		}
 	}
@@ -133,7 +134,7 @@ func TestDemoTableFitsAHundredColumns(t *testing.T) {
 		t.Errorf("the lab's check shows without --expected:\n%s", out)
 	}
 	b.Reset()
-	if err := writeScenarioTable(streams{Out: &b}, scenarioList{results: results, expected: true}); err != nil {
+	if err := writeScenarioTable(streams{Out: &b}, scenarioList{Results: results, Expected: true}); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "EXPECTED") || !strings.Contains(out, "✔ blocked REGISTRY_UNAUTHORIZED") || !strings.Contains(out, "4 passed, 0 failed") {

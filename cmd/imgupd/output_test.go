@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/imgupd/imgupd/commands/demo"
 	"github.com/imgupd/imgupd/diagnostics"
 )
 
@@ -131,8 +134,20 @@ func TestOutputCompletion(t *testing.T) {
 // TestDemoFormatsAgree: demo's -o flag is declared from a report's formats
 // and also prints a summary (--summary), a "where" answer (--where) and the
 // scenario list in it, so those must have the report's names, and the list
-// a subset of them.
+// a subset of them; the formats its help names (commands/demo) are the
+// exporters'.
 func TestDemoFormatsAgree(t *testing.T) {
+	if want := "without --scenario or --summary: " + formatsOf(answerScenarios).list(false); !strings.HasSuffix(demo.OutputHelp, want) {
+		t.Errorf("demo's -o help %q does not end %q", demo.OutputHelp, want)
+	}
+	var o demo.Options
+	fs := pflag.NewFlagSet("demo", pflag.ContinueOnError)
+	demo.Flags(fs, &o)
+	for flag, k := range map[string]answerKind{"summary": answerSummary, "where": answerWhere} {
+		if want := "in -o " + formatsOf(k).list(false); !strings.HasSuffix(fs.Lookup(flag).Usage, want) {
+			t.Errorf("--%s's help %q does not end %q", flag, fs.Lookup(flag).Usage, want)
+		}
+	}
 	reports := formatsOf(answerReport).names()
 	for _, k := range []answerKind{answerSummary, answerWhere} {
 		if got := formatsOf(k).names(); !slices.Equal(got, reports) {

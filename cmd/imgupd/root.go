@@ -24,19 +24,26 @@ type streams struct {
 	Out, Err io.Writer
 	// cluster is what diagnose, summary and where read (nil: kubeCluster).
 	cluster command.Cluster
+	// lab is what demo runs (nil: embeddedLab).
+	lab command.Lab
 	// term is what text on Out may do (width, colour), decided once the
 	// flags are read (color.go); nil is neither.
 	term *terminal
 }
 
-// command is what a command's Run is given: its input, where the progress line goes and the
-// cluster it reads (kubeCluster); fromTerm adds the progress line of its table entry.
+// command is what a command's Run is given: its input, where the progress line goes, the
+// cluster it reads (kubeCluster), the lab (embeddedLab) and the binary's version; fromTerm adds
+// the progress line of its table entry.
 func (io streams) command() command.IO {
 	c := io.cluster
 	if c == nil {
 		c = kubeCluster{}
 	}
-	return command.IO{In: io.In, Err: io.Err, Cluster: c}
+	l := io.lab
+	if l == nil {
+		l = embeddedLab{}
+	}
+	return command.IO{In: io.In, Err: io.Err, Cluster: c, Lab: l, Version: buildVersion()}
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -73,6 +80,8 @@ func (e *exitError) Unwrap() error { return e.err }
 type rootOptions struct {
 	// cluster is the cluster diagnose, summary and where read (default kubeCluster).
 	cluster command.Cluster
+	// lab is the lab demo runs (default embeddedLab).
+	lab command.Lab
 }
 
 // rootOption sets a rootOption.
@@ -120,7 +129,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	for _, o := range opts {
 		o(&ro)
 	}
-	io.cluster = ro.cluster
+	io.cluster, io.lab = ro.cluster, ro.lab
 	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:           "imgupd",

@@ -70,6 +70,7 @@ func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, c
 		}
 		cio := io.command()
 		cio.Name = cmd.Root().DisplayName()
+		cio.Output, cio.Formats = output, func(k command.AnswerKind) []string { return formatsOf(k).names() }
 		cio.Progress = func(what string) command.Progress {
 			if p := progressOf(s.Name, io.Err, output, what); p != nil {
 				return p
@@ -80,7 +81,12 @@ func fromTerm(s commands.Spec, io streams, run func(context.Context, []string, c
 		if err != nil {
 			return commandExit(err)
 		}
-		if err := out.write(io, output, a); err != nil {
+		// An answer printed as another (command.ExitAs: demo's report, summary) is that one's kind.
+		shown := a
+		if x, ok := a.(command.ExitAs); ok {
+			shown = x.Answer
+		}
+		if err := formatsOf(shown.AnswerKind()).write(io, output, shown); err != nil {
 			return &exitError{code: exitNoDecide, err: err}
 		}
 		if x, ok := a.(command.Exiter); ok {
@@ -131,9 +137,7 @@ func commandExit(err error) error {
 // no Term (commands/command.Term), by name (config builds config check).
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
-		"demo":    func(e cmdEnv) *cobra.Command { return newDemoCmd(e.io) },
-		"serve":   func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
-		"config":  func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
-		"version": func(e cmdEnv) *cobra.Command { return newVersionCmd(e.io, nil) },
+		"serve":  func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
+		"config": func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/commands/demo"
 	"github.com/imgupd/imgupd/commands/explain"
 	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
+	versioncmd "github.com/imgupd/imgupd/commands/version"
 	"github.com/imgupd/imgupd/simulate"
 )
 
@@ -60,5 +63,59 @@ func TestExplainTermTakesItsRun(t *testing.T) {
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitUsage || got != (explain.Options{Code: "registry_unauth"}) {
 		t.Errorf("%v, options %+v", err, got)
+	}
+}
+
+// TestDemoTermTakesItsRun: demo, made from its Term, runs the run function it is given with the
+// options its flags make, and is given the format asked for and the lab.
+func TestDemoTermTakesItsRun(t *testing.T) {
+	spec, _ := commands.Lookup("demo")
+	var got demo.Options
+	var gotIO command.IO
+	spec.Term = demo.Term(func(_ context.Context, o demo.Options, io command.IO) (command.Answer, error) {
+		got, gotIO = o, io
+		return demo.List{}, nil
+	})
+	var out bytes.Buffer
+	cmd := fromTerm(spec, streams{Out: &out, Err: &bytes.Buffer{}}, nil)
+	cmd.SetArgs([]string{"--scenario", "x.yaml", "-v", "--parallel", "2", "--expected", "-o", "markdown"})
+	cmd.SetOut(&out)
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if want := (demo.Options{Scenario: "x.yaml", Verbose: true, Parallel: 2, Expected: true}); got != want {
+		t.Errorf("options %+v, want %+v", got, want)
+	}
+	if gotIO.Output != "markdown" || gotIO.Lab == nil || !gotIO.Prints(command.AnswerScenarios) || gotIO.Prints(command.AnswerPlain) {
+		t.Errorf("io: output %q, lab %v", gotIO.Output, gotIO.Lab)
+	}
+	if !strings.Contains(out.String(), "0 scenarios") {
+		t.Errorf("the list printed %q", out.String())
+	}
+}
+
+// TestVersionIsTheBinarys: version's answer names the binary's build version (command.IO.Version,
+// -X main.version), in text and JSON.
+func TestVersionIsTheBinarys(t *testing.T) {
+	if got := buildVersion(); got == "" {
+		t.Fatal("no build version")
+	}
+	spec, _ := commands.Lookup("version")
+	for _, format := range []string{"text", "json"} {
+		var out bytes.Buffer
+		cmd := fromTerm(spec, streams{Out: &out, Err: &bytes.Buffer{}}, nil)
+		cmd.SetArgs([]string{"-o", format})
+		cmd.SetOut(&out)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if want := buildVersion(); !strings.Contains(out.String(), want) {
+			t.Errorf("-o %s: %q does not name %s", format, out.String(), want)
+		}
+	}
+	a, err := versioncmd.Run(context.Background(), versioncmd.Options{}, command.IO{Version: "v9.9.9"})
+	if err != nil || a.Version != "v9.9.9" {
+		t.Errorf("%+v, %v", a, err)
 	}
 }

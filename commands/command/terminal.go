@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -21,6 +22,24 @@ type IO struct {
 	// Name is the binary as its user types it ("imgupd", "kubectl imgupd" as a kubectl plugin),
 	// for the next steps an answer names.
 	Name string
+	// Version is the binary's build version (version).
+	Version string
+	// Lab is the embedded lab (demo); nil for the others.
+	Lab Lab
+	// Output is the format asked for (-o), already one of the command's; Formats, when set, are
+	// the formats that print an answer of kind k, so that Run refuses before any work an answer
+	// the format cannot print (IO.Prints).
+	Output  string
+	Formats func(k AnswerKind) []string
+}
+
+// Prints says whether the format asked for (Output) prints an answer of kind k: true when the
+// binary says nothing of its formats.
+func (io IO) Prints(k AnswerKind) bool {
+	if io.Formats == nil {
+		return true
+	}
+	return slices.Contains(io.Formats(k), io.Output)
 }
 
 // An Answer is what a terminal command prints: one typed value (a report, a fleet summary, a

@@ -28,5 +28,6 @@ Exit status: 0 every scenario gave its expected verdict, 1 one did not, 2 a scen
   imgupd demo --where team/web:1.2.0
   imgupd demo -o json`,
 		Progress: command.TermProgress{Label: "running the lab", Unit: "scenarios", Waiting: "starting"},
+		Term:     Term(Run),
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/model/updater"
 )
@@ -19,12 +21,25 @@ func Spec() command.Spec {
 		Surfaces: command.Terminal,
 		Reads:    command.ReadsNothing,
 		Short:    "Print imgupd's version and the Image Updater versions it models",
+		Term:     Term(TermRun),
 	}
 }
 
-// Options are version's: the build's version, which the binary is stamped with (main.version).
-type Options struct {
-	Build string
+// Options are version's: none but -o (its build's version is the binary's, command.IO.Version).
+type Options struct{}
+
+// Term is how the terminal runs version with run (TermRun, or a test's).
+func Term(run func(context.Context, Options, command.IO) (command.Answer, error)) *command.Term {
+	return command.TermOf(command.AnswerPlain, 0, 0, func(*pflag.FlagSet, *Options) {}, nil, run)
+}
+
+// TermRun is Run for the terminal.
+func TermRun(ctx context.Context, o Options, io command.IO) (command.Answer, error) {
+	a, err := Run(ctx, o, io)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // Answer is what `imgupd version` says: its own build and the Image Updater versions it models.
@@ -40,9 +55,10 @@ type Answer struct {
 
 func (Answer) AnswerKind() command.AnswerKind { return command.AnswerPlain }
 
-// Run is the answer: it reads nothing.
-func Run(_ context.Context, o Options, _ command.IO) (Answer, error) {
-	v := Answer{Version: o.Build, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Default: updater.Latest.Short()}
+// Run is the answer: it reads nothing; the build's version is the binary's (io.Version, which
+// cmd/imgupd is stamped with at link time: -X main.version).
+func Run(_ context.Context, _ Options, io command.IO) (Answer, error) {
+	v := Answer{Version: io.Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Default: updater.Latest.Short()}
 	for _, k := range updater.KnownVersions() {
 		v.Models = append(v.Models, k.Short())
 	}
