@@ -50,9 +50,11 @@ func TestDecideTerminal(t *testing.T) {
 // a pipe gets it unwrapped and unpainted; NO_COLOR and --color never keep
 // the colour off; JSON is neither wrapped nor painted.
 func TestTextOnATerminalOfAWidth(t *testing.T) {
+	t.Parallel()
+	onLab := withLab(sharedLab()) // the scenario runs once for every case
 	demo := []string{"demo", "--scenario", "article-3-registry-credentials"}
 	t.Run("COLUMNS and --color always", func(t *testing.T) {
-		code, out, errOut := runCLI(t, map[string]string{"COLUMNS": "100", "NO_COLOR": "1"}, append(demo, "--color", "always")...)
+		code, out, errOut := runCLIWith(t, onLab, map[string]string{"COLUMNS": "100", "NO_COLOR": "1"}, append(demo, "--color", "always")...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -79,7 +81,7 @@ func TestTextOnATerminalOfAWidth(t *testing.T) {
 		{"never", map[string]string{"IMGUPD_COLOR": "always"}, []string{"--color", "never"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, c.env, append(demo, c.args...)...)
+			code, out, errOut := runCLIWith(t, onLab, c.env, append(demo, c.args...)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -95,7 +97,7 @@ func TestTextOnATerminalOfAWidth(t *testing.T) {
 		})
 	}
 	t.Run("IMGUPD_COLOR, -o json", func(t *testing.T) {
-		code, out, errOut := runCLI(t, map[string]string{"IMGUPD_COLOR": "always", "COLUMNS": "40"}, append(demo, "-o", "json")...)
+		code, out, errOut := runCLIWith(t, onLab, map[string]string{"IMGUPD_COLOR": "always", "COLUMNS": "40"}, append(demo, "-o", "json")...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}

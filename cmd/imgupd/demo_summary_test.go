@@ -12,12 +12,12 @@ import (
 // TestDemoSummary: demo --summary is every built-in scenario as one fleet,
 // an app lab/NAME each with the scenario's answer.
 func TestDemoSummary(t *testing.T) {
-	t.Parallel() // with TestDemoJSON, after the tests that change the package's hooks
+	t.Parallel()
 	all, err := lab.Builtins()
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, nil, "demo", "--summary", "-o", "json", "--parallel", "8")
+	code, out, errOut := runDemo(t, "demo", "--summary", "-o", "json", "--parallel", "8")
 	if !strings.HasPrefix(out, schemaHead) {
 		t.Errorf("the summary's JSON does not open with %q: %.80q", schemaHead, out)
 	}
@@ -51,7 +51,7 @@ func TestDemoSummary(t *testing.T) {
 		}
 	}
 
-	code, out, _ = runCLI(t, nil, "demo", "--summary", "--parallel", "8")
+	code, out, _ = runDemo(t, "demo", "--summary", "--parallel", "8")
 	for _, want := range []string{"Image Updater fleet on lab · every Application · ", "✗ blocked · Live image (1)\n   lab/report-1-image-not-live",
 		"LIVE_IMAGE_NOT_LIVE", "Next: imgupd demo --scenario NAME shows an app's full report and its fix, e.g. imgupd demo --scenario "} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -59,7 +59,7 @@ func TestDemoSummary(t *testing.T) {
 		}
 	}
 
-	code, _, errOut = runCLI(t, nil, "demo", "--summary", "--scenario", "report-1-image-not-live")
+	code, _, errOut = runDemo(t, "demo", "--summary", "--scenario", "report-1-image-not-live")
 	if code != exitUsage || !strings.Contains(errOut, "drop --scenario") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}

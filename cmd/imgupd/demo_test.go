@@ -6,16 +6,69 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/commands/demo"
+	"github.com/imgupd/imgupd/report"
 )
 
+// sharedLab is the lab the demo tests of this test binary run on: each built-in scenario runs
+// once, when a test first asks for it, and its report is shared by every test that reads it (the
+// scenario list, the fleet summary, one scenario's report), so that the whole lab runs once per
+// test binary, not once per test. The reports are only read (demo --summary renames a copy).
+var sharedLab = sync.OnceValue(func() *onceLab {
+	l := &onceLab{byName: map[string]command.Scenario{}}
+	all, err := embeddedLab{}.Scenarios()
+	l.err = err
+	for _, sc := range all {
+		o := &onceScenario{Scenario: sc}
+		l.all = append(l.all, o)
+		l.byName[sc.Info().Name] = o
+	}
+	return l
+})
+
+// onceLab is the embedded lab whose built-in scenarios each run once (sharedLab); scenario files
+// and fleets are the embedded lab's, run each time.
+type onceLab struct {
+	embeddedLab
+	all    []command.Scenario
+	err    error
+	byName map[string]command.Scenario
+}
+
+func (l *onceLab) Scenarios() ([]command.Scenario, error) { return l.all, l.err }
+
+func (l *onceLab) Scenario(name string) (command.Scenario, bool) {
+	sc, ok := l.byName[name]
+	return sc, ok
+}
+
+// onceScenario is a scenario that runs once: every Run after the first returns its report.
+type onceScenario struct {
+	command.Scenario
+	once sync.Once
+	rep  *report.Report
+	err  error
+}
+
+func (s *onceScenario) Run(ctx context.Context) (*report.Report, error) {
+	s.once.Do(func() { s.rep, s.err = s.Scenario.Run(context.WithoutCancel(ctx)) })
+	return s.rep, s.err
+}
+
+// runDemo is runCLI on the shared lab (sharedLab).
+func runDemo(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runCLIWith(t, withLab(sharedLab()), nil, args...)
+}
+
 func TestDemoJSON(t *testing.T) {
-	t.Parallel() // with TestDemoSummary, after the tests that change the package's hooks
-	code, out, errOut := runCLI(t, nil, "demo", "-o", "json", "--parallel", "8")
+	t.Parallel()
+	code, out, errOut := runDemo(t, "demo", "-o", "json", "--parallel", "8")
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
@@ -45,6 +98,7 @@ func TestDemoJSON(t *testing.T) {
 }
 
 func TestDemoScenarioFile(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(filepath.Join("..", "..", "lab", "scenarios", "healthy-kustomize-argocd.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +116,7 @@ func TestDemoScenarioFile(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "scenario my-setup expects REGISTRY_UNAUTHORIZED, the diagnosis names healthy") || !strings.Contains(out, "Scenario my-setup") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, nil, "demo", "--scenario", "healthy-kustomize-argocd", "-o", "markdown")
+	code, out, _ = runDemo(t, "demo", "--scenario", "healthy-kustomize-argocd", "-o", "markdown")
 	if code != 0 || !strings.Contains(out, "## 🔵 argocd/web: update on its way") || !strings.Contains(out, "state `update-on-its-way`") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -79,7 +133,8 @@ func TestDemoScenarioFile(t *testing.T) {
 }
 
 func TestDemoBlockKit(t *testing.T) {
-	code, out, errOut := runCLI(t, nil, "demo", "--scenario", "report-1-image-not-live", "-o", "blockkit")
+	t.Parallel()
+	code, out, errOut := runDemo(t, "demo", "--scenario", "report-1-image-not-live", "-o", "blockkit")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -105,9 +160,10 @@ func TestDemoBlockKit(t *testing.T) {
 // scenario whole (a long name on a line of its own), gives its state in words and its cause; the
 // lab's own check (expected codes, ✔, time) only with --expected.
 func TestDemoTableFitsAHundredColumns(t *testing.T) {
+	t.Parallel()
 	var all []command.Scenario
 	for _, name := range []string{"healthy-kustomize-argocd", "article-3-registry-credentials", "article-2-allow-tags-match-nothing", "writeback-ssh-host-key-unknown-before"} {
-		sc, ok := embeddedLab{}.Scenario(name)
+		sc, ok := sharedLab().Scenario(name)
 		if !ok {
 			t.Fatalf("no scenario %s", name)
 		}

@@ -121,10 +121,11 @@ func TestShownWriterKeepsCharactersSplitAcrossWrites(t *testing.T) {
 // into tag names and its error text, through every output of `demo
 // --scenario` as a terminal gets it: nothing but text.
 func TestDemoHostileTerminalScenario(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-o", "text"}, {"-o", "text", "-v"}, {"-o", "markdown"}, {"-o", "json"}, {"-o", "blockkit"},
 	} {
-		code, stdout, stderr := runCLI(t, nil, append([]string{"demo", "--scenario", "hostile-terminal"}, args...)...)
+		code, stdout, stderr := runDemo(t, append([]string{"demo", "--scenario", "hostile-terminal"}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d, want 0 (the expected root cause)\n%s", args, code, stderr)
 		}

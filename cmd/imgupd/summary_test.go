@@ -143,6 +143,7 @@ func TestSummaryExitStatus(t *testing.T) {
 // TestSummaryPartial: a scan that runs out of time prints what it has,
 // says it is partial, and exits 2 (unknown) when nothing is worse.
 func TestSummaryPartial(t *testing.T) {
+	t.Parallel() // it waits for the scan's deadline
 	sc := lab.FleetScenario(lab.FleetSpec{Apps: 6, Repos: 2})
 	sc.Registry.Behaviours = []lab.Behaviour{{Repo: "team/svc-001", Delay: "10m", Only: "tags"}} // held until imgupd gives up
 	fleet := labFleet(t, sc)
