@@ -259,3 +259,53 @@ func TestSelectorIndexesExactNames(t *testing.T) {
 		t.Fatalf("JSON %s %v", b, err)
 	}
 }
+
+// TestRefSetHoldsTheSelectedRefs: over randomized worlds, a RefSet kept to
+// the refs a selection follows (the selecting CR's ref and every other
+// selecting CR's) matches the app, whichever those refs are; a RefSet of
+// no ref matches nothing. A "where" reads the images of an app's
+// selection only for the apps a RefSet of the refs naming the repository
+// matches.
+func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 2))
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	none := func(*ImageUpdater, *ApplicationRef) bool { return false }
+	checked := 0
+	for w := 0; w < n; w++ {
+		world := genWorld(r)
+		for i := range world.apps { // a source, so that configurations build (or, without one, fall through)
+			if r.IntN(4) != 0 {
+				world.apps[i].Sources = []AppSource{{RepoURL: "https://git.example.com/config.git", Path: "apps/" + world.apps[i].Name, HasHelm: true}}
+			}
+		}
+		s := NewSelector(world.crs, world.opts)
+		if rs := s.Refs(none); !rs.Empty() {
+			t.Fatalf("world %d: a set of no ref is not empty", w)
+		}
+		for _, app := range world.apps {
+			got := s.Select(app)
+			followed := append([]Targeting{got}, got.Also...)
+			for _, f := range followed {
+				if f.CR == "" || f.RefIndex < 0 {
+					continue
+				}
+				rs := s.Refs(func(cr *ImageUpdater, ref *ApplicationRef) bool {
+					return cr.Key() == f.CR && f.RefIndex < len(cr.Spec.ApplicationRefs) && ref == &cr.Spec.ApplicationRefs[f.RefIndex] // keys may repeat
+				})
+				if !rs.Matches(app) {
+					t.Fatalf("world %d, app %s: the set of %s's ref %d does not match it\n%s", w, app.Key(), f.CR, f.RefIndex, dumpTargeting(got))
+				}
+				checked++
+			}
+			if s.Refs(none).Matches(app) {
+				t.Fatalf("world %d, app %s: a set of no ref matches", w, app.Key())
+			}
+		}
+	}
+	if checked < n/10 {
+		t.Errorf("%d selections checked in %d worlds", checked, n)
+	}
+}

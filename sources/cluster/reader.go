@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -20,6 +21,9 @@ import (
 type Reader struct {
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
+	// Metadata, when set, lists objects with their metadata only
+	// (ApplicationsMetadata); nil lists them whole through Dynamic.
+	Metadata metadata.Interface
 	// Logs serves container logs; nil means KubeLogs{Kube}.
 	Logs LogSource
 }
@@ -35,7 +39,11 @@ func NewReader(cfg *rest.Config) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a dynamic Kubernetes client: %w", err)
 	}
-	return &Reader{Kube: kube, Dynamic: dyn, Logs: KubeLogs{Kube: kube}}, nil
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a metadata Kubernetes client: %w", err)
+	}
+	return &Reader{Kube: kube, Dynamic: dyn, Metadata: meta, Logs: KubeLogs{Kube: kube}}, nil
 }
 
 // Secret returns the data of a Secret (see Secrets.Secret); with it a Reader
