@@ -144,7 +144,7 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	apps, err := p.readShared(p.cc.Applications, true)
+	apps, err := p.readShared(p.cc.Applications, false)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -188,7 +188,11 @@ func (s *Scanner) begin(ctx context.Context, scope Query, keepTargets bool) (*sc
 // and (with withLog) its log, the Applications in scope (through list,
 // one namespace at a time) and, on v1.x, the CRs; it settles the version
 // and prepares the CRs' selector.
-func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Application, error), withLog bool) ([]argo.Application, error) {
+//
+// With light (the Applications' metadata only, a "where"), the CRs are
+// listed beside the Applications, not after them, and the log is not
+// read.
+func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Application, error), light bool) ([]argo.Application, error) {
 	ctx, s, scope := p.ctx, p.s, p.scope
 
 	// The shared reads do not depend on one another: Image Updater's
@@ -210,10 +214,14 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		inst, instErr = p.cc.FindUpdater(ctx, p.updNS)
-		if instErr == nil && withLog {
+		if instErr == nil && !light {
 			p.shared = p.eng.ReadSharedLog(ctx, inst, versionOf(inst, assumed)) // through cc: read once
 		}
 	})
+	crsBeside := light && assumed.UsesCRs()
+	if crsBeside {
+		wg.Go(func() { p.crs, crsErr = p.cc.ImageUpdaters(ctx, "") })
+	}
 	var apps []argo.Application
 	var listErr error
 	for _, ns := range listNamespaces(scope) {
@@ -224,8 +232,8 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 		}
 		apps = append(apps, list...)
 	}
-	crsRead := listErr == nil && assumed.UsesCRs()
-	if crsRead {
+	crsRead := crsBeside || listErr == nil && assumed.UsesCRs()
+	if crsRead && !crsBeside {
 		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
 	}
 	wg.Wait()

@@ -124,7 +124,7 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 		return nil, err
 	}
 	defer cancel()
-	metas, err := p.readShared(p.cc.ApplicationsMetadata, false)
+	metas, err := p.readShared(p.cc.ApplicationsMetadata, true)
 	if err != nil {
 		return nil, err
 	}
