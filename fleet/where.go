@@ -162,7 +162,10 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 			if cluster.IsNotFound(errs[i]) { // deleted since it was listed
 				continue
 			}
-			return nil, fmt.Errorf("reading Application %s/%s: %w", maybe[i].Namespace, maybe[i].Name, errs[i])
+			// Not readable by name (a reader that may list but not get):
+			// the whole fleet's way, from the lists.
+			cancel()
+			return s.whereAll(ctx, scope, q)
 		}
 		if t := selection(a.ToModel(), p.selector, p.version); t != nil {
 			p.targets[a] = t
