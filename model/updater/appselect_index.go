@@ -383,18 +383,23 @@ func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection 
 	tr.Refs = make([]RefTrace, 0, len(p.refs))
 	for ri := range p.refs {
 		r := &p.refs[ri]
+		// The refs not reached and those whose name does not match (all
+		// but one of a CR of a ref per repository, for every app) are
+		// written in place, in the capacity made above: no copy of the
+		// ref nor of its trace.
+		reached := sel.refIdx < 0
+		if !reached || !r.nameMatches(app.Name) {
+			tr.Refs = tr.Refs[:len(tr.Refs)+1]
+			e := &tr.Refs[len(tr.Refs)-1]
+			e.Index, e.NamePattern, e.Specificity, e.UsesAnnotations = r.index, r.ref.NamePattern, r.specificity, r.annotations
+			e.Outcome = RefNotReached
+			if reached {
+				e.Outcome, e.App = RefNameMismatch, app.Name
+			}
+			continue
+		}
 		i, ref := r.index, *r.ref
 		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: r.specificity, UsesAnnotations: r.annotations}
-		if sel.refIdx >= 0 {
-			rt.Outcome = RefNotReached
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		if !r.nameMatches(app.Name) {
-			rt.Outcome, rt.App = RefNameMismatch, app.Name
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
 		if ref.LabelSelectors != nil {
 			if r.selErr != nil {
 				rt.Outcome, rt.Err = RefInvalidSelector, r.selErr
