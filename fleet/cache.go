@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,8 +47,14 @@ type clusterCache struct {
 	inner diagnostics.Cluster
 	reads atomic.Int64
 
-	apps       flight.Group[map[string]*argo.Application] // namespace → name → app
-	appLists   flight.Group[[]argo.Application]
+	apps     flight.Group[map[string]*argo.Application] // namespace → name → app
+	appLists flight.Group[[]argo.Application]
+	appMeta  flight.Group[[]argo.Application]
+	// got are Applications read one by one (a "where" reads only the
+	// apps that may use its repository), by namespace/name: Application
+	// answers from them before it lists a namespace.
+	gotMu      sync.Mutex
+	got        map[string]*argo.Application
 	projects   flight.Group[*argo.AppProject]
 	crs        flight.Group[[]updater.ImageUpdater]
 	updater    flight.Group[*cluster.UpdaterInstall]
@@ -75,9 +82,60 @@ func (c *clusterCache) Applications(_ context.Context, ns string) ([]argo.Applic
 	})
 }
 
-// Application is answered from the list of its namespace (or of all
-// namespaces, when that was listed already).
+// metadataLister lists Applications with their metadata only
+// (cluster.Reader.ApplicationsMetadata).
+type metadataLister interface {
+	ApplicationsMetadata(ctx context.Context, ns string) ([]argo.Application, error)
+}
+
+// ApplicationsMetadata lists the namespace's ("" = all) Applications with
+// their metadata only, once; whole when the reader cannot, or when the
+// namespace was listed whole already.
+func (c *clusterCache) ApplicationsMetadata(ctx context.Context, ns string) ([]argo.Application, error) {
+	ml, ok := c.inner.(metadataLister)
+	if !ok || c.listed(ns) {
+		return c.Applications(ctx, ns)
+	}
+	return c.appMeta.Do(c.ctx, ns, func() ([]argo.Application, error) {
+		c.read()
+		return ml.ApplicationsMetadata(c.ctx, ns)
+	})
+}
+
+// get reads one Application by name, through the cache of Application
+// (the read is kept for the diagnosis).
+func (c *clusterCache) get(ns, name string) (*argo.Application, error) {
+	c.gotMu.Lock()
+	a, ok := c.got[ns+"/"+name]
+	c.gotMu.Unlock()
+	if ok {
+		return a, nil
+	}
+	c.read()
+	a, err := c.inner.Application(c.ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	c.gotMu.Lock()
+	if c.got == nil {
+		c.got = map[string]*argo.Application{}
+	}
+	c.got[ns+"/"+name] = a
+	c.gotMu.Unlock()
+	return a, nil
+}
+
+// Application is answered from the Applications read one by one, else
+// from the list of its namespace (or of all namespaces, when that was
+// listed already).
 func (c *clusterCache) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
+	c.gotMu.Lock()
+	got, ok := c.got[ns+"/"+name]
+	c.gotMu.Unlock()
+	if ok {
+		cp := *got // the engine may keep pointers into it; give each its own copy
+		return &cp, nil
+	}
 	byName, err := c.apps.Do(c.ctx, ns, func() (map[string]*argo.Application, error) {
 		src := ns
 		if c.listed("") {

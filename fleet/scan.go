@@ -140,6 +140,22 @@ type scan struct {
 // cancel ends the scan's deadline. With keepTargets it keeps the selection
 // that found each app managed (a "where" reads the apps' images from it).
 func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*scan, context.CancelFunc, error) {
+	p, cancel, err := s.begin(ctx, scope, keepTargets)
+	if err != nil {
+		return nil, nil, err
+	}
+	apps, err := p.readShared(p.cc.Applications, false)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	p.classify(apps)
+	return p, cancel, nil
+}
+
+// begin is a scan before its reads: its settings, its deadline (the
+// returned cancel ends it) and its shared clients.
+func (s *Scanner) begin(ctx context.Context, scope Query, keepTargets bool) (*scan, context.CancelFunc, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -165,7 +181,19 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	if s.Engine.Registry != nil {
 		p.regBefore = s.Engine.Registry.Stats().Total()
 	}
-	ctx = p.ctx
+	return p, cancel, nil
+}
+
+// readShared reads what every app shares: Image Updater's installation
+// and (with withLog) its log, the Applications in scope (through list,
+// one namespace at a time) and, on v1.x, the CRs; it settles the version
+// and prepares the CRs' selector.
+//
+// With light (the Applications' metadata only, a "where"), the CRs are
+// listed beside the Applications, not after them, and the log is not
+// read.
+func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Application, error), light bool) ([]argo.Application, error) {
+	ctx, s, scope := p.ctx, p.s, p.scope
 
 	// The shared reads do not depend on one another: Image Updater's
 	// installation and then its log (a round trip of up to LogLimit bytes,
@@ -186,28 +214,31 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		inst, instErr = p.cc.FindUpdater(ctx, p.updNS)
-		if instErr == nil {
+		if instErr == nil && !light {
 			p.shared = p.eng.ReadSharedLog(ctx, inst, versionOf(inst, assumed)) // through cc: read once
 		}
 	})
+	crsBeside := light && assumed.UsesCRs()
+	if crsBeside {
+		wg.Go(func() { p.crs, crsErr = p.cc.ImageUpdaters(ctx, "") })
+	}
 	var apps []argo.Application
 	var listErr error
 	for _, ns := range listNamespaces(scope) {
-		list, err := p.cc.Applications(ctx, ns)
+		list, err := list(ctx, ns)
 		if err != nil {
 			listErr = err
 			break
 		}
 		apps = append(apps, list...)
 	}
-	crsRead := listErr == nil && assumed.UsesCRs()
-	if crsRead {
+	crsRead := crsBeside || listErr == nil && assumed.UsesCRs()
+	if crsRead && !crsBeside {
 		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
 	}
 	wg.Wait()
 	if listErr != nil {
-		cancel()
-		return nil, nil, fmt.Errorf("listing Applications: %w", listErr)
+		return nil, fmt.Errorf("listing Applications: %w", listErr)
 	}
 	if instErr == nil {
 		p.inst = inst
@@ -220,8 +251,7 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
 	}
 	if p.version.UsesCRs() && crsErr != nil {
-		cancel()
-		return nil, nil, fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
+		return nil, fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
 	}
 	p.sel = updater.SelectOptions{Version: p.version}
 	if inst != nil {
@@ -231,6 +261,14 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		}
 	}
 	p.selector = updater.NewSelector(p.crs, p.sel)
+	return apps, nil
+}
+
+// classify keeps the Applications in scope Image Updater manages, by
+// namespace and name (with their selections when the scan keeps them),
+// and counts the others.
+func (p *scan) classify(apps []argo.Application) {
+	scope := p.scope
 	for i := range apps {
 		a := &apps[i]
 		if !matches(scope, a) { // the asker's visibility first: a hidden app is not even counted
@@ -254,7 +292,6 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 		}
 		return p.managed[i].Name < p.managed[j].Name
 	})
-	return p, cancel, nil
 }
 
 // versionOf is the installation's Image Updater version, or assumed when

@@ -14,6 +14,7 @@ import (
 	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/registry"
 )
 
@@ -81,24 +82,197 @@ type match struct {
 // Image Updater picks the tag, has written it, runs it, and if not what
 // stops it (the app's own diagnosis). It reads what a summary reads, and
 // diagnoses only the apps that use the repository.
+//
+// Without a Visible filter or projects in the scope (which need each
+// Application's spec), its cost follows the apps that may use the
+// repository, not the fleet: the Applications are listed with their
+// metadata only (which decides which ones Image Updater manages), the CRs
+// and annotations say which of those may use the repository (mayUse),
+// only those are read whole, selected and diagnosed, and Image Updater's
+// log is read only when one of them does use it. When none does, the
+// Applications are listed whole for the repositories they use instead
+// (the nearest are offered): the answer is the one the whole fleet gives.
 func (s *Scanner) Where(ctx context.Context, scope Query, q ImageQuery) (*report.Where, error) {
+	if scope.Visible != nil || len(scope.Projects) > 0 {
+		return s.whereAll(ctx, scope, q)
+	}
+	return s.whereNarrow(ctx, scope, q)
+}
+
+// whereAll is Where over every managed Application in scope, selected
+// and read whole.
+func (s *Scanner) whereAll(ctx context.Context, scope Query, q ImageQuery) (*report.Where, error) {
 	p, cancel, err := s.prepare(ctx, scope, true)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
+	conf := p.registriesConf()
+	w := p.whereOf(q, conf)
+	matches, apps, others := p.usingRepository(p.managed, conf, w.Repository)
+	if len(matches) == 0 {
+		return p.noMatch(w, others), nil
+	}
+	return p.answer(w, q, conf, matches, apps), nil
+}
+
+// whereNarrow is Where reading only what the apps that may use the
+// repository need (see Where).
+func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*report.Where, error) {
+	p, cancel, err := s.begin(ctx, scope, false)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	metas, err := p.readShared(p.cc.ApplicationsMetadata, true)
+	if err != nil {
+		return nil, err
+	}
+	p.classify(metas) // the managed apps by their metadata: what Managed reads, no selection made
+	p.targets = map[*argo.Application]*updater.Targeting{}
+	conf := p.registriesConf()
+	w := p.whereOf(q, conf)
+	var maybe []*argo.Application
+	u := newUsers(p.selector, p.version, conf, w.Repository)
+	for _, a := range p.managed {
+		if u.mayUse(a) {
+			maybe = append(maybe, a)
+		}
+	}
+	// The apps that may use the repository, read whole (in the order of
+	// p.managed), and Image Updater's log beside them when there are any.
+	full := make([]*argo.Application, len(maybe))
+	errs := make([]error, len(maybe))
+	var wg sync.WaitGroup
+	if len(maybe) > 0 && p.inst != nil {
+		wg.Go(func() { p.shared = p.eng.ReadSharedLog(p.ctx, p.inst, p.version) })
+	}
+	sem := make(chan struct{}, p.conc)
+	for i, a := range maybe {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			full[i], errs[i] = p.cc.get(a.Namespace, a.Name)
+		})
+	}
+	wg.Wait()
+	var read []*argo.Application
+	for i, a := range full {
+		if errs[i] != nil {
+			if cluster.IsNotFound(errs[i]) { // deleted since it was listed
+				continue
+			}
+			// Not readable by name (a reader that may list but not get):
+			// the whole fleet's way, from the lists.
+			cancel()
+			return s.whereAll(ctx, scope, q)
+		}
+		if t := selection(a.ToModel(), p.selector, p.version); t != nil {
+			p.targets[a] = t
+		}
+		read = append(read, a)
+	}
+	matches, apps, _ := p.usingRepository(read, conf, w.Repository)
+	if len(matches) == 0 {
+		// Which repositories the apps use, for the nearest: every managed
+		// app, read whole and selected.
+		var all []argo.Application
+		for _, ns := range listNamespaces(scope) {
+			list, err := p.cc.Applications(p.ctx, ns)
+			if err != nil {
+				return nil, fmt.Errorf("listing Applications: %w", err)
+			}
+			all = append(all, list...)
+		}
+		managed, unmanaged := p.managed, p.unmanaged
+		p.managed, p.unmanaged = nil, 0
+		p.classify(all)
+		_, _, others := p.usingRepository(p.managed, conf, w.Repository)
+		p.managed, p.unmanaged = managed, unmanaged
+		return p.noMatch(w, others), nil
+	}
+	return p.answer(w, q, conf, matches, apps), nil
+}
+
+// users tells the apps that may use a repository (mayUse).
+type users struct {
+	in   func(name string) bool
+	refs *updater.RefSet
+}
+
+// newUsers: the apps that may use the repository want, under the CRs of
+// sel, version v and registries.conf conf.
+func newUsers(sel *updater.Selector, v updater.Version, conf updater.RegistriesConf, want string) *users {
+	u := &users{in: func(name string) bool {
+		r := updater.ParseImageRef(name, v)
+		return r.Legacy || repoKey(r, conf) == want
+	}}
+	u.refs = sel.Refs(func(_ *updater.ImageUpdater, ref *updater.ApplicationRef) bool {
+		for _, im := range ref.Images {
+			if u.uses(im.Alias+"="+im.ImageName) || u.uses(im.ImageName) {
+				return true
+			}
+		}
+		return false
+	})
+	return u
+}
+
+// uses: an image-list item or an imageName may name the repository, read
+// in each way a selection or imagesOf reads it (or cannot be told apart
+// from one: a name the reference grammar does not parse).
+func (u *users) uses(item string) bool {
+	if u.in(item) || u.in(strings.TrimSpace(item)) {
+		return true
+	}
+	if a, r, ok := strings.Cut(item, "="); ok {
+		return u.in(r) || u.in(strings.TrimSpace(r)) || u.in(strings.TrimSpace(a)+"="+strings.TrimSpace(r))
+	}
+	return false
+}
+
+// mayUse reports whether the app (its metadata suffices) may use the
+// repository: an image of its image-list annotation, or of an
+// applicationRef that matches it by name and labels, is in it. The apps
+// whose selection takes an image of the repository (imagesOf: the
+// selecting CR's, every other selecting CR's, their dropped images, or
+// the annotation's) are among those.
+func (u *users) mayUse(a *argo.Application) bool {
+	if list, ok := a.Annotations[updater.AnnotationImageList]; ok {
+		for _, it := range strings.Split(list, ",") {
+			if u.uses(it) {
+				return true
+			}
+		}
+	}
+	return !u.refs.Empty() && u.refs.Matches(updater.Application{Name: a.Name, Namespace: a.Namespace, Labels: a.Labels})
+}
+
+// registriesConf is the installation's registries.conf (empty when none
+// or unreadable: a bad file is each app's finding).
+func (p *scan) registriesConf() updater.RegistriesConf {
 	var conf updater.RegistriesConf
 	if p.inst != nil && len(p.inst.RegistriesConf) > 0 {
-		conf, _ = updater.ParseRegistriesConfFor(p.inst.RegistriesConf, p.version) // a bad file is each app's finding
+		conf, _ = updater.ParseRegistriesConfFor(p.inst.RegistriesConf, p.version)
 	}
-	want := repoKey(q.ref, conf)
-	w := &report.Where{Asked: q.Asked, Repository: want, Tag: q.Tag(), Digest: q.Digest(), Cluster: s.Engine.Options.ClusterName,
-		Scope: scope.Scope, Managed: len(p.managed), Unmanaged: p.unmanaged, StartedAt: p.start}
+	return conf
+}
 
+// whereOf is the answer before its apps: what was asked, the repository
+// as Image Updater reaches it, the managed apps counted.
+func (p *scan) whereOf(q ImageQuery, conf updater.RegistriesConf) *report.Where {
+	return &report.Where{Asked: q.Asked, Repository: repoKey(q.ref, conf), Tag: q.Tag(), Digest: q.Digest(), Cluster: p.s.Engine.Options.ClusterName,
+		Scope: p.scope.Scope, Managed: len(p.managed), Unmanaged: p.unmanaged, StartedAt: p.start}
+}
+
+// usingRepository are the images of apps (from their selections in
+// p.targets) in the repository want, the apps they belong to (in the
+// order of apps), and the other repositories the apps use.
+func (p *scan) usingRepository(apps []*argo.Application, conf updater.RegistriesConf, want string) ([]match, []*argo.Application, map[string]bool) {
 	var matches []match
-	var apps []*argo.Application
+	var using []*argo.Application
 	others := map[string]bool{}
-	for _, a := range p.managed {
+	for _, a := range apps {
 		found := false
 		for _, im := range imagesOf(a, p.targets[a], p.sel) {
 			k := repoKey(im.ref, conf)
@@ -114,23 +288,32 @@ func (s *Scanner) Where(ctx context.Context, scope Query, q ImageQuery) (*report
 			found = true
 		}
 		if found {
-			apps = append(apps, a)
+			using = append(using, a)
 		}
 	}
-	if len(matches) == 0 {
-		keys := make([]string, 0, len(others))
-		for k := range others {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		w.Repositories = textutil.Nearest(want, keys, 3, func(_ string, d int) bool { return d <= max(3, len(want)/3) })
-		res := p.result(nil)
-		p.finish(res)
-		w.Partial, w.Duration, w.Stats = res.Partial, res.Duration, res.Stats
-		w.Apps = []report.WhereLine{}
-		return w, nil
-	}
+	return matches, using, others
+}
 
+// noMatch is the answer when no managed app uses the repository: the
+// nearest of the others.
+func (p *scan) noMatch(w *report.Where, others map[string]bool) *report.Where {
+	want := w.Repository
+	keys := make([]string, 0, len(others))
+	for k := range others {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	w.Repositories = textutil.Nearest(want, keys, 3, func(_ string, d int) bool { return d <= max(3, len(want)/3) })
+	res := p.result(nil)
+	p.finish(res)
+	w.Partial, w.Duration, w.Stats = res.Partial, res.Duration, res.Stats
+	w.Apps = []report.WhereLine{}
+	return w
+}
+
+// answer diagnoses the apps that use the repository and makes their
+// lines.
+func (p *scan) answer(w *report.Where, q ImageQuery, conf updater.RegistriesConf, matches []match, apps []*argo.Application) *report.Where {
 	byApp := map[*argo.Application][]match{}
 	for _, m := range matches {
 		byApp[m.app] = append(byApp[m.app], m)
@@ -189,7 +372,7 @@ func (s *Scanner) Where(ctx context.Context, scope Query, q ImageQuery) (*report
 		}
 		return a.App.Name < b.App.Name
 	})
-	return w, nil
+	return w
 }
 
 // configured is one image an app's configuration names, and what names it.

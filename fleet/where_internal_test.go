@@ -1,10 +1,18 @@
 package fleet
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/report"
 )
 
 // TestRepoKey: the repository Image Updater asks tags of, whatever way the
@@ -74,4 +82,81 @@ func FuzzParseImageQuery(f *testing.F) {
 		}
 		_ = repoKey(q.ref, updater.RegistriesConf{})
 	})
+}
+
+// TestWhereNarrowAnswersAsWhereAll: the "where" that reads only the apps
+// that may use the repository gives the answer of the one that reads and
+// selects every app, over every lab scenario and fleet, for the first two
+// images their objects name and for one none uses (Duration and Stats
+// apart: what it cost).
+func TestWhereNarrowAnswersAsWhereAll(t *testing.T) {
+	scs, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleets, err := lab.Fleets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	imageRe := regexp.MustCompile(`\$\{REGISTRY\}/[A-Za-z0-9._/-]+(:[A-Za-z0-9._-]+)?|(imageName|image-list)"?:\s*"?[^"\n]+`)
+	var compared atomic.Int64
+	t.Cleanup(func() {
+		if n := compared.Load(); n < 150 && !testing.Short() || n < 40 {
+			t.Errorf("%d answers compared", n)
+		}
+	})
+	for i, sc := range append(scs, fleets...) {
+		if testing.Short() && i%4 != 0 && i < len(scs) {
+			continue // -short: a quarter of the scenarios, every fleet
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			var images []string
+			seen := map[string]bool{}
+			for _, m := range imageRe.FindAllString(sc.Objects, -1) {
+				if _, v, ok := strings.Cut(m, ":"); ok && !strings.HasPrefix(m, "${") {
+					m = v
+				}
+				for _, it := range strings.Split(m, ",") {
+					it = strings.Trim(strings.TrimSpace(it), `"'`)
+					if _, r, ok := strings.Cut(it, "="); ok {
+						it = r
+					}
+					if it != "" && !seen[it] && len(images) < 2 {
+						seen[it] = true
+						images = append(images, it)
+					}
+				}
+			}
+			images = append(images, "${REGISTRY}/no/such-repository")
+			env, err := lab.Start(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Close()
+			now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+			for _, image := range images {
+				q, err := ParseImageQuery(strings.ReplaceAll(image, "${REGISTRY}", env.Vars["REGISTRY"]))
+				if err != nil {
+					continue
+				}
+				s := &Scanner{Engine: env.Engine(), Now: func() time.Time { return now }}
+				all, errAll := s.whereAll(context.Background(), Query{}, q)
+				narrow, errNarrow := s.whereNarrow(context.Background(), Query{}, q)
+				if (errAll == nil) != (errNarrow == nil) {
+					t.Fatalf("%s: whereAll error %v, whereNarrow %v", image, errAll, errNarrow)
+				}
+				if errAll != nil {
+					continue
+				}
+				all.Duration, all.Stats, narrow.Duration, narrow.Stats = 0, report.ScanStats{}, 0, report.ScanStats{}
+				a, _ := json.Marshal(all)
+				b, _ := json.Marshal(narrow)
+				if string(a) != string(b) {
+					t.Errorf("%s:\nwhereAll    %s\nwhereNarrow %s", image, a, b)
+				}
+				compared.Add(1)
+			}
+		})
+	}
 }

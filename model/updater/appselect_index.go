@@ -199,6 +199,56 @@ func (s *Selector) Matches(app Application) bool {
 	return false
 }
 
+// RefSet is some of a Selector's applicationRefs (Selector.Refs), to ask
+// whether one of them matches an app.
+type RefSet struct {
+	byName map[string]bool // exact namePatterns without labelSelectors
+	refs   []*preparedRef  // the others
+}
+
+// Refs are the applicationRefs, of every CR whatever its state (failed,
+// unwatched, listing another namespace), for which keep is true. A ref a
+// selection of an app may follow is one that matches it by name and
+// labels: an app whose selection may take a ref's images is one that
+// RefSet.Matches.
+func (s *Selector) Refs(keep func(cr *ImageUpdater, ref *ApplicationRef) bool) *RefSet {
+	rs := &RefSet{byName: map[string]bool{}}
+	if !s.opts.Version.UsesCRs() {
+		return rs
+	}
+	for k := range s.crs {
+		p := &s.crs[k]
+		for i := range p.refs {
+			r := &p.refs[i]
+			switch {
+			case !keep(p.cr, r.ref):
+			case r.exact && r.ref.LabelSelectors == nil:
+				rs.byName[r.ref.NamePattern] = true
+			default:
+				rs.refs = append(rs.refs, r)
+			}
+		}
+	}
+	return rs
+}
+
+// Matches reports whether one of the refs matches the app by name and
+// labels.
+func (rs *RefSet) Matches(app Application) bool {
+	if rs.byName[app.Name] {
+		return true
+	}
+	for _, r := range rs.refs {
+		if ok, _ := r.matches(app); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Empty: no ref is in the set.
+func (rs *RefSet) Empty() bool { return len(rs.byName) == 0 && len(rs.refs) == 0 }
+
 // candidates are the CRs (indexes in key order) whose answer for an app of
 // this name is not the plain "no ref matches" or "another namespace".
 func (s *Selector) candidates(name string) []int {
@@ -333,18 +383,23 @@ func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection 
 	tr.Refs = make([]RefTrace, 0, len(p.refs))
 	for ri := range p.refs {
 		r := &p.refs[ri]
+		// The refs not reached and those whose name does not match (all
+		// but one of a CR of a ref per repository, for every app) are
+		// written in place, in the capacity made above: no copy of the
+		// ref nor of its trace.
+		reached := sel.refIdx < 0
+		if !reached || !r.nameMatches(app.Name) {
+			tr.Refs = tr.Refs[:len(tr.Refs)+1]
+			e := &tr.Refs[len(tr.Refs)-1]
+			e.Index, e.NamePattern, e.Specificity, e.UsesAnnotations = r.index, r.ref.NamePattern, r.specificity, r.annotations
+			e.Outcome = RefNotReached
+			if reached {
+				e.Outcome, e.App = RefNameMismatch, app.Name
+			}
+			continue
+		}
 		i, ref := r.index, *r.ref
 		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: r.specificity, UsesAnnotations: r.annotations}
-		if sel.refIdx >= 0 {
-			rt.Outcome = RefNotReached
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		if !r.nameMatches(app.Name) {
-			rt.Outcome, rt.App = RefNameMismatch, app.Name
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
 		if ref.LabelSelectors != nil {
 			if r.selErr != nil {
 				rt.Outcome, rt.Err = RefInvalidSelector, r.selErr

@@ -259,3 +259,82 @@ func TestSelectorIndexesExactNames(t *testing.T) {
 		t.Fatalf("JSON %s %v", b, err)
 	}
 }
+
+// TestRefSetHoldsTheSelectedRefs: over randomized worlds, a RefSet kept to
+// the refs a selection follows (the selecting CR's ref and every other
+// selecting CR's) matches the app, whichever those refs are; a RefSet of
+// no ref matches nothing. A "where" reads the images of an app's
+// selection only for the apps a RefSet of the refs naming the repository
+// matches.
+func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 2))
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	none := func(*ImageUpdater, *ApplicationRef) bool { return false }
+	checked := 0
+	for w := 0; w < n; w++ {
+		world := genWorld(r)
+		for i := range world.apps { // a source, so that configurations build (or, without one, fall through)
+			if r.IntN(4) != 0 {
+				world.apps[i].Sources = []AppSource{{RepoURL: "https://git.example.com/config.git", Path: "apps/" + world.apps[i].Name, HasHelm: true}}
+			}
+		}
+		s := NewSelector(world.crs, world.opts)
+		if rs := s.Refs(none); !rs.Empty() {
+			t.Fatalf("world %d: a set of no ref is not empty", w)
+		}
+		for _, app := range world.apps {
+			got := s.Select(app)
+			followed := append([]Targeting{got}, got.Also...)
+			for _, f := range followed {
+				if f.CR == "" || f.RefIndex < 0 {
+					continue
+				}
+				rs := s.Refs(func(cr *ImageUpdater, ref *ApplicationRef) bool {
+					return cr.Key() == f.CR && f.RefIndex < len(cr.Spec.ApplicationRefs) && ref == &cr.Spec.ApplicationRefs[f.RefIndex] // keys may repeat
+				})
+				if !rs.Matches(app) {
+					t.Fatalf("world %d, app %s: the set of %s's ref %d does not match it\n%s", w, app.Key(), f.CR, f.RefIndex, dumpTargeting(got))
+				}
+				checked++
+			}
+			if s.Refs(none).Matches(app) {
+				t.Fatalf("world %d, app %s: a set of no ref matches", w, app.Key())
+			}
+		}
+	}
+	if checked < n/10 {
+		t.Errorf("%d selections checked in %d worlds", checked, n)
+	}
+}
+
+// BenchmarkSelectConcernedOneCR: the fleet benchmark's one-cr shape, one CR
+// with a glob ref per repository (app-*-rNNN, 1,000 refs), 500 apps
+// selected once each. What it costs is the trace: every ref's RefTrace
+// for every app (about 120 KB an app, 60 MB for the 500), not the
+// matching (a literal prefix and suffix checked before filepath.Match
+// changed nothing measurable).
+func BenchmarkSelectConcernedOneCR(b *testing.B) {
+	cr := ImageUpdater{}
+	cr.Name, cr.Namespace = "fleet", "argocd"
+	for r := range 1000 {
+		cr.Spec.ApplicationRefs = append(cr.Spec.ApplicationRefs, ApplicationRef{NamePattern: fmt.Sprintf("app-*-r%03d", r),
+			Images: []CRImage{{Alias: "app", ImageName: fmt.Sprintf("registry.example/team/svc-%03d", r)}}})
+	}
+	s := NewSelector([]ImageUpdater{cr}, SelectOptions{Version: V1_3, ControllerNamespace: "argocd"})
+	apps := make([]Application, 500)
+	for i := range apps {
+		apps[i] = Application{Name: fmt.Sprintf("app-%04d-r%03d", i, i%1000), Namespace: "argocd", SourceType: AppSourceKustomize,
+			Sources: []AppSource{{RepoURL: "https://git.example.com/config.git", Path: "apps/x", HasKustomize: true}}}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range apps {
+			if t := s.SelectConcerned(a); t.CR == "" {
+				b.Fatalf("%s not selected", a.Name)
+			}
+		}
+	}
+}

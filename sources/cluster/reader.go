@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -20,6 +21,14 @@ import (
 type Reader struct {
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
+	// Metadata, when set, lists objects with their metadata only
+	// (ApplicationsMetadata); nil lists them whole through Dynamic.
+	Metadata metadata.Interface
+	// Raw, when set, is a REST client of the API server's root: lists of
+	// Argo CD and Image Updater objects are decoded from its JSON into
+	// their types at once, not through the dynamic client's maps; nil
+	// lists them through Dynamic.
+	Raw rest.Interface
 	// Logs serves container logs; nil means KubeLogs{Kube}.
 	Logs LogSource
 }
@@ -35,7 +44,11 @@ func NewReader(cfg *rest.Config) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a dynamic Kubernetes client: %w", err)
 	}
-	return &Reader{Kube: kube, Dynamic: dyn, Logs: KubeLogs{Kube: kube}}, nil
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a metadata Kubernetes client: %w", err)
+	}
+	return &Reader{Kube: kube, Dynamic: dyn, Metadata: meta, Raw: kube.Discovery().RESTClient(), Logs: KubeLogs{Kube: kube}}, nil
 }
 
 // Secret returns the data of a Secret (see Secrets.Secret); with it a Reader

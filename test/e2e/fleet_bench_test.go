@@ -182,7 +182,7 @@ func benchShape(t *testing.T, bin string, shape lab.FleetCRShape, sizes []fleetS
 	for _, sz := range sizes {
 		n := sz.Apps
 		spec := lab.FleetSpec{Apps: n, Repos: sz.Repos, MinTags: 50, MaxTags: 2000, CRs: shape}
-		row := measureFleet(t, bin, spec)
+		row := measureFleet(t, bin, spec, nil)
 		row.Shape = shape
 		t.Logf("%s: %d apps over %d repositories: scan %s (CPU %s; process %s; first answer after %s), %d registry requests (%d tag-list pages, %d tag lists), %d Kubernetes requests, peak RSS %.1f MiB (heap %.1f MiB, %.1f MiB held by the result); states %v; objects stored in %s",
 			shape, n, sz.Repos, row.Wall.Round(time.Millisecond), row.CPU.Round(time.Millisecond), row.Process.Round(time.Millisecond), row.FirstAnswer.Round(time.Millisecond), row.RegistryRequests, row.TagPages, row.TagLists, row.KubeRequests, mib(row.PeakRSS), row.PeakHeap, row.HeldHeap, row.States, row.Load.Round(time.Millisecond))
@@ -213,7 +213,7 @@ func benchShape(t *testing.T, bin string, shape lab.FleetCRShape, sizes []fleetS
 		}
 		if unreachable {
 			spec.GitUnreachable = true
-			u := measureFleet(t, bin, spec)
+			u := measureFleet(t, bin, spec, nil)
 			row.Unreachable = &u
 			ratio := float64(u.Wall) / float64(row.Wall)
 			t.Logf("%d apps, git host unreachable: scan %s (%.2f× the reachable scan), peak RSS %.1f MiB, partial %v, states %v, codes %v",
@@ -346,7 +346,7 @@ func TestFleetScanSharesWork(t *testing.T) {
 	var rows []fleetRow
 	for _, n := range []int{12, 36} {
 		spec := lab.FleetSpec{Apps: n, Repos: 6, MinTags: 20, MaxTags: 400, Due: 4, Broken: 5}
-		row := measureFleet(t, bin, spec)
+		row := measureFleet(t, bin, spec, nil)
 		t.Logf("%d apps: scan %s, %d registry requests, %d Kubernetes requests, peak RSS %.1f MiB, states %v", n, row.Wall.Round(time.Millisecond), row.RegistryRequests, row.KubeRequests, mib(row.PeakRSS), row.States)
 		if row.Partial || row.States["blocked"] != n/5 || row.Codes["LIVE_IMAGE_NOT_LIVE"] != n/5 || row.States["update-on-its-way"] == 0 || row.States["up-to-date"] == 0 {
 			t.Errorf("%d apps: partial %v states %v codes %v", n, row.Partial, row.States, row.Codes)
@@ -361,9 +361,57 @@ func TestFleetScanSharesWork(t *testing.T) {
 	}
 }
 
+// TestWhereReadsItsAppsOnly: `where` for the image of one app of a fleet
+// (every app its own repository), in each CR shape, through the scan
+// process as imgupd's ServiceAccount against the real API server: one
+// answer, that one Application read whole (by name), the Applications
+// listed once (their metadata), and the same Kubernetes requests for 12
+// apps as for 36: its cost follows the apps that use the image, not the
+// fleet.
+func TestWhereReadsItsAppsOnly(t *testing.T) {
+	bin := buildFleetScan(t)
+	for _, shape := range lab.FleetCRShapes() {
+		t.Run(string(shape), func(t *testing.T) {
+			var rows []fleetRow
+			for _, n := range []int{12, 36} {
+				spec := lab.FleetSpec{Apps: n, Repos: n, MinTags: 5, MaxTags: 40, CRs: shape}
+				measureFleet(t, bin, spec, func(args []string, _ string, env *lab.Env) {
+					plain := args
+					for i, a := range args {
+						if a == "--cpuprofile" {
+							plain = args[:i:i]
+							break
+						}
+					}
+					w := runWhere(t, bin, append(slices.Clip(plain), "--where", env.Vars["REGISTRY"]+"/team/svc-000:1.0.0"), env)
+					gets, lists := 0, 0
+					for path, c := range w.KubeByPath {
+						switch {
+						case strings.Contains(path, "/applications/"):
+							gets += int(c)
+						case strings.HasSuffix(path, "/applications"):
+							lists += int(c)
+						}
+					}
+					t.Logf("%s, %d apps: where read %d Application(s) by name and listed Applications %d time(s); %d Kubernetes requests %v", shape, n, gets, lists, w.KubeRequests, w.KubeByPath)
+					if w.Apps != 1 || gets != 1 || lists != 1 {
+						t.Errorf("%s, %d apps: %d answers, %d Applications read by name, %d lists: want 1, 1, 1", shape, n, w.Apps, gets, lists)
+					}
+					rows = append(rows, w)
+				})
+			}
+			if a, b := rows[0], rows[1]; a.KubeRequests != b.KubeRequests {
+				t.Errorf("%s: Kubernetes requests grow with the apps: %d → %d\n%v\n%v", shape, a.KubeRequests, b.KubeRequests, a.KubeByPath, b.KubeByPath)
+			}
+		})
+	}
+}
+
 // measureFleet starts the fleet's registry and git server, stores its
-// objects, runs one scan in its own process and removes the objects.
-func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
+// objects, runs one scan in its own process (then also, when not nil,
+// with the scan's arguments, directory and environment) and removes the
+// objects.
+func measureFleet(t *testing.T, bin string, spec lab.FleetSpec, also func(args []string, dir string, env *lab.Env)) fleetRow {
 	t.Helper()
 	ctx := context.Background()
 	sc := lab.FleetScenario(spec)
@@ -412,8 +460,14 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec) fleetRow {
 		args = append(args, "--cpuprofile", filepath.Join(p, "cpu-"+name+".prof"), "--memprofile", filepath.Join(p, "mem-"+name+".prof"),
 			"--peakprofile", filepath.Join(p, "mem-"+name+"-peak.prof"), "--trace", filepath.Join(p, "trace-"+name+".out"))
 	}
+	if hold := os.Getenv("IMGUPD_FLEET_BENCH_HOLD"); hold != "" && !spec.GitUnreachable {
+		holdFleet(t, hold, args, dir)
+	}
 	row := runFleetScan(t, bin, args, dir, env, spec)
 	row.Load = load
+	if also != nil {
+		also(args, dir, env)
+	}
 	if vs := os.Getenv("IMGUPD_FLEET_BENCH_VS"); vs != "" && !spec.GitUnreachable {
 		sideBySide(t, bin, vs, args, dir, env, spec)
 	}
@@ -590,11 +644,13 @@ func runWhere(t *testing.T, bin string, args []string, env *lab.Env) fleetRow {
 		ScanNs       int64
 		ScanCPUNs    int64
 		KubeRequests int64
+		KubeByPath   map[string]int64
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("fleetscan --where output: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
-	return fleetRow{Apps: out.Apps, Wall: time.Duration(out.ScanNs), CPU: time.Duration(out.ScanCPUNs), KubeRequests: out.KubeRequests, RegistryRequests: env.Registry.Requests().Total()}
+	return fleetRow{Apps: out.Apps, Wall: time.Duration(out.ScanNs), CPU: time.Duration(out.ScanCPUNs), KubeRequests: out.KubeRequests, KubeByPath: out.KubeByPath,
+		RegistryRequests: env.Registry.Requests().Total()}
 }
 
 // median of v (sorted in place).
@@ -834,4 +890,20 @@ func statesLine(m map[string]int) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// holdFleet (IMGUPD_FLEET_BENCH_HOLD=FILE) keeps the stored fleet for
+// scans by hand: it writes the fleetscan arguments to FILE, one a line,
+// and waits until FILE is removed (or for an hour).
+func holdFleet(t *testing.T, file string, args []string, dir string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte(strings.Join(args, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("holding the fleet (fleetscan arguments in %s, the scan's directory %s) until %s is removed", file, dir, file)
+	for end := time.Now().Add(time.Hour); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		if _, err := os.Stat(file); err != nil {
+			return
+		}
+	}
 }

@@ -167,6 +167,17 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
 	var firstAnswer atomic.Int64
 	s := &fleet.Scanner{Engine: eng, Concurrency: conc}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
+	}
 	if where != "" {
 		q, err := fleet.ParseImageQuery(where)
 		if err != nil {
@@ -186,17 +197,6 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 		return json.NewEncoder(os.Stdout).Encode(out)
 	}
 	runtime.GC()
-	if traceFile != "" {
-		f, err := os.Create(traceFile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			return err
-		}
-		defer trace.Stop()
-	}
 	before := liveHeap()
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
