@@ -249,9 +249,13 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	if to == "" {
 		to = t.To
 	}
-	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+	name := r.App.String()
+	if r.Cluster != "" {
+		name = r.Key() // a scan of several clusters: CLUSTER:NAMESPACE/APP
+	}
+	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	if recovery {
-		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	}
 	head = summaryClipWords(head, MaxHeaderText)
 	cause := phrase.AnswerCause(r.Answer, to)
