@@ -16,6 +16,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands/command"
+	diagnosecmd "github.com/imgupd/imgupd/commands/diagnose"
 	summarycmd "github.com/imgupd/imgupd/commands/summary"
 	wherecmd "github.com/imgupd/imgupd/commands/where"
 	"github.com/imgupd/imgupd/diagnostics"
@@ -128,6 +129,16 @@ func TestTerminalAcrossClusters(t *testing.T) {
 	one.Cluster = "mars"
 	if _, err := summarycmd.Run(context.Background(), one, io); !errors.As(err, &ee) || ee.Code != exitUsage {
 		t.Errorf("summary --cluster mars: %v", err)
+	}
+
+	// diagnose --cluster: the configured cluster's engine, its namespace the default of -n; an
+	// unreachable one is 69 as for the kubeconfig's.
+	da, err := diagnosecmd.Run(context.Background(), diagnosecmd.Options{App: "app-0000-r000", Cluster: "eu", UpdaterNamespace: "argocd", Timeout: time.Minute}, io)
+	if err != nil || da.(diagnosecmd.Answer).Report.App.String() != "argocd/app-0000-r000" {
+		t.Errorf("diagnose --cluster eu: %v", err)
+	}
+	if _, err := diagnosecmd.Run(context.Background(), diagnosecmd.Options{App: "web", Cluster: "us", Timeout: time.Minute}, io); !errors.As(err, &ee) || ee.Code != exitUnreachable {
+		t.Errorf("diagnose --cluster us: %v", err)
 	}
 
 	// where across both: eu's apps named with their cluster, us one line.
