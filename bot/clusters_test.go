@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -51,4 +52,110 @@ func TestScheduledSummaryAcrossClusters(t *testing.T) {
 	if !strings.Contains(text, `imgupd_app_state{app="app-0000-r000",cluster="eu"`) {
 		t.Errorf("/metrics: no app of cluster eu:\n%s", strings.Join(samples(text, "imgupd_app_state"), "\n"))
 	}
+}
+
+// Buttons over several clusters: a report of cluster us names it in every button, so that its
+// Re-run answers for us though eu has an Application of the same name; a button's value is
+// read as a typed command, so a forged one naming a cluster the clicker is not granted gets the
+// answer a typed command naming it gets, the one for a cluster that does not exist.
+func TestButtonsKeepTheirCluster(t *testing.T) {
+	t.Parallel() // its own labs, fake Slack and bot
+	usScenario, ok := lab.Builtin("article-2-allow-tags-match-nothing")
+	if !ok {
+		t.Fatal("no scenario article-2-allow-tags-match-nothing")
+	}
+	usEnv, err := lab.Start(context.Background(), usScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(usEnv.Close)
+	us := usEnv.Engine()
+	us.Options.ClusterName = "us"
+	h := start(t, "healthy-kustomize-argocd", func(c *bot.Config, _ *slacklab.Config) {
+		eu := c.Service.Engine.(*diagnostics.Engine)
+		eu.Options.ClusterName = "eu"
+		c.Service.Clusters = []commands.Cluster{
+			{Name: "eu", Apps: eu.Cluster, Engine: eu, Fleet: &fleet.Scanner{Engine: eu}},
+			{Name: "us", Apps: us.Cluster, Engine: us, Fleet: &fleet.Scanner{Engine: us}},
+		}
+		c.Service.Policy = &commands.Policy{Rules: []commands.Rule{
+			{Name: "deploys", Channels: []string{deploys}},
+			{Name: "eu-only", Channels: []string{random}, Clusters: []string{"eu"}},
+		}}
+	})
+	h.send(slacklab.SlashCommand("env-c-1", slash(alice, deploys, "diagnose web --cluster us", h.srv.ResponseURL("c1"))))
+	h.waitFor("us's report is posted", func() bool { return len(h.messages(isReport("argocd/web"))) == 1 })
+	rep := h.messages(isReport("argocd/web"))[0]
+	for _, want := range []string{`"value":"argocd/web --cluster us"`, "cluster us"} {
+		if !strings.Contains(string(rep.Blocks), want) {
+			t.Errorf("us's report lacks %s: %s", want, rep.Blocks)
+		}
+	}
+	click := func(env, user, channel, channelName, action, value string) {
+		h.send(slacklab.BlockAction(env, slacklab.Action{User: user, UserName: strings.ToLower(user), Channel: channel, ChannelName: channelName,
+			MessageTS: rep.TS, ActionID: action, BlockID: "imgupd_actions", Value: value, ResponseURL: h.srv.ResponseURL("b-" + env)}))
+	}
+	// Re-run: us's report again, in the thread, though web is in eu too (without --cluster the
+	// answer would ask which).
+	click("env-c-2", alice, deploys, "deploys", "imgupd_rerun", "argocd/web --cluster us")
+	h.waitFor("Re-run posts us's report in the thread", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool { return isReport("argocd/web")(m) && m.ThreadTS == rep.TS })) == 1
+	})
+	again := h.messages(func(m slacklab.Message) bool { return isReport("argocd/web")(m) && m.ThreadTS == rep.TS })[0]
+	if !strings.Contains(string(again.Blocks), "cluster us") || strings.Contains(string(again.Blocks), "cluster eu") {
+		t.Errorf("Re-run did not answer for us: %s", again.Blocks)
+	}
+	// The same value, forged, clicked from a channel whose rule grants eu only; then typed there.
+	click("env-c-3", eve, random, "random", "imgupd_rerun", "argocd/web --cluster us")
+	h.send(slacklab.SlashCommand("env-c-4", slash(eve, random, "diagnose web --cluster us", h.srv.ResponseURL("c4"))))
+	h.send(slacklab.SlashCommand("env-c-5", slash(eve, random, "diagnose web --cluster uk", h.srv.ResponseURL("c5"))))
+	h.waitFor("the three are answered", func() bool { return len(h.auditLines()) == 5 })
+	byEnv := map[string]map[string]any{}
+	for _, a := range h.auditLines() {
+		byEnv[a["envelope"].(string)] = a
+	}
+	forged, typed, missing := byEnv["env-c-3"], byEnv["env-c-4"], byEnv["env-c-5"]
+	if forged["result"] != "not_found" || typed["result"] != "not_found" || forged["app"] != nil {
+		t.Errorf("a forged us button for eu only: %v (typed: %v)", forged, typed)
+	}
+	var forgedText, missingText []string
+	for _, m := range h.messages(func(m slacklab.Message) bool { return strings.Contains(m.Text, "no cluster") }) {
+		switch {
+		case strings.Contains(m.Text, "`us`"):
+			forgedText = append(forgedText, m.Text)
+		case strings.Contains(m.Text, "`uk`"):
+			missingText = append(missingText, m.Text)
+		}
+	}
+	if len(forgedText) != 2 || len(missingText) != 1 || forgedText[0] != forgedText[1] || forgedText[0] != strings.ReplaceAll(missingText[0], "uk", "us") {
+		t.Errorf("the forged button's and the typed command's answers %q are not that of a cluster that does not exist (%q): %s", forgedText, missingText, h.dump())
+	}
+	if n := len(h.messages(func(m slacklab.Message) bool { return isReport("argocd/web")(m) })); n != 2 || missing["result"] != "not_found" {
+		t.Errorf("%d reports of web; a cluster not configured: %v", n, missing)
+	}
+
+	// A summary of us alone: its Re-run names us.
+	h.send(slacklab.SlashCommand("env-c-6", slash(alice, deploys, "summary --cluster us", h.srv.ResponseURL("c6"))))
+	isSummary := func(m slacklab.Message) bool {
+		return m.Via == "chat.postMessage" && m.ThreadTS == "" && strings.Contains(m.Text, "Image Updater summary")
+	}
+	h.waitFor("the summary is posted", func() bool { return len(h.messages(isSummary)) == 1 })
+	sum := h.messages(isSummary)[0]
+	if !strings.Contains(string(sum.Blocks), `"value":"{\"cluster\":\"us\"}"`) {
+		t.Errorf("the summary's Re-run does not name us: %s", sum.Blocks)
+	}
+	rep = sum
+	click("env-c-7", alice, deploys, "deploys", "imgupd_summary_rerun", `{"cluster":"us"}`)
+	h.waitFor("its Re-run answers in the thread", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.ThreadTS == sum.TS && strings.Contains(m.Text, "Image Updater summary") && strings.Contains(string(m.Blocks), "cluster us")
+		})) == 1
+	})
+	// A cluster that is not a name is refused before it is typed.
+	click("env-c-8", alice, deploys, "deploys", "imgupd_summary_rerun", `{"cluster":"us -n kube-system"}`)
+	h.waitFor("the forged value is refused", func() bool {
+		return len(h.messages(func(m slacklab.Message) bool {
+			return m.Ephemeral && strings.Contains(m.Text, "--invalid-button-value")
+		})) == 1
+	})
 }

@@ -225,7 +225,11 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 	for _, sc := range sum.Counts {
 		b.cfg.Metrics.summaryApps.WithLabelValues(c.Name, string(sc.State)).Set(float64(sc.Count))
 	}
-	p := blockkit.Summary(sum, blockkit.SummaryOptions{Title: "Image Updater · " + c.Name, Buttons: true})
+	opts := blockkit.SummaryOptions{Title: "Image Updater · " + c.Name, Buttons: true}
+	if across != nil && len(across.Clusters) == 1 {
+		opts.Cluster = across.Clusters[0] // its Re-run reads that cluster, not the clicker's default
+	}
+	p := blockkit.Summary(sum, opts)
 	msg := p.Message
 
 	result, err = s.write(ctx, c, &st, sum.Hash, msg, p.Thread, now)

@@ -373,3 +373,29 @@ func TestClustersSlowOneWaitsOnlyTheDeadline(t *testing.T) {
 		t.Errorf("the answer took %s, the deadline is %s", took, deadline)
 	}
 }
+
+// The cluster an answer is for, which its buttons name: the diagnosed app's, a summary's of one
+// cluster; none for a summary across clusters, nor for a service of one cluster.
+func TestResultNamesItsCluster(t *testing.T) {
+	eu, us := twoClusters(t)
+	ctx := context.Background()
+	s := &Service{Policy: twoClusterPolicy, Clusters: []Cluster{eu, us}}
+	for _, tc := range []struct {
+		cmd  Command
+		want string
+	}{
+		{Diagnose{App: "web", Cluster: "us"}, "us"},
+		{Tags{App: "web", Cluster: "eu"}, "eu"},
+		{Diagnose{App: "payments-us"}, "us"},
+		{Summary{Cluster: "us"}, "us"},
+		{Summary{}, ""},
+	} {
+		if r := s.Handle(ctx, both, tc.cmd); r.Cluster != tc.want {
+			t.Errorf("%s: %s %q, cluster %q, want %q", tc.cmd, r.Kind, r.Text, r.Cluster, tc.want)
+		}
+	}
+	one := &Service{Policy: twoClusterPolicy, Apps: us.Apps, Engine: us.Engine, Fleet: us.Fleet, Cluster: "us"}
+	if r := one.Handle(ctx, both, Diagnose{App: "web"}); r.Kind != KindReport || r.Cluster != "" {
+		t.Errorf("one cluster: %s %q, cluster %q", r.Kind, r.Text, r.Cluster)
+	}
+}

@@ -129,7 +129,12 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	if !ok || !spec.In(Chat) || spec.Chat.Handle == nil {
 		return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
 	}
-	return spec.Chat.Handle(ctx, asker{s: s, pr: pr, admitted: d}, cmd)
+	res := spec.Chat.Handle(ctx, asker{s: s, pr: pr, admitted: d}, cmd)
+	if len(s.Clusters) == 0 {
+		// One cluster: its answers' buttons name none, as before there were several.
+		res.Cluster = ""
+	}
+	return res
 }
 
 // asker is what a command's handler is given (command.Deps): the service, bound to one asker
@@ -186,7 +191,7 @@ func (s *Service) diagnose(ctx context.Context, pr Principal, m Cluster, cmd Com
 			return withSuggestions(res)
 		}
 	}
-	out := Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
+	out := Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule, Cluster: m.Name}
 	if d.Private {
 		out.Private = PrivateText(d.Rule, "`"+ref.String()+"`")
 	}

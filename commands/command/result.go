@@ -54,6 +54,11 @@ type Result struct {
 	// with it): only an access rule naming them (users or groups), no rule for everyone in this
 	// channel, grants what it shows. The transport then answers only them.
 	Private string
+	// Cluster is the one cluster the answer is for, when this imgupd reads the clusters of a
+	// clusters: section ("" when it reads one cluster, or the answer spans several): the
+	// commands its buttons stand for name it (--cluster), so that a click answers for that
+	// cluster, not for whichever the clicker's default would be.
+	Cluster string
 }
 
 // Outcome is the Result in one word, for metrics and the audit log: the

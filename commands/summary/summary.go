@@ -105,6 +105,9 @@ func handle(ctx context.Context, d command.Deps, cmd command.Command) command.Re
 	}
 	sum := res.Summary(nil)
 	out := command.Result{Kind: command.KindSummary, Command: cmd, Summary: &sum, Rule: d.Rule()}
+	if len(res.Clusters) == 1 {
+		out.Cluster = res.Clusters[0]
+	}
 	// Shown to the channel only when a rule for everyone here grants every app it shows.
 	for _, a := range res.Apps {
 		if why := d.Private(a.Cluster, a.App.Namespace, a.Project, "Applications in this summary"); why != "" {

@@ -23,11 +23,21 @@ type SummaryOptions struct {
 	Title string
 	// Buttons adds a Re-run button (action ID ActionSummaryRerun = "imgupd_summary_rerun", value = the scope as JSON).
 	Buttons bool
+	// Cluster, when imgupd reads several clusters and the summary is of one, is that cluster:
+	// the Re-run button's value names it; "" names none.
+	Cluster string
 }
 
-// ActionSummaryRerun is the summary's Re-run button; its value is the
-// summary's report.Scope as JSON.
+// ActionSummaryRerun is the summary's Re-run button; its value is a
+// SummaryButton as JSON.
 const ActionSummaryRerun = "imgupd_summary_rerun"
+
+// SummaryButton is the value of a summary's Re-run button: the summary's scope and, when it
+// names one, its cluster (without it, the scope's JSON as it always was).
+type SummaryButton struct {
+	report.Scope
+	Cluster string `json:"cluster,omitempty"`
+}
 
 // summaryTop is how many apps the summary message lists; the thread has
 // them all.
@@ -103,7 +113,7 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	ctx = append(ctx, diagnoseHint(s.Spans()))
 	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(strings.Join(ctx, " · "), budgetContext))))
 	if o.Buttons {
-		if v, err := json.Marshal(s.Scope); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
+		if v, err := json.Marshal(SummaryButton{Scope: s.Scope, Cluster: o.Cluster}); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
 			blocks = append(blocks, slack.NewActionBlock("imgupd_summary_actions",
 				slack.NewButtonBlockElement(ActionSummaryRerun, string(v), plain("Re-run"))))
 		}
@@ -242,7 +252,8 @@ func summaryThread(s report.Summary, title string) []Message {
 // <state>"); the body says the cause once (the answer's, without the app
 // and state the header has) with the root cause's code and stage; a
 // Re-run button that the report's own button handler answers (ActionRerun,
-// "namespace/app"). The notification text is the header and the code.
+// "namespace/app", with " --cluster NAME" when the app has its cluster). The
+// notification text is the header and the code.
 func Alert(t report.Transition, r report.AppResult) Message {
 	_, recovery := t.Alerting()
 	to := r.State
@@ -282,7 +293,7 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	if t.From != "" {
 		was = "was " + phrase.Title(t.From) + " · "
 	}
-	ctx := was + "`/imgupd diagnose " + tick(r.App.String()) + "` for the full report"
+	ctx := was + "`/imgupd diagnose " + tick(r.App.String()+ClusterArg(r.Cluster)) + "` for the full report"
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
 	if body != "" {
 		blocks = append(blocks, section(summaryClipWords(body, budgetRootCause)))
@@ -290,7 +301,7 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	blocks = append(blocks,
 		slack.NewContextBlock("", mdText(summaryClipWords(ctx, budgetContext))),
 		slack.NewActionBlock("imgupd_actions",
-			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))))
+			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String()+ClusterArg(r.Cluster), MaxButtonValue), plain("Re-run"))))
 	fb := md(head)
 	if r.Code != "" && !recovery {
 		fb += " (" + md(string(r.Code)) + ")"
