@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -22,6 +23,7 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/lab"
 	"github.com/imgupd/imgupd/lab/loopback"
+	"github.com/imgupd/imgupd/report"
 )
 
 // --cluster on the terminal without a clusters: section: 64, saying what to do instead.
@@ -297,5 +299,157 @@ access:
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// labClusters is a clusters: section over lab environments (by name, reachable) and a cluster
+// whose API server refuses connections (any other name in order).
+type labClusters struct {
+	labs   map[string]*diagnostics.Engine
+	closed string
+	order  []string
+}
+
+func (c labClusters) Names() []string { return c.order }
+
+func (c labClusters) Cluster(_ context.Context, name string) (command.Cluster, command.ClusterNamespaces, error) {
+	ns := command.ClusterNamespaces{Argo: "argocd", Updater: "argocd"}
+	if eng, ok := c.labs[name]; ok {
+		return labCluster{engine: func(context.Context) (*diagnostics.Engine, error) { return eng, nil }}, ns, nil
+	}
+	return restCluster{cfg: &rest.Config{Host: "https://" + c.closed, Timeout: 5 * time.Second}, name: name}, ns, nil
+}
+
+// labEngine is a lab environment's engine, named as a cluster of the configuration.
+func labEngine(t *testing.T, sc *lab.Scenario, name string) *diagnostics.Engine {
+	t.Helper()
+	env, err := lab.Start(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	eng := env.Engine()
+	eng.Options.ClusterName = name
+	return eng
+}
+
+// diagnose without --cluster, with a clusters: section: the app is looked for in every cluster;
+// one has it: its report; several: 64 naming them; none: the missing-app report of the first
+// cluster; none of those read, one not read: its exit status, saying so. --kubeconfig still
+// means the kubeconfig.
+func TestTerminalDiagnoseAcrossClusters(t *testing.T) {
+	builtin := func(name string) *lab.Scenario {
+		sc, ok := lab.Builtin(name)
+		if !ok {
+			t.Fatalf("no scenario %s", name)
+		}
+		return sc
+	}
+	addr, err := loopback.ClosedAddr()
+	if err != nil {
+		t.Skip(err)
+	}
+	set := labClusters{closed: addr, order: []string{"eu", "us", "ap"}, labs: map[string]*diagnostics.Engine{
+		"eu": labEngine(t, lab.FleetScenario(lab.FleetSpec{Apps: 3, Repos: 1, MinTags: 3, MaxTags: 5}), "eu"),
+		"us": labEngine(t, builtin("healthy-kustomize-argocd"), "us"),
+		"ap": labEngine(t, builtin("article-2-allow-tags-match-nothing"), "ap"),
+	}}
+	io := command.IO{In: strings.NewReader(""), Err: &bytes.Buffer{}, Clusters: set, Name: "imgupd"}
+	opts := diagnosecmd.Options{UpdaterNamespace: "argocd", Timeout: time.Minute}
+	run := func(app string, io command.IO, kube ...string) (*diagnosecmd.Answer, error) {
+		o := opts
+		o.App = app
+		if len(kube) > 0 {
+			o.Kube.Kubeconfig = kube[0]
+		}
+		a, err := diagnosecmd.Run(context.Background(), o, io)
+		if err != nil {
+			return nil, err
+		}
+		ans := a.(diagnosecmd.Answer)
+		return &ans, nil
+	}
+	var ee *command.ExitError
+
+	// One cluster has it: its report, which names it.
+	if a, err := run("app-0000-r000", io); err != nil || a.Report.Cluster != "eu" || a.Report.App.String() != "argocd/app-0000-r000" {
+		t.Errorf("app-0000-r000: %v %+v", err, a)
+	}
+	// Two have it: 64 naming them and what to add.
+	if _, err := run("web", io); !errors.As(err, &ee) || ee.Code != exitUsage || err.Error() != "there are Applications named web in clusters us, ap: add --cluster NAME" {
+		t.Errorf("web in us and ap: %v", err)
+	}
+	// None has it: the missing-app report, as without clusters (the first cluster's).
+	a, err := run("no-such-app", io)
+	if err != nil || a.Report.RootCause == nil || a.Report.RootCause.Code != report.CodeAppNotFound || a.Report.Cluster != "eu" {
+		t.Fatalf("no-such-app: %v %+v", err, a)
+	}
+	if err := a.Exit(); !errors.As(err, &ee) || ee.Code != a.Report.State.ExitCode() {
+		t.Errorf("no-such-app's exit: %v", err)
+	}
+
+	// us down: web is ap's alone among those read; an app none read has may be in us: 69.
+	down := io
+	down.Clusters = labClusters{closed: addr, order: set.order, labs: map[string]*diagnostics.Engine{"eu": set.labs["eu"], "ap": set.labs["ap"]}}
+	if a, err := run("web", down); err != nil || a.Report.Cluster != "ap" {
+		t.Errorf("web with us down: %v %+v", err, a)
+	}
+	if _, err := run("no-such-app", down); !errors.As(err, &ee) || ee.Code != exitUnreachable ||
+		!strings.Contains(err.Error(), "no Application no-such-app in clusters eu or ap, but it may be in a cluster that could not be read: cluster us: ") {
+		t.Errorf("no-such-app with us down: %v", err)
+	}
+	// Every cluster down: the first one's error.
+	down.Clusters = labClusters{closed: addr, order: []string{"us", "uk"}}
+	if _, err := run("web", down); !errors.As(err, &ee) || ee.Code != exitUnreachable || !strings.HasPrefix(err.Error(), "cluster us: ") {
+		t.Errorf("web, every cluster down: %v", err)
+	}
+
+	// --kubeconfig given: that kubeconfig's cluster (here the test's), not the clusters: section.
+	kube := io
+	kube.Cluster = labCluster{engine: func(context.Context) (*diagnostics.Engine, error) { return set.labs["us"], nil }}
+	if a, err := run("web", kube, "/the/kubeconfig"); err != nil || a.Report.Cluster != "us" {
+		t.Errorf("web --kubeconfig: %v %+v", err, a)
+	}
+}
+
+// --updater-namespace given on the terminal overrides the clusters: section's updaterNamespace;
+// its default does not.
+func TestUpdaterNamespaceFlagOverridesClusters(t *testing.T) {
+	var got diagnosecmd.Options
+	term := diagnosecmd.Term(func(_ context.Context, o diagnosecmd.Options, _ command.IO) (command.Answer, error) {
+		got = o
+		return nil, nil
+	})
+	for _, tc := range []struct {
+		args []string
+		set  bool
+	}{{nil, false}, {[]string{"--updater-namespace", "argocd"}, true}, {[]string{"--updater-namespace=image-updater"}, true}} {
+		fs := pflag.NewFlagSet("diagnose", pflag.ContinueOnError)
+		run := term.Bind(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run(context.Background(), []string{"web"}, command.IO{}); err != nil {
+			t.Fatal(err)
+		}
+		if got.UpdaterNamespaceSet != tc.set {
+			t.Errorf("diagnose %v: UpdaterNamespaceSet %v", tc.args, got.UpdaterNamespaceSet)
+		}
+	}
+
+	eng := labEngine(t, lab.FleetScenario(lab.FleetSpec{Apps: 1, Repos: 1, MinTags: 3, MaxTags: 3}), "eu")
+	io := command.IO{Clusters: labClusters{order: []string{"eu"}, labs: map[string]*diagnostics.Engine{"eu": eng}}}
+	opts := command.ScanOptions{Concurrency: 1, Deadline: time.Minute, UpdaterNamespace: "argocd"}
+	for _, tc := range []struct {
+		ns   string
+		set  bool
+		want string
+	}{{"argocd", false, "argocd"}, {"image-updater", true, "image-updater"}, {"elsewhere", false, "argocd"}} {
+		o := opts
+		o.UpdaterNamespace, o.UpdaterNamespaceSet = tc.ns, tc.set
+		ts, _, err := command.Scanners(context.Background(), o, io)
+		if err != nil || len(ts) != 1 || ts[0].Scanner.UpdaterNamespace != tc.want {
+			t.Errorf("--updater-namespace %s (given %v): %v %+v", tc.ns, tc.set, err, ts)
+		}
 	}
 }

@@ -111,7 +111,11 @@ func Scanners(ctx context.Context, o ScanOptions, io IO) ([]ScanTarget, report.S
 		wg.Go(func() {
 			c, ns, err := io.Clusters.Cluster(ctx, name)
 			if err == nil {
-				out[i].Scanner, err = scannerOver(ctx, o, c, ns.Updater)
+				updater := ns.Updater
+				if o.UpdaterNamespaceSet {
+					updater = o.UpdaterNamespace
+				}
+				out[i].Scanner, err = scannerOver(ctx, o, c, updater)
 			}
 			out[i].Err = err
 		})

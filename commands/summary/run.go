@@ -12,7 +12,7 @@ import (
 
 // Term is how the terminal runs summary with run (Run, or a test's).
 func Term(run func(context.Context, command.ScanOptions, command.IO) (command.Answer, error)) *command.Term {
-	return command.TermOf(command.AnswerSummary, 0, 0, command.ScanFlags, nil, run)
+	return command.TermOf(command.AnswerSummary, 0, 0, command.ScanFlags, command.ScanArgs, run)
 }
 
 // Run scans the fleet in the flags' scope through the cluster io gives and summarizes it; the

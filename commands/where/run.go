@@ -22,7 +22,10 @@ type Options struct {
 // Term is how the terminal runs where with run (Run, or a test's).
 func Term(run func(context.Context, Options, command.IO) (command.Answer, error)) *command.Term {
 	return command.TermOf(command.AnswerWhere, 1, 1, func(fs *pflag.FlagSet, o *Options) { command.ScanFlags(fs, &o.ScanOptions) },
-		func(_ *pflag.FlagSet, o *Options, args []string) { o.Image = args[0] }, run)
+		func(fs *pflag.FlagSet, o *Options, args []string) {
+			o.Image = args[0]
+			command.ScanArgs(fs, &o.ScanOptions, args)
+		}, run)
 }
 
 // Run finds, through the cluster io gives, every Application in the flags' scope that uses the
