@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,16 @@ func TestScheduledSummaryAcrossClusters(t *testing.T) {
 	text := scrape(h.bot)
 	if !strings.Contains(text, `imgupd_app_state{app="app-0000-r000",cluster="eu"`) {
 		t.Errorf("/metrics: no app of cluster eu:\n%s", strings.Join(samples(text, "imgupd_app_state"), "\n"))
+	}
+	// The scan's duration: one series per cluster, its own scan's; no "default" cluster.
+	got := samples(text, "imgupd_scan_duration_seconds_count")
+	for _, want := range []string{`imgupd_scan_duration_seconds_count{cluster="eu",result="ok"} 1`, `imgupd_scan_duration_seconds_count{cluster="us",result="error"} 1`} {
+		if !slices.Contains(got, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	if strings.Contains(text, `cluster="default"`) {
+		t.Errorf("/metrics has a cluster \"default\":\n%s", text)
 	}
 }
 

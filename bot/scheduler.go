@@ -162,6 +162,17 @@ func (s *scheduler) loop() {
 	}
 }
 
+// scanResult is a scan's result label: error, partial (the deadline ended it) or ok.
+func scanResult(err error, partial bool) string {
+	switch {
+	case err != nil:
+		return "error"
+	case partial:
+		return "partial"
+	}
+	return "ok"
+}
+
 // run makes one run of a schedule: scan, remember, summarize, write what changed, alert, save.
 func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 	b := s.b
@@ -201,14 +212,18 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 		result = "abandoned" // shutting down: the next leader makes this run
 		return
 	}
-	scanResult := "ok"
 	switch {
-	case err != nil:
-		scanResult = "error"
-	case res.Partial:
-		scanResult = "partial"
+	case across != nil:
+		// One observation per cluster scanned, of its own scan: a slow or failing cluster is
+		// its own series, as its apps are.
+		for _, p := range across.Parts {
+			b.cfg.Metrics.scanDuration.WithLabelValues(p.Cluster, scanResult(p.Err, p.Partial)).Observe(p.Took.Seconds())
+		}
+	case len(b.cfg.Service.Clusters) == 0:
+		b.cfg.Metrics.scanDuration.WithLabelValues(s.cluster(), scanResult(err, err == nil && res.Partial)).Observe(time.Since(scanStarted).Seconds())
 	}
-	b.cfg.Metrics.scanDuration.WithLabelValues(s.cluster(), scanResult).Observe(time.Since(scanStarted).Seconds())
+	// (Several clusters and none of them scanned, none the channel's rules grant: no cluster to
+	// observe; the run's failure is imgupd_summary_runs_total's.)
 	if err != nil {
 		log.Error("scheduled summary: the scan failed", "error", err)
 		st.LastRun = now

@@ -1,6 +1,7 @@
 package clusters
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +16,8 @@ type Outcome[T any] struct {
 	Cluster string
 	Result  T
 	Err     error
+	// Took is how long the cluster's part took (0: not measured).
+	Took time.Duration
 }
 
 // Scan is a fleet scan over one or more clusters: the apps of each, named with their cluster,
@@ -23,6 +26,18 @@ type Scan struct {
 	*fleet.Result
 	Clusters []string
 	Failures []report.ClusterFailure
+	// Parts are the clusters' scans, in order: how each went (the metrics' per-cluster scan
+	// durations).
+	Parts []Part
+}
+
+// Part is one cluster's scan in a Scan: how long it took, and whether the deadline ended it or
+// it failed.
+type Part struct {
+	Cluster string
+	Took    time.Duration
+	Partial bool
+	Err     error
 }
 
 // Summary is the scan's summary (fleet.Summarize, mem may be nil) with its clusters: a cluster
@@ -49,6 +64,9 @@ func worse(a, b report.State) report.State {
 	return a
 }
 
+// errNoResult is a cluster's part that has neither a result nor an error.
+var errNoResult = errors.New("no scan result")
+
 // MergeScans merges the clusters' scans of scope (in the outcomes' order): every app named with
 // its cluster, counts and costs added, partial when one is. A cluster whose scan failed is a
 // failure, reason(err) in one line. When every cluster failed, the first error is returned.
@@ -58,6 +76,14 @@ func MergeScans(scope report.Scope, outs []Outcome[*fleet.Result], reason func(e
 	var first error
 	for _, o := range outs {
 		sc.Clusters = append(sc.Clusters, o.Cluster)
+		part := Part{Cluster: o.Cluster, Took: o.Took, Err: o.Err}
+		if o.Err == nil && o.Result == nil {
+			part.Err = errNoResult
+		}
+		if o.Result != nil {
+			part.Partial = o.Result.Partial
+		}
+		sc.Parts = append(sc.Parts, part)
 		if o.Err != nil || o.Result == nil {
 			if first == nil {
 				first = o.Err

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands/command"
@@ -251,7 +252,8 @@ func (a asker) Where(ctx context.Context, cluster string, scope report.Scope, q 
 // ChannelScan scans scope for everyone in channel ch (a scheduled summary): in the clusters
 // matching globs (none: every cluster), those the channel's rules grant everyone anything in,
 // each narrowed to what they grant there, in parallel, merged. Without Clusters, the one
-// cluster of the service's fields.
+// cluster of the service's fields. When every cluster failed, the error comes with the Scan
+// (nil Result), whose Parts say how each failed.
 func (s *Service) ChannelScan(ctx context.Context, ch string, globs []string, scope report.Scope) (*clusters.Scan, error) {
 	rules := s.Policy.ChannelRules(ch)
 	var ms []Cluster
@@ -278,13 +280,16 @@ func (s *Service) ChannelScan(ctx context.Context, ch string, globs []string, sc
 				outs[i].Err = m.Down
 				return
 			}
+			started := time.Now()
 			outs[i].Result, outs[i].Err = m.Fleet.Scan(ctx, s.Policy.ChannelScopeIn(ch, m.Name, scope))
+			outs[i].Took = time.Since(started)
 		})
 	}
 	wg.Wait()
 	sc, err := clusters.MergeScans(scope, outs, func(err error) string { return readError("its Applications", err) })
 	if err != nil {
-		return nil, err
+		sc.Result = nil
+		return &sc, err
 	}
 	return &sc, nil
 }
