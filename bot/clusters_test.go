@@ -32,6 +32,7 @@ func TestScheduledSummaryAcrossClusters(t *testing.T) {
 			{Name: "us", Down: errors.New("cluster us: Secret imgupd/imgupd-cluster-us: not found")},
 		}
 		c.Service.Fleet = nil
+		c.MaxAppSeries = 2
 	}
 	h := startScenario(t, sc, schedules(clock, kube, bot.Schedule{Name: "fleet", Cron: "*/10 * * * *", Channel: deploys, Clusters: []string{"eu", "us"}}), acrossClusters)
 
@@ -55,7 +56,10 @@ func TestScheduledSummaryAcrossClusters(t *testing.T) {
 	}
 	// The scan's duration: one series per cluster, its own scan's; no "default" cluster.
 	got := samples(text, "imgupd_scan_duration_seconds_count")
-	for _, want := range []string{`imgupd_scan_duration_seconds_count{cluster="eu",result="ok"} 1`, `imgupd_scan_duration_seconds_count{cluster="us",result="error"} 1`} {
+	// Over the cap of 2 series, eu's other two apps are counted as dropped in eu.
+	got = append(got, samples(text, "imgupd_app_state_dropped_total")...)
+	for _, want := range []string{`imgupd_scan_duration_seconds_count{cluster="eu",result="ok"} 1`, `imgupd_scan_duration_seconds_count{cluster="us",result="error"} 1`,
+		`imgupd_app_state_dropped_total{cluster="eu"} 2`} {
 		if !slices.Contains(got, want) {
 			t.Errorf("/metrics lacks %s:\n%s", want, strings.Join(got, "\n"))
 		}
