@@ -372,7 +372,8 @@ func TestTerminalDiagnoseAcrossClusters(t *testing.T) {
 	var ee *command.ExitError
 
 	// One cluster has it: its report, which names it.
-	if a, err := run("app-0000-r000", io); err != nil || a.Report.Cluster != "eu" || a.Report.App.String() != "argocd/app-0000-r000" {
+	if a, err := run("app-0000-r000", io); err != nil || a.Report.Cluster != "eu" || a.Report.App.String() != "argocd/app-0000-r000" ||
+		a.Heading != "cluster eu, the one of the clusters: section that has app-0000-r000" {
 		t.Errorf("app-0000-r000: %v %+v", err, a)
 	}
 	// Two have it: 64 naming them and what to add.
@@ -386,6 +387,9 @@ func TestTerminalDiagnoseAcrossClusters(t *testing.T) {
 	}
 	if err := a.Exit(); !errors.As(err, &ee) || ee.Code != a.Report.State.ExitCode() {
 		t.Errorf("no-such-app's exit: %v", err)
+	}
+	if a.Heading != "no cluster of the clusters: section has no-such-app (eu, us, ap); cluster eu's answer:" {
+		t.Errorf("no-such-app's heading: %q", a.Heading)
 	}
 
 	// us down: web is ap's alone among those read; an app none read has may be in us: 69.
@@ -407,7 +411,7 @@ func TestTerminalDiagnoseAcrossClusters(t *testing.T) {
 	// --kubeconfig given: that kubeconfig's cluster (here the test's), not the clusters: section.
 	kube := io
 	kube.Cluster = labCluster{engine: func(context.Context) (*diagnostics.Engine, error) { return set.labs["us"], nil }}
-	if a, err := run("web", kube, "/the/kubeconfig"); err != nil || a.Report.Cluster != "us" {
+	if a, err := run("web", kube, "/the/kubeconfig"); err != nil || a.Report.Cluster != "us" || a.Heading != "" {
 		t.Errorf("web --kubeconfig: %v %+v", err, a)
 	}
 }
@@ -451,5 +455,38 @@ func TestUpdaterNamespaceFlagOverridesClusters(t *testing.T) {
 		if err != nil || len(ts) != 1 || ts[0].Scanner.UpdaterNamespace != tc.want {
 			t.Errorf("--updater-namespace %s (given %v): %v %+v", tc.ns, tc.set, err, ts)
 		}
+	}
+}
+
+// The binary's diagnose with a clusters: section and no --cluster reads the section's clusters
+// (here one whose API server refuses connections: 69, naming it); with --kubeconfig, that file.
+func TestDiagnoseReadsTheClustersSection(t *testing.T) {
+	addr, err := loopback.ClosedAddr()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "dev.kubeconfig")
+	if err := os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: dev
+clusters: [{name: c, cluster: {server: "https://%s"}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: t}}]
+`, addr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "imgupd.yaml")
+	if err := os.WriteFile(config, []byte("clusters:\n- name: dev\n  kubeconfig: "+kc+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KUBECONFIG": filepath.Join(dir, "none")}
+	code, _, errOut := runCLI(t, env, "diagnose", "web", "--config", config)
+	if code != exitUnreachable || !strings.Contains(errOut, "API server dev: ") {
+		t.Errorf("diagnose web with clusters: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, env, "diagnose", "web", "--config", config, "--kubeconfig", kc)
+	if code != exitUnreachable || strings.Contains(errOut, "server dev: ") || !strings.Contains(errOut, "https://"+addr) {
+		t.Errorf("diagnose web --kubeconfig: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -45,6 +45,7 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 		req.UpdaterLog = &text
 	}
 	var eng *diagnostics.Engine
+	var heading string
 	switch {
 	case o.Cluster != "":
 		c, ns, err := command.ConfiguredCluster(ctx, io, o.Cluster)
@@ -57,7 +58,7 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 	case o.Kube == (cluster.ConfigOptions{}) && io.Clusters != nil && len(io.Clusters.Names()) > 0:
 		// A clusters: section and no kubeconfig asked for: the app is looked for in every cluster.
 		var err error
-		if eng, err = findAcross(ctx, o, io, forges, &req); err != nil {
+		if eng, heading, err = findAcross(ctx, o, io, forges, &req); err != nil {
 			return nil, err
 		}
 	default:
@@ -78,7 +79,7 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 	defer prog.Stop()
 	rep := eng.Diagnose(ctx, req)
 	prog.Stop()
-	return Answer{Report: rep, Verbose: o.Verbose}, nil
+	return Answer{Report: rep, Verbose: o.Verbose, Heading: heading}, nil
 }
 
 // engineOver is the engine over c, once the API server has said imgupd may read the
@@ -111,11 +112,12 @@ func clusterEngine(ctx context.Context, o Options, c command.Cluster, ns command
 }
 
 // findAcross looks for the Application in every cluster of the clusters: section, in parallel,
-// and returns the engine of the one cluster that has it (req set for it). Several: 64 naming
+// and returns the engine of the one cluster that has it (req set for it) and the heading that
+// says which (text output: the report names its cluster in JSON only). Several: 64 naming
 // them. None: the diagnosis in the first cluster that answered, whose report says the
 // Application is missing; but when some cluster could not be read, the app may be there, so
 // that cluster's exit status with both said. Every cluster unreadable: the first one's error.
-func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.Endpoint, req *diagnostics.Request) (*diagnostics.Engine, error) {
+func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.Endpoint, req *diagnostics.Request) (*diagnostics.Engine, string, error) {
 	names := io.Clusters.Names()
 	type look struct {
 		eng   *diagnostics.Engine
@@ -158,21 +160,21 @@ func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.En
 			missing = append(missing, i)
 		}
 	}
-	pick := func(i int) (*diagnostics.Engine, error) {
+	pick := func(i int, heading string) (*diagnostics.Engine, string, error) {
 		*req = looks[i].req
-		return looks[i].eng, nil
+		return looks[i].eng, heading, nil
 	}
 	switch {
 	case len(found) == 1:
-		return pick(found[0])
+		return pick(found[0], fmt.Sprintf("cluster %s, the one of the clusters: section that has %s", names[found[0]], o.App))
 	case len(found) > 1:
 		var where []string
 		for _, i := range found {
 			where = append(where, names[i])
 		}
-		return nil, command.Exit(64, fmt.Errorf("there are Applications named %s in clusters %s: add --cluster NAME", o.App, strings.Join(where, ", ")))
+		return nil, "", command.Exit(64, fmt.Errorf("there are Applications named %s in clusters %s: add --cluster NAME", o.App, strings.Join(where, ", ")))
 	case len(missing) == 0:
-		return nil, looks[failed[0]].err
+		return nil, "", looks[failed[0]].err
 	case len(failed) > 0:
 		var read []string
 		for _, i := range missing {
@@ -188,9 +190,9 @@ func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.En
 		if len(read) > 1 {
 			in = "clusters "
 		}
-		return nil, command.Exit(code, fmt.Errorf("no Application %s in %s%s, but it may be in a cluster that could not be read: %w", o.App, in, command.OrList(read), err))
+		return nil, "", command.Exit(code, fmt.Errorf("no Application %s in %s%s, but it may be in a cluster that could not be read: %w", o.App, in, command.OrList(read), err))
 	}
-	return pick(missing[0])
+	return pick(missing[0], fmt.Sprintf("no cluster of the clusters: section has %s (%s); cluster %s's answer:", o.App, strings.Join(names, ", "), names[missing[0]]))
 }
 
 // Answer is one report to print (diagnose, demo --scenario).
