@@ -40,6 +40,8 @@ type appSnapshot struct {
 }
 
 type appSeries struct {
+	// cluster is the app's own cluster when the scan spans several ("": the snapshot's).
+	cluster         string
 	namespace, name string
 	state           report.State
 	code            report.Code
@@ -72,8 +74,8 @@ func newAppStates() *appStates {
 func (a *appStates) record(schedule, cluster string, res *fleet.Result, mem *fleet.Memory, now time.Time) {
 	snap := appSnapshot{at: now, cluster: cluster}
 	for _, r := range res.Apps {
-		s := appSeries{namespace: r.App.Namespace, name: r.App.Name, state: r.State, code: r.Code, since: now}
-		if seen, ok := mem.Apps[r.App.String()]; ok {
+		s := appSeries{cluster: r.Cluster, namespace: r.App.Namespace, name: r.App.Name, state: r.State, code: r.Code, since: now}
+		if seen, ok := mem.Apps[r.Key()]; ok {
 			s.state, s.code, s.since = seen.State, seen.Code, seen.Since
 		} else if r.NotReached {
 			continue // never seen, not reached: nothing known
@@ -84,9 +86,43 @@ func (a *appStates) record(schedule, cluster string, res *fleet.Result, mem *fle
 	a.bySchedule[schedule] = snap
 	merged := a.merged()
 	a.mu.Unlock()
-	if n := len(merged) - a.max; n > 0 {
-		a.dropped.WithLabelValues(cluster).Add(float64(n))
+	if len(merged) <= a.max {
+		return
 	}
+	// Counted in the cluster of each app left out (a scan of several clusters has several).
+	list := capOrder(merged)
+	dropped := map[string]int{}
+	for _, m := range list[a.max:] {
+		dropped[m.cluster]++
+	}
+	for c, n := range dropped {
+		a.dropped.WithLabelValues(c).Add(float64(n))
+	}
+}
+
+// capOrder lists the apps in the order the cap keeps them: over the cap, the apps that need
+// attention keep their series (those are what the alerts and the stuck-apps panel look at),
+// then by cluster, namespace and name.
+func capOrder(merged map[appKey]mergedApp) []mergedApp {
+	list := make([]mergedApp, 0, len(merged))
+	for _, m := range merged {
+		list = append(list, m)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		hi, hj := healthyState(list[i].state), healthyState(list[j].state)
+		if hi != hj {
+			return hj
+		}
+		x, y := list[i], list[j]
+		if x.cluster != y.cluster {
+			return x.cluster < y.cluster
+		}
+		if x.namespace != y.namespace {
+			return x.namespace < y.namespace
+		}
+		return x.name < y.name
+	})
+	return list
 }
 
 // reset forgets every scan (the replica no longer leads: the new leader's scans count).
@@ -110,11 +146,15 @@ func (a *appStates) merged() map[appKey]mergedApp {
 	out := map[appKey]mergedApp{}
 	for _, snap := range a.bySchedule {
 		for _, s := range snap.apps {
-			k := appKey{snap.cluster, s.namespace, s.name}
+			cluster := snap.cluster
+			if s.cluster != "" {
+				cluster = s.cluster
+			}
+			k := appKey{cluster, s.namespace, s.name}
 			if old, ok := out[k]; ok && !snap.at.After(old.at) {
 				continue
 			}
-			out[k] = mergedApp{appSeries: s, cluster: snap.cluster, at: snap.at}
+			out[k] = mergedApp{appSeries: s, cluster: cluster, at: snap.at}
 		}
 	}
 	return out
@@ -134,13 +174,11 @@ func (a *appStates) Collect(ch chan<- prometheus.Metric) {
 	a.mu.Unlock()
 	type count struct{ cluster, label string }
 	states, causes := map[count]int{}, map[count]int{}
-	list := make([]mergedApp, 0, len(merged))
 	for _, m := range merged {
 		states[count{m.cluster, string(m.state)}]++
 		if m.code != "" {
 			causes[count{m.cluster, string(m.code)}]++
 		}
-		list = append(list, m)
 	}
 	for c, n := range states {
 		ch <- prometheus.MustNewConstMetric(a.apps, prometheus.GaugeValue, float64(n), c.cluster, c.label)
@@ -148,22 +186,7 @@ func (a *appStates) Collect(ch chan<- prometheus.Metric) {
 	for c, n := range causes {
 		ch <- prometheus.MustNewConstMetric(a.byCause, prometheus.GaugeValue, float64(n), c.cluster, c.label)
 	}
-	// Over the cap, the apps that need attention keep their series: those are what the
-	// alerts and the stuck-apps panel look at.
-	sort.Slice(list, func(i, j int) bool {
-		hi, hj := healthyState(list[i].state), healthyState(list[j].state)
-		if hi != hj {
-			return hj
-		}
-		x, y := list[i], list[j]
-		if x.cluster != y.cluster {
-			return x.cluster < y.cluster
-		}
-		if x.namespace != y.namespace {
-			return x.namespace < y.namespace
-		}
-		return x.name < y.name
-	})
+	list := capOrder(merged)
 	if len(list) > a.max {
 		list = list[:a.max]
 	}

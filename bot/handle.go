@@ -17,7 +17,6 @@ import (
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/present/blockkit"
-	"github.com/imgupd/imgupd/report"
 )
 
 // Reactions on a mention or a direct message: working, then the outcome.
@@ -393,17 +392,18 @@ func prefixed(prefix, id string) string {
 func clip(s string, n int) string { return textutil.ClipBytes(s, n) }
 
 // summaryButtonText is the command a summary's Re-run button stands for: its value, the scope
-// as JSON, read strictly (unknown fields are refused) and typed as `summary …`. A value that is
-// not a scope becomes a command the parser refuses, so the clicker is told.
+// and the cluster as JSON (blockkit.SummaryButton), read strictly (unknown fields are refused)
+// and typed as `summary …`, which the parser then reads as any typed command. A value that is
+// not one becomes a command the parser refuses, so the clicker is told.
 func summaryButtonText(value string) string {
 	if len(value) > blockkit.MaxButtonValue {
 		return "summary --invalid-button-value"
 	}
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
-	var sc report.Scope
-	if err := dec.Decode(&sc); err != nil || dec.More() {
+	var v blockkit.SummaryButton
+	if err := dec.Decode(&v); err != nil || dec.More() || v.Cluster != "" && !commands.ValidClusterName(v.Cluster) {
 		return "summary --invalid-button-value"
 	}
-	return commands.Summary{Scope: sc}.String()
+	return commands.Summary{Scope: v.Scope, Cluster: v.Cluster}.String()
 }

@@ -82,7 +82,7 @@ func NewMetrics() *Metrics {
 		summaryLastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "imgupd_summary_last_run_timestamp_seconds",
 			Help: "When each schedule last ran, with or without error (Unix time of the run): later than its last success means its last run failed."}, []string{"schedule"}),
 		scanDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "imgupd_scan_duration_seconds",
-			Help:    "Duration of the scheduled summaries' fleet scans (the scan alone, without Slack), by cluster and result (ok, partial: the deadline ended it, error).",
+			Help:    "Duration of the scheduled summaries' fleet scans (the scan alone, without Slack), by cluster (a schedule over several clusters: one observation per cluster, of its own scan) and result (ok, partial: the deadline ended it, error).",
 			Buckets: []float64{.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600}}, []string{"cluster", "result"}),
 		appStates: newAppStates(),
 	}

@@ -40,7 +40,7 @@ func answerOf(res commands.Result) answer {
 	case res.Kind == commands.KindReport && res.Report != nil:
 		a.public = true
 		a.messages = func() (blockkit.Message, []blockkit.Message) {
-			p := blockkit.Report(res.Report, blockkit.Options{Buttons: true})
+			p := blockkit.Report(res.Report, blockkit.Options{Buttons: true, Cluster: res.Cluster})
 			return p.Message, p.Thread
 		}
 		switch res.Report.Verdict {
@@ -56,7 +56,7 @@ func answerOf(res commands.Result) answer {
 	case res.Kind == commands.KindSummary && res.Summary != nil:
 		a.public = true
 		a.messages = func() (blockkit.Message, []blockkit.Message) {
-			p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true})
+			p := blockkit.Summary(*res.Summary, blockkit.SummaryOptions{Buttons: true, Cluster: res.Cluster})
 			return p.Message, p.Thread
 		}
 		s := res.Summary

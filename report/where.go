@@ -44,7 +44,19 @@ type Where struct {
 	StartedAt time.Time     `json:"startedAt"`
 	Duration  time.Duration `json:"durationNs"`
 	Stats     ScanStats     `json:"stats"`
+	// Clusters are the clusters the answer covers, when imgupd reads several; ClusterFailures
+	// those of them whose Applications could not be read.
+	Clusters        []string         `json:"clusters,omitempty"`
+	ClusterFailures []ClusterFailure `json:"clusterFailures,omitempty"`
 }
+
+// Spans reports whether the answer covers more than one cluster: each app is then shown with
+// its cluster.
+func (w *Where) Spans() bool { return len(w.Clusters) > 1 }
+
+// Shown is the app as an answer that spans several clusters names it (CLUSTER:NAMESPACE/APP),
+// else NAMESPACE/APP.
+func (l WhereLine) Shown(spans bool) string { return ClusterApp(l.Cluster, l.App, spans) }
 
 // WhereAnswer is where the tag stands for one app.
 type WhereAnswer string
@@ -101,6 +113,8 @@ func (a WhereAnswer) State() State {
 
 // WhereLine is one app's answer for one of its images.
 type WhereLine struct {
+	// Cluster is the app's cluster, when imgupd reads several ("" for one).
+	Cluster string `json:"cluster,omitempty"`
 	App     AppRef `json:"app"`
 	Project string `json:"project,omitempty"`
 	// By names what configures the image: "ImageUpdater NS/NAME" or
@@ -232,7 +246,7 @@ func (l WhereLine) Says(tag string) string {
 // Worst is the most urgent state among the answers: unknown when no app
 // uses the repository.
 func (w *Where) Worst() State {
-	if len(w.Apps) == 0 {
+	if len(w.Apps) == 0 || len(w.ClusterFailures) > 0 {
 		return StateUnknown
 	}
 	rank := map[State]int{}
@@ -274,10 +288,10 @@ func (w *Where) Head() string {
 	return w.Repository + ":" + tag + " runs in " + strconv.Itoa(running) + " of the " + plural(n, "app") + " that use it"
 }
 
-func appsOf(w *Where) map[AppRef]bool {
-	m := map[AppRef]bool{}
+func appsOf(w *Where) map[string]bool {
+	m := map[string]bool{}
 	for _, l := range w.Apps {
-		m[l.App] = true
+		m[l.Shown(true)] = true
 	}
 	return m
 }

@@ -26,6 +26,8 @@ type streams struct {
 	cluster command.Cluster
 	// lab is what demo runs (nil: embeddedLab).
 	lab command.Lab
+	// clusters are the configuration's clusters: section (--cluster NAME; nil: none).
+	clusters command.ClusterSet
 	// term is what text on Out may do (width, colour), decided once the
 	// flags are read (color.go); nil is neither.
 	term *terminal
@@ -43,7 +45,7 @@ func (io streams) command() command.IO {
 	if l == nil {
 		l = embeddedLab{}
 	}
-	return command.IO{In: io.In, Err: io.Err, Cluster: c, Lab: l, Version: buildVersion()}
+	return command.IO{In: io.In, Err: io.Err, Cluster: c, Clusters: io.clusters, Lab: l, Version: buildVersion()}
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -130,6 +132,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		o(&ro)
 	}
 	io.cluster, io.lab = ro.cluster, ro.lab
+	io.clusters = &configClusters{v: v, lookupEnv: lookupEnv}
 	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:           "imgupd",

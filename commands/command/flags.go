@@ -32,7 +32,25 @@ type ScanOptions struct {
 	Kube                        cluster.ConfigOptions
 	Forges                      []string
 	ArgoCDServiceAccount        string
+	// Cluster is --cluster: one cluster of the configuration's clusters: ("": every one, or the
+	// kubeconfig's without a clusters: section).
+	Cluster string
+	// UpdaterNamespaceSet: --updater-namespace was given, and overrides the updaterNamespace of
+	// every cluster of the clusters: section.
+	UpdaterNamespaceSet bool
 }
+
+// UpdaterNamespaceHelp documents --updater-namespace on the terminal.
+const UpdaterNamespaceHelp = "where Image Updater runs (other namespaces are searched if it is not there); given, it overrides the updaterNamespace of the clusters: section's clusters"
+
+// ScanArgs records, once the flags are parsed, what ScanOptions needs to know of them: whether
+// --updater-namespace was given.
+func ScanArgs(fs *pflag.FlagSet, o *ScanOptions, _ []string) {
+	o.UpdaterNamespaceSet = fs.Changed("updater-namespace")
+}
+
+// ClusterHelp documents --cluster on the terminal.
+const ClusterHelp = "a cluster of the configuration's clusters: section (--config FILE); default: the kubeconfig's, or with clusters: (summary, where) every one"
 
 // ScanFlags defines the flags of the commands that scan the fleet (summary, where) into o.
 func ScanFlags(f *pflag.FlagSet, o *ScanOptions) {
@@ -42,11 +60,12 @@ func ScanFlags(f *pflag.FlagSet, o *ScanOptions) {
 	f.StringVarP(&o.Selector, "selector", "l", "", "label selector of the Applications (kubectl's syntax: team=checkout,tier!=batch)")
 	f.IntVar(&o.Concurrency, "concurrency", fleet.DefaultConcurrency, "Applications diagnosed at once")
 	f.DurationVar(&o.Deadline, "deadline", fleet.DefaultDeadline, "deadline for the whole scan; what did not finish is unknown")
-	f.StringVar(&o.UpdaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
+	f.StringVar(&o.UpdaterNamespace, "updater-namespace", "argocd", UpdaterNamespaceHelp)
 	f.StringVar(&o.Kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.Kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.Forges, "forge", nil, ForgeHelp)
 	f.StringVar(&o.ArgoCDServiceAccount, "argocd-service-account", "", ArgoCDServiceAccountHelp)
+	f.StringVar(&o.Cluster, "cluster", "", ClusterHelp)
 }
 
 // ParseForges reads --forge values: "github:ghe.corp.example",

@@ -20,12 +20,17 @@ type Options struct {
 	UpdaterLog           string
 	Forges               []string
 	ArgoCDServiceAccount string
+	// Cluster is --cluster: a cluster of the configuration's clusters: ("": the kubeconfig's).
+	Cluster string
+	// UpdaterNamespaceSet: --updater-namespace was given, and overrides the updaterNamespace
+	// of the clusters: section's cluster.
+	UpdaterNamespaceSet bool
 }
 
 // Flags defines diagnose's flags (all but -o) into o.
 func Flags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Namespace, "namespace", "n", "", "the Application's namespace (default: the kubeconfig context's, else argocd)")
-	f.StringVar(&o.UpdaterNamespace, "updater-namespace", "argocd", "where Image Updater runs (other namespaces are searched if it is not there)")
+	f.StringVar(&o.UpdaterNamespace, "updater-namespace", "argocd", command.UpdaterNamespaceHelp)
 	f.StringVar(&o.Kube.Kubeconfig, "kubeconfig", "", "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)")
 	f.StringVar(&o.Kube.Context, "context", "", "kubeconfig context")
 	f.DurationVar(&o.Timeout, "timeout", 20*time.Second, "deadline for the whole diagnosis")
@@ -33,4 +38,5 @@ func Flags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.UpdaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
 	f.StringArrayVar(&o.Forges, "forge", nil, command.ForgeHelp)
 	f.StringVar(&o.ArgoCDServiceAccount, "argocd-service-account", "", command.ArgoCDServiceAccountHelp)
+	f.StringVar(&o.Cluster, "cluster", "", "a cluster of the configuration's clusters: section (--config FILE), read instead of the kubeconfig's; its namespace is the default of -n (default: with clusters: and without --kubeconfig or --context, the one cluster that has the Application)")
 }

@@ -68,10 +68,16 @@ type Options struct {
 	// Buttons adds Re-run, Show candidate tags, Show updater log lines and
 	// Explain (for the root cause).
 	Buttons bool
+	// Cluster, when imgupd reads several clusters, is the report's: the
+	// buttons' commands name it ("namespace/app --cluster NAME"); "" names
+	// none.
+	Cluster string
 }
 
-// Action IDs of the report's buttons; the value is "namespace/app" (or the
-// code, for Explain).
+// Action IDs of the report's buttons; the value is "namespace/app", with
+// " --cluster NAME" when the answer names its cluster (or the code, for
+// Explain): the words after the command's verb, which the bot reads with
+// the chat's grammar.
 const (
 	ActionRerun   = "imgupd_rerun"
 	ActionTags    = "imgupd_tags"
@@ -140,7 +146,7 @@ func Report(r *report.Report, o Options) Payload {
 	}
 	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(ctx, budgetContext))))
 	if o.Buttons {
-		blocks = append(blocks, buttons(r))
+		blocks = append(blocks, buttons(r, o.Cluster))
 	}
 	return Payload{
 		Message: Message{Text: clipRunes(md(notificationText(r)), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
@@ -542,8 +548,8 @@ func candidateTable(c report.CandidateTable, rows int) string {
 // buttons are Re-run, and each button whose answer has something to
 // show: the candidate tags when a tag was listed, the log lines when
 // Image Updater wrote some, the explanation of a root cause.
-func buttons(r *report.Report) *slack.ActionBlock {
-	app := clipRunes(r.App.String(), MaxButtonValue)
+func buttons(r *report.Report, cluster string) *slack.ActionBlock {
+	app := clipRunes(r.App.String()+ClusterArg(cluster), MaxButtonValue)
 	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRerun, app, plain("Re-run"))}
 	if slices.ContainsFunc(r.Candidates, func(c report.CandidateTable) bool { return len(c.Decision.Tags) > 0 }) {
 		els = append(els, slack.NewButtonBlockElement(ActionTags, app, plain("Show candidate tags")))
@@ -557,6 +563,15 @@ func buttons(r *report.Report) *slack.ActionBlock {
 		els = append(els, slack.NewButtonBlockElement(ActionExplain, clipRunes(string(rc.Code), MaxButtonValue), plain("Explain the finding")))
 	}
 	return slack.NewActionBlock("imgupd_actions", els...)
+}
+
+// ClusterArg is " --cluster NAME", or "" for no cluster: what a button's
+// value adds after the app or the scope.
+func ClusterArg(cluster string) string {
+	if cluster == "" {
+		return ""
+	}
+	return " --cluster " + cluster
 }
 
 // explained: the catalogue has an entry for the code, so Explain shows it

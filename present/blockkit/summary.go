@@ -23,11 +23,21 @@ type SummaryOptions struct {
 	Title string
 	// Buttons adds a Re-run button (action ID ActionSummaryRerun = "imgupd_summary_rerun", value = the scope as JSON).
 	Buttons bool
+	// Cluster, when imgupd reads several clusters and the summary is of one, is that cluster:
+	// the Re-run button's value names it; "" names none.
+	Cluster string
 }
 
-// ActionSummaryRerun is the summary's Re-run button; its value is the
-// summary's report.Scope as JSON.
+// ActionSummaryRerun is the summary's Re-run button; its value is a
+// SummaryButton as JSON.
 const ActionSummaryRerun = "imgupd_summary_rerun"
+
+// SummaryButton is the value of a summary's Re-run button: the summary's scope and, when it
+// names one, its cluster (without it, the scope's JSON as it always was).
+type SummaryButton struct {
+	report.Scope
+	Cluster string `json:"cluster,omitempty"`
+}
 
 // summaryTop is how many apps the summary message lists; the thread has
 // them all.
@@ -57,13 +67,20 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	if counts := countLine(s); counts != "" {
 		blocks = append(blocks, section(counts))
 	}
+	if len(s.ClusterFailures) > 0 {
+		var lines []string
+		for _, f := range s.ClusterFailures {
+			lines = append(lines, ":grey_question: "+md(summaryClipWords(phrase.ClusterFailure(f), 280)))
+		}
+		blocks = append(blocks, section(clipRunes(strings.Join(lines, "\n"), MaxSectionText)))
+	}
 
 	top := mostUrgent(s, summaryTop)
 	if len(top) > 0 {
 		var b strings.Builder
 		b.WriteString("*Most urgent*")
 		for _, l := range top {
-			b.WriteString("\n" + summaryClipWords(urgentLine(l, s.At), 280))
+			b.WriteString("\n" + summaryClipWords(urgentLine(l, s.Spans(), s.At), 280))
 		}
 		if more := need - len(top); more > 0 {
 			fmt.Fprintf(&b, "\n… %d more in the thread", more)
@@ -74,7 +91,10 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	}
 
 	ctx := []string{}
-	if s.Cluster != "" {
+	switch {
+	case s.Spans():
+		ctx = append(ctx, "clusters "+md(strings.Join(s.Clusters, ", ")))
+	case s.Cluster != "":
 		ctx = append(ctx, "cluster "+md(s.Cluster))
 	}
 	ctx = append(ctx, md(s.Scope.String()))
@@ -90,10 +110,10 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	if s.Unmanaged > 0 {
 		ctx = append(ctx, fmt.Sprintf("%d not managed by Image Updater", s.Unmanaged))
 	}
-	ctx = append(ctx, "`/imgupd diagnose APP -n NAMESPACE` for an app's full report")
+	ctx = append(ctx, diagnoseHint(s.Spans()))
 	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(strings.Join(ctx, " · "), budgetContext))))
 	if o.Buttons {
-		if v, err := json.Marshal(s.Scope); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
+		if v, err := json.Marshal(SummaryButton{Scope: s.Scope, Cluster: o.Cluster}); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
 			blocks = append(blocks, slack.NewActionBlock("imgupd_summary_actions",
 				slack.NewButtonBlockElement(ActionSummaryRerun, string(v), plain("Re-run"))))
 		}
@@ -169,8 +189,8 @@ func mostUrgent(s report.Summary, n int) []report.SummaryLine {
 // urgentLine is one app of the message: its state's emoji and words, the
 // app, the cause in short (its answer's, else its code and stage), its
 // ages.
-func urgentLine(l report.SummaryLine, at time.Time) string {
-	line := fmt.Sprintf("%s `%s` %s", phrase.Emoji(l.State), tick(l.App.String()), md(phrase.Title(l.State)))
+func urgentLine(l report.SummaryLine, spans bool, at time.Time) string {
+	line := fmt.Sprintf("%s `%s` %s", phrase.Emoji(l.State), tick(l.Shown(spans)), md(phrase.Title(l.State)))
 	if c := phrase.AnswerCause(l.Answer, l.State); c != "" {
 		line += ": " + md(summaryClipWords(c, 200))
 	} else {
@@ -202,7 +222,7 @@ func summaryThread(s report.Summary, title string) []Message {
 		var b strings.Builder
 		b.WriteString(head)
 		for _, l := range g.Apps {
-			line := fmt.Sprintf("\n• `%s`", tick(l.App.String()))
+			line := fmt.Sprintf("\n• `%s`", tick(l.Shown(s.Spans())))
 			if l.Code != "" {
 				line += " `" + tick(string(l.Code)) + "`"
 			}
@@ -232,16 +252,21 @@ func summaryThread(s report.Summary, title string) []Message {
 // <state>"); the body says the cause once (the answer's, without the app
 // and state the header has) with the root cause's code and stage; a
 // Re-run button that the report's own button handler answers (ActionRerun,
-// "namespace/app"). The notification text is the header and the code.
+// "namespace/app", with " --cluster NAME" when the app has its cluster). The
+// notification text is the header and the code.
 func Alert(t report.Transition, r report.AppResult) Message {
 	_, recovery := t.Alerting()
 	to := r.State
 	if to == "" {
 		to = t.To
 	}
-	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+	name := r.App.String()
+	if r.Cluster != "" {
+		name = r.Key() // a scan of several clusters: CLUSTER:NAMESPACE/APP
+	}
+	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	if recovery {
-		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	}
 	head = summaryClipWords(head, MaxHeaderText)
 	cause := phrase.AnswerCause(r.Answer, to)
@@ -268,7 +293,7 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	if t.From != "" {
 		was = "was " + phrase.Title(t.From) + " · "
 	}
-	ctx := was + "`/imgupd diagnose " + tick(r.App.String()) + "` for the full report"
+	ctx := was + "`/imgupd diagnose " + tick(r.App.String()+ClusterArg(r.Cluster)) + "` for the full report"
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
 	if body != "" {
 		blocks = append(blocks, section(summaryClipWords(body, budgetRootCause)))
@@ -276,7 +301,7 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	blocks = append(blocks,
 		slack.NewContextBlock("", mdText(summaryClipWords(ctx, budgetContext))),
 		slack.NewActionBlock("imgupd_actions",
-			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String(), MaxButtonValue), plain("Re-run"))))
+			slack.NewButtonBlockElement(ActionRerun, clipRunes(r.App.String()+ClusterArg(r.Cluster), MaxButtonValue), plain("Re-run"))))
 	fb := md(head)
 	if r.Code != "" && !recovery {
 		fb += " (" + md(string(r.Code)) + ")"
@@ -336,4 +361,12 @@ func summaryLastSpace(r []rune) int {
 		}
 	}
 	return -1
+}
+
+// diagnoseHint is the context line's next step: with --cluster when the answer spans clusters.
+func diagnoseHint(spans bool) string {
+	if spans {
+		return "`/imgupd diagnose APP -n NAMESPACE --cluster NAME` for an app's full report"
+	}
+	return "`/imgupd diagnose APP -n NAMESPACE` for an app's full report"
 }
