@@ -167,25 +167,17 @@ func reachCluster(ctx context.Context, m clusters.Member, timeout time.Duration)
 	return nil
 }
 
-// checkedCluster is a cluster as config check shows it: how it is reached, and whether it is.
-type checkedCluster struct {
-	Name      string       `json:"name"`
-	Way       clusters.Way `json:"way"`
-	Reachable bool         `json:"reachable"`
-	Reason    string       `json:"reason,omitempty"`
-}
-
 // reachTimeout bounds config check's try of one cluster.
 const reachTimeout = 10 * time.Second
 
 // tryClusters connects every cluster as serve would (its Secrets from imgupd's namespace, with
 // the kubeconfig's or in-cluster client) and asks each, in parallel and within reachTimeout,
 // whether imgupd may list Applications there.
-func tryClusters(specs []clusters.Spec, lookupEnv func(string) (string, bool)) []checkedCluster {
+func tryClusters(ctx context.Context, specs []clusters.Spec, lookupEnv func(string) (string, bool)) []command.ConfigCluster {
 	if len(specs) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reachTimeout)
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
 	conn := clusters.Connector{Namespace: lookupOr(lookupEnv, "POD_NAMESPACE", "imgupd"), Secrets: lazySecrets{}}
 	members := clusters.Open(ctx, specs, conn, func(cfg *rest.Config, s clusters.Spec) (*diagnostics.Engine, error) {
@@ -195,10 +187,10 @@ func tryClusters(specs []clusters.Spec, lookupEnv func(string) (string, bool)) [
 		}
 		return &diagnostics.Engine{Cluster: reader}, nil
 	})
-	out := make([]checkedCluster, len(members))
+	out := make([]command.ConfigCluster, len(members))
 	done := make(chan struct{}, len(members))
 	for i, m := range members {
-		out[i] = checkedCluster{Name: m.Name(), Way: m.Spec.Way()}
+		out[i] = command.ConfigCluster{Name: m.Name(), Way: string(m.Spec.Way())}
 		go func() {
 			defer func() { done <- struct{}{} }()
 			if err := reachCluster(ctx, m, reachTimeout); err != nil {
@@ -222,11 +214,11 @@ func scheduleClusterProblems(list []bot.Schedule, names []string) []problem {
 		for _, g := range s.Clusters {
 			key := fmt.Sprintf("schedules[%d].clusters", i)
 			if len(names) == 0 {
-				out = append(out, problem{key, "the configuration has no clusters: section: leave clusters out (the schedule scans imgupd's one cluster)"})
+				out = append(out, problem{Key: key, Message: "the configuration has no clusters: section: leave clusters out (the schedule scans imgupd's one cluster)"})
 				break
 			}
 			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(g, n); return ok }) {
-				out = append(out, problem{key, fmt.Sprintf("%q matches none of the clusters configured (%s)", g, strings.Join(names, ", "))})
+				out = append(out, problem{Key: key, Message: fmt.Sprintf("%q matches none of the clusters configured (%s)", g, strings.Join(names, ", "))})
 			}
 		}
 	}

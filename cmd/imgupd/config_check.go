@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,108 +23,46 @@ import (
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/lab"
 )
 
-// newConfigCmd is `imgupd config`, the configuration file's commands.
-func newConfigCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
-	cmd := fromTable("config", &cobra.Command{
-		Args: cobra.NoArgs,
-	})
-	cmd.AddCommand(newConfigCheckCmd(v, io, lookupEnv))
-	return cmd
+// configFile is the configuration file as config check reads it (command.ConfigFile): v holds
+// the file (the root command has read it, as serve's does), each command's section read with
+// that command's flags as the binary builds them.
+type configFile struct {
+	v         *viper.Viper
+	io        streams
+	lookupEnv func(string) (string, bool)
 }
 
-func newConfigCheckCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *cobra.Command {
-	var output string
-	cmd := fromTable("config check", &cobra.Command{
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out := formatsOf(answerConfig)
-			if err := out.check(output); err != nil {
-				return usageError(err)
-			}
-			path, _ := cmd.Flags().GetString("config")
-			if path == "" {
-				return usageError(errors.New("config check: give --config FILE, the file imgupd serve --config reads"))
-			}
-			c := checkConfig(v, io, lookupEnv)
-			c.File = path
-			if err := out.write(io, output, c); err != nil {
-				return &exitError{code: exitNoDecide, err: err}
-			}
-			if len(c.Problems) > 0 {
-				return &exitError{code: exitNoDecide, err: fmt.Errorf("config %s: %d problem(s); imgupd serve would not start", path, len(c.Problems))}
-			}
-			return nil
-		},
-	})
-	formatsOf(answerConfig).flag(cmd, &output, "output format: %s")
-	return cmd
-}
-
-// checkedConfig is what `config check` found: what serve resolves, or the problems.
-type checkedConfig struct {
-	File string `json:"file"`
-	OK   bool   `json:"ok"`
-	// Serve is every flag of serve with its value and where it came from.
-	Serve []setting `json:"serve"`
-	// Slack are the two tokens, masked.
-	Slack []tokenSetting `json:"slack"`
-	// Access is the policy as serve reads it (nil when it does not parse).
-	Access *commands.Policy `json:"access"`
-	// Schedules are the scheduled summaries with their next runs.
-	Schedules []checkedSchedule `json:"schedules,omitempty"`
-	// Clusters are the clusters: section's clusters, each tried (reachable, or why not: not a
-	// problem, serve starts and answers for the others).
-	Clusters []checkedCluster `json:"clusters,omitempty"`
-	// Scopes are the bot token scopes this configuration needs.
-	Scopes []string `json:"scopes,omitempty"`
-	// Sections are the other commands' sections found in the file, each with the keys set.
-	Sections map[string][]setting `json:"sections,omitempty"`
-	Problems []problem            `json:"problems,omitempty"`
-}
-
-func (*checkedConfig) AnswerKind() answerKind { return answerConfig }
-
-// setting is one resolved flag: its value and its source ("default", "file serve.timeout",
-// "env IMGUPD_TIMEOUT").
-type setting struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Source string `json:"source"`
-}
-
-// tokenSetting is a Slack token: never its value (bot.Secret prints "[redacted]").
-type tokenSetting struct {
-	Key    string     `json:"key"`
-	Value  bot.Secret `json:"value,omitempty"`
-	Prefix string     `json:"prefix,omitempty"`
-	Source string     `json:"source"`
-}
-
-// problem is one reason serve would not start, with the key (or variable) at fault.
-type problem struct {
-	Key     string `json:"key"`
-	Message string `json:"message"`
-}
+// The binary's names of config check's values (commands/command).
+type (
+	setting      = command.ConfigSetting
+	tokenSetting = command.ConfigToken
+	problem      = command.ConfigProblem
+)
 
 // The top-level sections that are not a command's flags: serve reads them.
 var nonFlagSections = []string{"slack", "access", "schedules", "clusters"}
 
-// checkConfig checks the configuration v holds (the root command has read the file into it) as
-// serve reads it, and every other command's section as that command reads it.
-func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, bool)) *checkedConfig {
-	c := &checkedConfig{Sections: map[string][]setting{}}
-	bad := func(key, format string, a ...any) {
-		// Once: IMGUPD_TIMEOUT=abc is wrong for every command with a --timeout.
-		if p := (problem{key, fmt.Sprintf(format, a...)}); !slices.Contains(c.Problems, p) {
-			c.Problems = append(c.Problems, p)
-		}
-	}
+// problems collects problems in the order found.
+type problemList []problem
+
+func (ps *problemList) bad(key, format string, a ...any) {
+	*ps = append(*ps, problem{Key: key, Message: fmt.Sprintf(format, a...)})
+}
+
+// Sections reads every command's section as that command reads it: a section no command reads,
+// a key that is not its command's flag, a value not of its flag's type are problems; serve's
+// flags are all resolved, the others' only those set.
+func (f *configFile) Sections(context.Context) command.ConfigSections {
+	v, lookupEnv := f.v, f.lookupEnv
+	out := command.ConfigSections{Others: map[string][]setting{}}
+	var ps problemList
 
 	// The commands as the binary builds them, to read each section with that command's flags.
-	tree := newRootCmd(v, io, lookupEnv)
+	tree := newRootCmd(v, f.io, lookupEnv)
 	commandsByName := map[string]*cobra.Command{}
 	var sections []string
 	var walk func(*cobra.Command)
@@ -143,7 +83,7 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 			if near := nearest(key, known); near != "" {
 				msg += "; did you mean " + near + "?"
 			}
-			bad(key, "%s", msg)
+			ps.bad(key, "%s", msg)
 		}
 	}
 
@@ -156,20 +96,20 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 			for _, e := range splitJoined(err) {
 				// "serve.listne is not a setting of "serve"; did you mean serve.listen?"
 				key, msg, _ := strings.Cut(e.Error(), " ")
-				bad(key, "%s", msg)
+				ps.bad(key, "%s", msg)
 			}
 		}
 		if err := bindConfig(cmd, v, lookupEnv); err != nil {
 			for _, e := range splitJoined(errors.Unwrap(err)) {
 				// "config serve.timeout: invalid argument …" or "IMGUPD_TIMEOUT: invalid argument …"
 				key, msg, _ := strings.Cut(strings.TrimPrefix(e.Error(), "config "), ": ")
-				bad(key, "%s", msg)
+				ps.bad(key, "%s", msg)
 			}
 		}
 		settings := resolvedFlags(cmd, v, lookupEnv)
 		if name == "serve" {
-			c.Serve = settings
-			checkServeFlags(cmd, settings, bad)
+			out.Serve = settings
+			checkServeFlags(cmd, settings, ps.bad)
 			continue
 		}
 		var set []setting
@@ -178,40 +118,66 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 				set = append(set, s)
 			}
 		}
-		c.Sections[name] = set
+		out.Others[name] = set
 	}
+	out.Problems = ps
+	return out
+}
 
-	c.Slack = checkTokens(v, lookupEnv, bad)
-	c.Access = checkAccess(v, bad)
-	specs, problems := readClusters(v)
-	for _, p := range problems {
-		bad(p.Key, "%s", p.Message)
-	}
-	if c.Access != nil && len(problems) == 0 {
+// Serve reads what serve reads besides its flags, as serve reads it: the Slack tokens, the
+// access rules, the clusters: section (the rules' clusters must be configured ones) and the
+// schedules (within the rules, on configured clusters), with their next runs after now.
+func (f *configFile) Serve(_ context.Context, now time.Time) command.ConfigServe {
+	v, lookupEnv := f.v, f.lookupEnv
+	var out command.ConfigServe
+	var ps problemList
+	out.Slack = checkTokens(v, lookupEnv, ps.bad)
+	policy := checkAccess(v, ps.bad)
+	specs, cproblems := readClusters(v)
+	ps = append(ps, cproblems...)
+	if policy != nil && len(cproblems) == 0 {
 		names := clusters.Names(specs)
 		if cl := v.GetString("serve.cluster"); len(names) == 0 && cl != "" {
 			names = []string{cl}
 		}
-		if err := c.Access.CheckClusters(names); err != nil {
+		if err := policy.CheckClusters(names); err != nil {
 			for _, e := range splitJoined(err) {
-				bad("access", "%s", strings.TrimPrefix(e.Error(), "access "))
+				ps.bad("access", "%s", strings.TrimPrefix(e.Error(), "access "))
 			}
 		}
 	}
-	c.Clusters = tryClusters(specs, lookupEnv)
-	schedules, problems := readSchedules(v, c.Access)
-	for _, p := range problems {
-		bad(p.Key, "%s", p.Message)
+	schedules, sproblems := readSchedules(v, policy)
+	ps = append(ps, sproblems...)
+	ps = append(ps, scheduleClusterProblems(schedules, clusters.Names(specs))...)
+	for _, s := range describeSchedules(schedules, now) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			ps.bad("schedules", "%v", err)
+			continue
+		}
+		out.Schedules = append(out.Schedules, command.ConfigSchedule{Name: s.Name, Says: describeSchedule(s), JSON: b})
 	}
-	for _, p := range scheduleClusterProblems(schedules, clusters.Names(specs)) {
-		bad(p.Key, "%s", p.Message)
+	if policy != nil {
+		b, err := json.Marshal(policy)
+		if err != nil {
+			ps.bad("access", "%v", err)
+		} else {
+			out.Access = &command.ConfigAccess{AllowDMs: policy.AllowDMs, JSON: b}
+			for _, r := range policy.Rules {
+				out.Access.Rules = append(out.Access.Rules, command.ConfigRule{Name: r.Name, Says: describeRule(r)})
+			}
+		}
+		out.Scopes = bot.RequiredScopes(bot.Config{Service: &commands.Service{Policy: policy}})
 	}
-	c.Schedules = describeSchedules(schedules, time.Now())
-	if c.Access != nil {
-		c.Scopes = bot.RequiredScopes(bot.Config{Service: &commands.Service{Policy: c.Access}})
-	}
-	c.OK = len(c.Problems) == 0
-	return c
+	out.Problems = ps
+	return out
+}
+
+// TryClusters tries each cluster of the clusters: section (tryClusters); none when it does not
+// parse.
+func (f *configFile) TryClusters(ctx context.Context) []command.ConfigCluster {
+	specs, _ := readClusters(f.v)
+	return tryClusters(ctx, specs, f.lookupEnv)
 }
 
 // resolvedFlags is every flag of cmd after bindConfig, with where its value came from (the
@@ -361,7 +327,7 @@ func checkAccess(v *viper.Viper, bad func(key, format string, a ...any)) *comman
 	ruleKeys := mapstructureNames(reflect.TypeOf(commands.Rule{}))
 	var problems []problem
 	add := func(key, format string, a ...any) {
-		problems = append(problems, problem{key, fmt.Sprintf(format, a...)})
+		problems = append(problems, problem{Key: key, Message: fmt.Sprintf(format, a...)})
 	}
 	for _, k := range sortedKeys(raw) {
 		if !containsFold(policyKeys, k) {

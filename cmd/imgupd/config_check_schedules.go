@@ -25,12 +25,12 @@ func readSchedules(v *viper.Viper, policy *commands.Policy) ([]bot.Schedule, []p
 	}
 	items, ok := raw.([]any)
 	if !ok {
-		return nil, []problem{{"schedules", "a list of schedules (- name: … cron: … channel: …), see config.example.yaml"}}
+		return nil, []problem{{Key: "schedules", Message: "a list of schedules (- name: … cron: … channel: …), see config.example.yaml"}}
 	}
 	var out []bot.Schedule
 	var problems []problem
 	add := func(key, format string, a ...any) {
-		problems = append(problems, problem{key, fmt.Sprintf(format, a...)})
+		problems = append(problems, problem{Key: key, Message: fmt.Sprintf(format, a...)})
 	}
 	where := map[string]string{}
 	for i, item := range items {

@@ -206,7 +206,7 @@ func TestConfigCheckJSON(t *testing.T) {
 			cluster = s
 		}
 	}
-	if cluster != (setting{"cluster", "prod-eu", "file serve.cluster"}) {
+	if cluster != (setting{Key: "cluster", Value: "prod-eu", Source: "file serve.cluster"}) {
 		t.Errorf("cluster %+v", cluster)
 	}
 	if len(got.Slack) != 2 || got.Slack[0].Value != "[redacted]" || got.Slack[0].Source != "file slack.bot-token" ||

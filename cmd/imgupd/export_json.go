@@ -4,6 +4,7 @@ import (
 	goio "io"
 
 	"github.com/imgupd/imgupd/commands/command"
+	configcheck "github.com/imgupd/imgupd/commands/config/check"
 	"github.com/imgupd/imgupd/commands/explain"
 	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
 	"github.com/imgupd/imgupd/internal/jsonindent"
@@ -23,7 +24,7 @@ func jsonExporter() exporter {
 		answerSimulation: exportAs("", func(io streams, v simulatecmd.Answer) error {
 			return writeAnswerJSON(io.Out, simulate.NewJSON(v.Result))
 		}),
-		answerConfig:    exportAs("", func(io streams, c *checkedConfig) error { return writeAnswerJSON(io.Out, c) }),
+		answerConfig:    exportAs("", func(io streams, v configcheck.Answer) error { return writeAnswerJSON(io.Out, v) }),
 		answerScenarios: exportAs("", writeScenarioJSON),
 		answerCatalogue: exportAs("", func(io streams, v explain.Answer) error {
 			return writeAnswerJSON(io.Out, struct {

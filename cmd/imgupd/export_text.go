@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/imgupd/imgupd/commands/command"
+	configcheck "github.com/imgupd/imgupd/commands/config/check"
 	"github.com/imgupd/imgupd/commands/explain"
 	simulatecmd "github.com/imgupd/imgupd/commands/simulate"
 	"github.com/imgupd/imgupd/internal/textutil"
@@ -47,8 +48,8 @@ func textExporter() exporter {
 			return nil
 		}),
 		// What serve resolves, or the problems (on stderr).
-		answerConfig: exportAs("", func(io streams, c *checkedConfig) error {
-			writeCheckedConfig(io, c)
+		answerConfig: exportAs("", func(io streams, v configcheck.Answer) error {
+			v.WriteText(io.Out, io.Err)
 			return nil
 		}),
 		answerScenarios: exportAs("", writeScenarioTable),

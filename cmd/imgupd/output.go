@@ -26,7 +26,7 @@ const (
 	answerWhere      = command.AnswerWhere      // whereOutput: where, demo --where
 	answerCatalogue  = command.AnswerCatalogue  // explain.Answer: explain
 	answerSimulation = command.AnswerSimulation // simulateOutput: simulate
-	answerConfig     = command.AnswerConfig     // *checkedConfig: config check
+	answerConfig     = command.AnswerConfig     // configcheck.Answer: config check
 	answerScenarios  = command.AnswerScenarios  // scenarioList: demo
 	answerPlain      = command.AnswerPlain      // a command.TextWriter: version, …
 )

@@ -28,6 +28,8 @@ type streams struct {
 	lab command.Lab
 	// clusters are the configuration's clusters: section (--cluster NAME; nil: none).
 	clusters command.ClusterSet
+	// config is the configuration file as config check reads it (configFile).
+	config command.ConfigFile
 	// term is what text on Out may do (width, colour), decided once the
 	// flags are read (color.go); nil is neither.
 	term *terminal
@@ -45,7 +47,7 @@ func (io streams) command() command.IO {
 	if l == nil {
 		l = embeddedLab{}
 	}
-	return command.IO{In: io.In, Err: io.Err, Cluster: c, Clusters: io.clusters, Lab: l, Version: buildVersion()}
+	return command.IO{In: io.In, Err: io.Err, Cluster: c, Clusters: io.clusters, Lab: l, Config: io.config, Version: buildVersion()}
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -101,6 +103,18 @@ func run(ctx context.Context, args []string, io streams, lookupEnv func(string) 
 
 // runAs is run for the command as it was started: "imgupd", or "kubectl imgupd" as a kubectl
 // plugin (commandName), which help, usage and errors then name.
+// subcommandsOf are the table's terminal entries under parent ("config check" under "config"),
+// each with a Term, in the table's order.
+func subcommandsOf(parent string) []commands.Spec {
+	var out []commands.Spec
+	for _, s := range commands.Table() {
+		if rest, ok := strings.CutPrefix(s.Name, parent+" "); ok && rest != "" && s.In(commands.Terminal) && s.Term != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func runAs(ctx context.Context, name string, args []string, io streams, lookupEnv func(string) (string, bool), opts ...rootOption) int {
 	v := viper.New()
 	root := newRootCmd(v, io, lookupEnv, opts...)
@@ -134,6 +148,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 	io.cluster, io.lab = ro.cluster, ro.lab
 	io.clusters = &configClusters{v: v, lookupEnv: lookupEnv}
 	io, decideTerm := withTerminal(io, lookupEnv)
+	io.config = &configFile{v: v, io: io, lookupEnv: lookupEnv}
 	root := &cobra.Command{
 		Use:           "imgupd",
 		Short:         "Explain why Argo CD Image Updater did not update an application",
@@ -163,6 +178,13 @@ its CRs, their Secrets as Image Updater may), the registries and git, as Image U
 			root.AddCommand(newCmd(env))
 		} else if s.Term != nil {
 			root.AddCommand(fromTerm(s, io, nil))
+		} else if subs := subcommandsOf(s.Name); len(subs) > 0 {
+			// A parent (config): its subcommands are the table's entries "config …".
+			parent := fromTable(s.Name, &cobra.Command{Args: cobra.NoArgs})
+			for _, sub := range subs {
+				parent.AddCommand(fromTerm(sub, io, nil))
+			}
+			root.AddCommand(parent)
 		}
 	}
 	return root

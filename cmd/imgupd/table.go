@@ -134,10 +134,9 @@ func commandExit(err error) error {
 }
 
 // terminalCommands are the constructors of the table's top-level terminal commands that have
-// no Term (commands/command.Term), by name (config builds config check).
+// no Term (commands/command.Term), by name.
 func terminalCommands() map[string]func(env cmdEnv) *cobra.Command {
 	return map[string]func(env cmdEnv) *cobra.Command{
-		"serve":  func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
-		"config": func(e cmdEnv) *cobra.Command { return newConfigCmd(e.v, e.io, e.lookupEnv) },
+		"serve": func(e cmdEnv) *cobra.Command { return newServeCmd(e.v, e.io, e.lookupEnv) },
 	}
 }

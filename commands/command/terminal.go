@@ -29,6 +29,8 @@ type IO struct {
 	Version string
 	// Lab is the embedded lab (demo); nil for the others.
 	Lab Lab
+	// Config is the configuration file as the binary reads it (config check); nil for the others.
+	Config ConfigFile
 	// Output is the format asked for (-o), already one of the command's; Formats, when set, are
 	// the formats that print an answer of kind k, so that Run refuses before any work an answer
 	// the format cannot print (IO.Prints).
