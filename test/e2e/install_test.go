@@ -259,7 +259,7 @@ func installChart(t *testing.T, r chartRelease) {
 // TestHelmLint: the chart passes `helm lint --strict` with its defaults and each variant.
 func TestHelmLint(t *testing.T) {
 	helm := installTool(t, "helm")
-	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything, chartRBACOnly) {
+	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything, chartRBACOnly, chartClusters) {
 		args := []string{"lint", "--strict", chartDir}
 		for _, s := range r.set {
 			args = append(args, "--set", s)
