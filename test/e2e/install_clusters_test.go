@@ -43,6 +43,7 @@ var clusterSecrets = []string{"imgupd-cluster-prod-us", "imgupd-staging"}
 // asked of the API server as that ServiceAccount (SelfSubjectAccessReview). Without clusters naming
 // a Secret (the defaults, or only inCluster), no such Role is rendered.
 func TestChartWithClusters(t *testing.T) {
+	t.Parallel() // its own release and namespace; helm runs while the API servers serve others
 	installChart(t, chartClusters)
 	objs := chartClusters.render(t)
 
@@ -134,6 +135,7 @@ func TestChartWithClusters(t *testing.T) {
 // ways, an unknown key, a name that is no DNS label, and a CA or context without what it goes with,
 // before anything is rendered; helm's message names the value.
 func TestChartRejectsBadClusters(t *testing.T) {
+	t.Parallel()
 	helm := installTool(t, "helm")
 	for _, tc := range []struct {
 		what string
