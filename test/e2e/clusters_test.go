@@ -280,12 +280,14 @@ func sortLines(l []appLine) []appLine {
 	return l
 }
 
-// inCluster are the lines as one cluster's own run gives them: named cluster (a run with one
-// kubeconfig names none).
+// inCluster are lines of one cluster, those that name none named cluster: a run with one
+// kubeconfig names none, and one with --cluster need not.
 func inCluster(lines []appLine, cluster string) []appLine {
 	out := make([]appLine, len(lines))
 	for i, l := range lines {
-		l.Cluster = cluster
+		if l.Cluster == "" {
+			l.Cluster = cluster
+		}
 		out[i] = l
 	}
 	return out
@@ -376,7 +378,7 @@ func TestClustersFromTheTerminal(t *testing.T) {
 			t.Errorf("summary across clusters:\n %v\nwant each cluster's own answers:\n %v", lines, want)
 		}
 		r = runCLI(t, bin, "summary", "--config", tc.config, "--cluster", "b", "-o", "json", "--deadline", "2m")
-		if lines, _ := summaryLines(t, r.out); !slices.Equal(lines, b.summary) {
+		if lines, _ := summaryLines(t, r.out); !slices.Equal(inCluster(lines, "b"), b.summary) {
 			t.Errorf("summary --cluster b:\n %v\nwant b's alone:\n %v", lines, b.summary)
 		}
 	})
@@ -615,7 +617,7 @@ func TestClustersOneUnreachable(t *testing.T) {
 	}
 
 	t.Run("hung", func(t *testing.T) {
-		aAlone := runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", "60s")
+		bUp := runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", "60s")
 		resume, err := b.hang()
 		if err != nil {
 			t.Fatal(err)
@@ -632,9 +634,14 @@ func TestClustersOneUnreachable(t *testing.T) {
 		// Held back by b, it would take the whole deadline: half of it is "without waiting for b"
 		// on any machine.
 		if r.took > deadline/2 {
-			t.Errorf("diagnose --cluster a took %s with b hung (%s with b up): it waited for b", r.took, aAlone.took)
+			t.Errorf("diagnose --cluster a took %s with b hung (%s with b up): it waited for b", r.took, bUp.took)
 		}
-		t.Logf("diagnose web-next --cluster a: %s with b hung, %s with b up", r.took.Round(time.Millisecond), aAlone.took.Round(time.Millisecond))
+		t.Logf("diagnose web-next --cluster a: %s with b hung, %s with b up", r.took.Round(time.Millisecond), bUp.took.Round(time.Millisecond))
+		r = runCLI(t, bin, "summary", "--config", tc.config, "--cluster", "a", "-o", "json", "--deadline", deadline.String())
+		if lines, _ := summaryLines(t, r.out); !slices.Equal(inCluster(lines, "a"), a.summary) || r.took > deadline/2 {
+			t.Errorf("summary --cluster a with b hung, in %s (deadline %s):\n %v\nwant a's alone:\n %v\n%s", r.took, deadline, lines, a.summary, r.stderr)
+		}
+		t.Logf("summary --cluster a: %s with b hung", r.took.Round(time.Millisecond))
 		// summary and where wait for b until their deadline: a short one.
 		check(t, "hung", 20*time.Second)
 	})
