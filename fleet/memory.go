@@ -35,6 +35,19 @@ func (m *Memory) Since(app report.AppRef, state report.State) (time.Time, bool) 
 	return s.Since, true
 }
 
+// SinceOf is when the app of a scan entered its state (Since, the app told apart by its cluster
+// when it has one: AppResult.Key).
+func (m *Memory) SinceOf(a report.AppResult) (time.Time, bool) {
+	if m == nil || m.Apps == nil {
+		return time.Time{}, false
+	}
+	s, ok := m.Apps[a.Key()]
+	if !ok || s.State != a.State {
+		return time.Time{}, false
+	}
+	return s.Since, true
+}
+
 // Observe records a scan at now and returns the apps whose state changed,
 // by app. An app the scan did not reach (unknown for the scan's deadline)
 // keeps its state: a slow registry does not make every app flap. Apps no
@@ -47,7 +60,7 @@ func (m *Memory) Observe(res *Result, now time.Time) []report.Transition {
 	var out []report.Transition
 	seen := map[string]bool{}
 	for _, a := range res.Apps {
-		key := a.App.String()
+		key := a.Key()
 		seen[key] = true
 		if a.NotReached {
 			continue // not scanned this time

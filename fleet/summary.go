@@ -24,9 +24,9 @@ func Summarize(res *Result, mem *Memory) report.Summary {
 	}
 	groups := map[report.State]map[report.StageID][]report.SummaryLine{}
 	for _, a := range res.Apps {
-		l := report.SummaryLine{App: a.App, State: a.State, Code: a.Code, Stage: a.Stage, Title: a.Title, Answer: a.Answer, Waiting: a.Waiting, NotReached: a.NotReached}
+		l := report.SummaryLine{Cluster: a.Cluster, App: a.App, State: a.State, Code: a.Code, Stage: a.Stage, Title: a.Title, Answer: a.Answer, Waiting: a.Waiting, NotReached: a.NotReached}
 		if mem != nil {
-			if since, ok := mem.Since(a.App, a.State); ok {
+			if since, ok := mem.SinceOf(a); ok {
 				t := since
 				l.Since = &t
 			}
@@ -63,7 +63,7 @@ func Summarize(res *Result, mem *Memory) report.Summary {
 func stateHash(apps []report.AppResult) string {
 	keys := make([]string, 0, len(apps))
 	for _, a := range apps {
-		keys = append(keys, fmt.Sprintf("%s\x00%s\x00%s", a.App, a.State, a.Code))
+		keys = append(keys, fmt.Sprintf("%s\x00%s\x00%s", a.Key(), a.State, a.Code))
 	}
 	sort.Strings(keys)
 	h := sha256.New()

@@ -37,6 +37,36 @@ type Summary struct {
 	Stats ScanStats `json:"stats"`
 	// Worst is the most urgent state present.
 	Worst State `json:"worst"`
+	// Clusters are the clusters the summary covers, when imgupd reads several; ClusterFailures
+	// those of them whose Applications could not be read (all unknown).
+	Clusters        []string         `json:"clusters,omitempty"`
+	ClusterFailures []ClusterFailure `json:"clusterFailures,omitempty"`
+}
+
+// Spans reports whether the summary covers more than one cluster: each app is then shown
+// with its cluster.
+func (s Summary) Spans() bool { return len(s.Clusters) > 1 }
+
+// ClusterFailure is a cluster whose Applications could not be read: its Secret is missing,
+// its API server unreachable. Every app of it is unknown, and Reason says why, in one line.
+type ClusterFailure struct {
+	Cluster string `json:"cluster"`
+	Reason  string `json:"reason"`
+}
+
+// Shown is the app as an answer that spans several clusters names it (CLUSTER:NAMESPACE/APP),
+// else NAMESPACE/APP.
+func (l SummaryLine) Shown(spans bool) string { return ClusterApp(l.Cluster, l.App, spans) }
+
+// Key is the app with its cluster, when it has one: what tells apps apart across clusters.
+func (a AppResult) Key() string { return ClusterApp(a.Cluster, a.App, a.Cluster != "") }
+
+// ClusterApp is app named with its cluster (CLUSTER:NAMESPACE/APP) when spans and it has one.
+func ClusterApp(cluster string, app AppRef, spans bool) string {
+	if spans && cluster != "" {
+		return cluster + ":" + app.String()
+	}
+	return app.String()
 }
 
 // NeedAttention counts the apps that need someone.
@@ -63,11 +93,13 @@ type SummaryGroup struct {
 
 // SummaryLine is one app in a summary.
 type SummaryLine struct {
-	App   AppRef  `json:"app"`
-	State State   `json:"state"`
-	Code  Code    `json:"code,omitempty"`
-	Stage StageID `json:"stage,omitempty"`
-	Title string  `json:"title,omitempty"`
+	// Cluster is the app's cluster, when imgupd reads several ("" for one).
+	Cluster string  `json:"cluster,omitempty"`
+	App     AppRef  `json:"app"`
+	State   State   `json:"state"`
+	Code    Code    `json:"code,omitempty"`
+	Stage   StageID `json:"stage,omitempty"`
+	Title   string  `json:"title,omitempty"`
 	// Answer is the app's answer in one line (AppResult.Answer: app,
 	// state and the cause in the catalogue's words), when known.
 	Answer string `json:"answer,omitempty"`
@@ -89,6 +121,8 @@ type SummaryLine struct {
 // not with the apps (a report holds the app's candidate tables, up to
 // thousands of rows each). The full report is one diagnosis away.
 type AppResult struct {
+	// Cluster is the app's cluster, when imgupd reads several ("" for one).
+	Cluster string `json:"cluster,omitempty"`
 	App     AppRef `json:"app"`
 	Project string `json:"project"`
 	State   State  `json:"state"`

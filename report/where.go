@@ -44,7 +44,19 @@ type Where struct {
 	StartedAt time.Time     `json:"startedAt"`
 	Duration  time.Duration `json:"durationNs"`
 	Stats     ScanStats     `json:"stats"`
+	// Clusters are the clusters the answer covers, when imgupd reads several; ClusterFailures
+	// those of them whose Applications could not be read.
+	Clusters        []string         `json:"clusters,omitempty"`
+	ClusterFailures []ClusterFailure `json:"clusterFailures,omitempty"`
 }
+
+// Spans reports whether the answer covers more than one cluster: each app is then shown with
+// its cluster.
+func (w *Where) Spans() bool { return len(w.Clusters) > 1 }
+
+// Shown is the app as an answer that spans several clusters names it (CLUSTER:NAMESPACE/APP),
+// else NAMESPACE/APP.
+func (l WhereLine) Shown(spans bool) string { return ClusterApp(l.Cluster, l.App, spans) }
 
 // WhereAnswer is where the tag stands for one app.
 type WhereAnswer string
@@ -101,6 +113,8 @@ func (a WhereAnswer) State() State {
 
 // WhereLine is one app's answer for one of its images.
 type WhereLine struct {
+	// Cluster is the app's cluster, when imgupd reads several ("" for one).
+	Cluster string `json:"cluster,omitempty"`
 	App     AppRef `json:"app"`
 	Project string `json:"project,omitempty"`
 	// By names what configures the image: "ImageUpdater NS/NAME" or

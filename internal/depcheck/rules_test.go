@@ -32,7 +32,7 @@ var ioSources = own("sources/cluster", "sources/registry", "sources/gitsource", 
 var (
 	modelLayer   = own("model/...")
 	sourcesLayer = own("sources/...")
-	engineSide   = own("diagnostics/...", "model/...", "sources/...", "fleet/...", "simulate/...", "report/...",
+	engineSide   = own("diagnostics/...", "model/...", "sources/...", "fleet/...", "clusters/...", "simulate/...", "report/...",
 		"present/render/...")
 )
 
@@ -73,7 +73,7 @@ var rules = []namedRule{
 		why: "the model (and the advice on what to change) reaches no I/O client, no source, nor the engine, the " +
 			"scan or presentation: the sources and the engine use the model, never the reverse.",
 		rule: NoDependency{From: modelLayer, Banned: append(append(Patterns{}, ioLibraries...),
-			append(sourcesLayer, own("diagnostics", "fleet", "simulate", "present/...")...)...)},
+			append(sourcesLayer, own("diagnostics", "fleet", "clusters", "simulate", "present/...")...)...)},
 	},
 	{
 		name: "engine/no-transport",
@@ -115,12 +115,12 @@ var rules = []namedRule{
 		name: "sources/no-verdicts",
 		why: "the sources (cluster, registry, git, charts, forges, signatures, network classes) read and report " +
 			"facts; the engine decides. They must not import the engine, presentation, the fleet scan or simulate.",
-		rule: NoDependency{From: sourcesLayer, Banned: own("diagnostics", "present/...", "fleet", "simulate")},
+		rule: NoDependency{From: sourcesLayer, Banned: own("diagnostics", "present/...", "fleet", "clusters", "simulate")},
 	},
 	{
 		name: "fleet/no-render",
 		why:  "the fleet scan returns per-app results; rendering them is the renderers' and the bot's job.",
-		rule: NoDependency{From: own("fleet"), Banned: own("present/...", "bot/...")},
+		rule: NoDependency{From: own("fleet", "clusters"), Banned: own("present/...", "bot/...")},
 	},
 	{
 		name: "render/no-clients",
@@ -132,7 +132,7 @@ var rules = []namedRule{
 		name: "render/no-engine",
 		why: "the renderers read the report's data (package report), never the engine or the fleet " +
 			"scan that fill it: what they show comes from the Report, not from running a diagnosis.",
-		rule: NoDependency{From: own("present/..."), Banned: append(own("diagnostics", "fleet", "simulate"), sourcesLayer...)},
+		rule: NoDependency{From: own("present/..."), Banned: append(own("diagnostics", "fleet", "clusters", "simulate"), sourcesLayer...)},
 	},
 	{
 		name: "present/one-phrasebook",
