@@ -29,6 +29,12 @@ type Rule struct {
 	Namespaces []string `mapstructure:"namespaces" json:"namespaces,omitempty"`
 	// Projects are globs of Argo CD project names.
 	Projects []string `mapstructure:"projects" json:"projects,omitempty"`
+	// Clusters are globs of the cluster names (the configuration's clusters:) the rule grants;
+	// none listed = every cluster.
+	Clusters []string `mapstructure:"clusters" json:"clusters,omitempty"`
+	// DefaultCluster is the cluster a command without --cluster reads when this rule admits
+	// the asker (the first admitting rule with one wins).
+	DefaultCluster string `mapstructure:"defaultCluster" json:"defaultCluster,omitempty"`
 }
 
 // Policy is who may diagnose what, from where. The zero Policy refuses
@@ -61,8 +67,9 @@ type Principal struct {
 	Groups []string
 }
 
-// Scope is what a request would read: an Application's namespace and project.
-type Scope struct{ Namespace, Project string }
+// Scope is what a request would read: an Application's namespace and project, and its cluster
+// ("" when imgupd reads one cluster that has no name: the rules' clusters do not apply).
+type Scope struct{ Namespace, Project, Cluster string }
 
 // Decision is the answer to "may this principal see this scope?".
 type Decision struct {
@@ -114,15 +121,68 @@ func (p *Policy) Validate() error {
 				bad("group %q is not a Slack user group ID (S0123ABC)", g)
 			}
 		}
-		for _, globs := range [][]string{r.Namespaces, r.Projects} {
+		for _, globs := range [][]string{r.Namespaces, r.Projects, r.Clusters} {
 			for _, g := range globs {
 				if _, err := path.Match(g, ""); err != nil || g == "" {
 					bad("pattern %q is not a valid glob", g)
 				}
 			}
 		}
+		if r.DefaultCluster != "" && !globsMatch(r.Clusters, r.DefaultCluster) {
+			bad("defaultCluster %q is not one of the rule's clusters %s", r.DefaultCluster, describeGlobs(r.Clusters))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// CheckClusters checks the rules against the clusters configured (names; none: imgupd reads one
+// cluster): each cluster glob of a rule matches one of them, each defaultCluster is one.
+func (p *Policy) CheckClusters(names []string) error {
+	var errs []error
+	for i, r := range p.Rules {
+		name := r.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if len(names) == 0 {
+			if len(r.Clusters) > 0 || r.DefaultCluster != "" {
+				errs = append(errs, fmt.Errorf("access rule %s: names clusters, but the configuration has no clusters: section (add it, or leave clusters and defaultCluster out)", name))
+			}
+			continue
+		}
+		for _, g := range r.Clusters {
+			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(g, n); return ok }) {
+				errs = append(errs, fmt.Errorf("access rule %s: cluster %q matches none of the clusters configured (%s)", name, g, strings.Join(names, ", ")))
+			}
+		}
+		if r.DefaultCluster != "" && !slices.Contains(names, r.DefaultCluster) {
+			errs = append(errs, fmt.Errorf("access rule %s: defaultCluster %q is not a cluster configured (%s)", name, r.DefaultCluster, strings.Join(names, ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ClusterVisible reports whether a rule that admits the principal here grants anything in the
+// cluster ("": imgupd reads one cluster without a name, always).
+func (p *Policy) ClusterVisible(pr Principal, cluster string) bool {
+	if !p.Admits(pr).Allowed {
+		return false
+	}
+	return slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.applies(pr) && r.inCluster(cluster) })
+}
+
+// DefaultCluster is the defaultCluster of the first rule that admits the principal here and has
+// one ("" for none).
+func (p *Policy) DefaultCluster(pr Principal) string {
+	if !p.Admits(pr).Allowed {
+		return ""
+	}
+	for _, r := range p.Rules {
+		if r.applies(pr) && r.DefaultCluster != "" {
+			return r.DefaultCluster
+		}
+	}
+	return ""
 }
 
 // Groups lists the user group IDs the rules name, so the transport knows
@@ -176,8 +236,11 @@ func channelMatches(c string, pr Principal) bool {
 }
 
 func (r Rule) grants(s Scope) bool {
-	return globsMatch(r.Namespaces, s.Namespace) && globsMatch(r.Projects, s.Project)
+	return r.inCluster(s.Cluster) && globsMatch(r.Namespaces, s.Namespace) && globsMatch(r.Projects, s.Project)
 }
+
+// inCluster reports whether the rule grants anything in cluster ("": any rule does).
+func (r Rule) inCluster(cluster string) bool { return cluster == "" || globsMatch(r.Clusters, cluster) }
 
 func globsMatch(globs []string, v string) bool {
 	if len(globs) == 0 {
@@ -221,7 +284,7 @@ func (p *Policy) Decide(pr Principal, s Scope) Decision {
 	if !d.Allowed {
 		return d
 	}
-	var ns, projects []string
+	var ns, projects, clusters []string
 	var personal *Rule
 	for i, r := range p.Rules {
 		if !r.applies(pr) {
@@ -238,9 +301,14 @@ func (p *Policy) Decide(pr Principal, s Scope) Decision {
 		}
 		ns = appendGlobs(ns, r.Namespaces)
 		projects = appendGlobs(projects, r.Projects)
+		clusters = appendGlobs(clusters, r.Clusters)
 	}
 	if personal != nil {
 		return Decision{Allowed: true, Rule: personal.Name, Private: true}
+	}
+	if s.Cluster != "" && !slices.Contains(clusters, "*") {
+		return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in clusters %s, namespaces %s and projects %s; this one is outside them",
+			who(pr), where(pr), list(clusters), list(ns), list(projects))}
 	}
 	return Decision{Reason: fmt.Sprintf("%s may diagnose, in %s, Applications in namespaces %s and projects %s; this one is outside them",
 		who(pr), where(pr), list(ns), list(projects))}
@@ -249,13 +317,17 @@ func (p *Policy) Decide(pr Principal, s Scope) Decision {
 // VisibleNamespaces are the only namespaces where the principal may see Applications, when
 // every rule that applies names literal namespaces only; nil when one grants any namespace or
 // a glob of them (then every namespace must be listed to know).
-func (p *Policy) VisibleNamespaces(pr Principal) []string {
+func (p *Policy) VisibleNamespaces(pr Principal) []string { return p.VisibleNamespacesIn(pr, "") }
+
+// VisibleNamespacesIn is VisibleNamespaces in one cluster: the rules that grant nothing there do
+// not count.
+func (p *Policy) VisibleNamespacesIn(pr Principal, cluster string) []string {
 	if !p.Admits(pr).Allowed {
 		return []string{}
 	}
 	var rules []Rule
 	for _, r := range p.Rules {
-		if r.applies(pr) {
+		if r.applies(pr) && r.inCluster(cluster) {
 			rules = append(rules, r)
 		}
 	}
@@ -367,6 +439,13 @@ func (p *Policy) ChannelVisible(ch string) func(Scope) bool {
 // or, for a plain name, by a rule glob matching it. The error names the rules and what they
 // grant.
 func (p *Policy) CheckChannelScope(ch string, namespaces, projects []string) error {
+	return p.CheckChannelScopeIn(ch, nil, namespaces, projects)
+}
+
+// CheckChannelScopeIn is CheckChannelScope for a scope over clusters (globs; none: every
+// cluster, or imgupd's one): each cluster glob must be covered too, by the same rule as the
+// namespace and the project.
+func (p *Policy) CheckChannelScopeIn(ch string, clusters, namespaces, projects []string) error {
 	rules := p.ChannelRules(ch)
 	where := ch
 	if !channelIDRE().MatchString(ch) {
@@ -384,11 +463,26 @@ func (p *Policy) CheckChannelScope(ch string, namespaces, projects []string) err
 	if len(projs) == 0 {
 		projs = []string{"*"}
 	}
+	cls := clusters
+	if len(cls) == 0 {
+		cls = []string{""}
+		if slices.ContainsFunc(rules, func(r Rule) bool { return len(r.Clusters) > 0 }) {
+			cls = []string{"*"}
+		}
+	}
 	var missing []string
-	for _, n := range ns {
-		for _, pr := range projs {
-			if !slices.ContainsFunc(rules, func(r Rule) bool { return globCovered(r.Namespaces, n) && globCovered(r.Projects, pr) }) {
-				missing = append(missing, fmt.Sprintf("namespace %s in project %s", n, pr))
+	for _, c := range cls {
+		for _, n := range ns {
+			for _, pr := range projs {
+				if !slices.ContainsFunc(rules, func(r Rule) bool {
+					return (c == "" || globCovered(r.Clusters, c)) && globCovered(r.Namespaces, n) && globCovered(r.Projects, pr)
+				}) {
+					what := fmt.Sprintf("namespace %s in project %s", n, pr)
+					if c != "" {
+						what += " of cluster " + c
+					}
+					missing = append(missing, what)
+				}
 			}
 		}
 	}
@@ -401,10 +495,18 @@ func (p *Policy) CheckChannelScope(ch string, namespaces, projects []string) err
 		if name == "" {
 			name = "(unnamed)"
 		}
-		grants = append(grants, fmt.Sprintf("rule %s grants namespaces %s and projects %s", name, describeGlobs(r.Namespaces), describeGlobs(r.Projects)))
+		g := fmt.Sprintf("rule %s grants namespaces %s and projects %s", name, describeGlobs(r.Namespaces), describeGlobs(r.Projects))
+		if len(r.Clusters) > 0 {
+			g += " in clusters " + describeGlobs(r.Clusters)
+		}
+		grants = append(grants, g)
 	}
-	return fmt.Errorf("scope namespaces %s, projects %s goes beyond what the access rules grant everyone in %s (%s not granted): %s; narrow the scope or widen a rule",
-		describeGlobs(namespaces), describeGlobs(projects), where, strings.Join(missing, ", "), strings.Join(grants, "; "))
+	scope := ""
+	if len(clusters) > 0 {
+		scope = "clusters " + describeGlobs(clusters) + ", "
+	}
+	return fmt.Errorf("scope %snamespaces %s, projects %s goes beyond what the access rules grant everyone in %s (%s not granted): %s; narrow the scope or widen a rule",
+		scope, describeGlobs(namespaces), describeGlobs(projects), where, strings.Join(missing, ", "), strings.Join(grants, "; "))
 }
 
 // globCovered reports whether every value matching glob g matches one of globs (none = any).

@@ -26,15 +26,15 @@ func TestPolicyDecide(t *testing.T) {
 		rule  string
 		why   string
 	}{
-		{"channel by ID grants its namespaces", alice, Scope{"team-a", "default"}, true, "team-a", ""},
-		{"channel glob", alice, Scope{"team-a-staging", "x"}, true, "team-a", ""},
-		{"channel by name", Principal{User: "U0ALICE001", Channel: "C0OTHER001", ChannelName: "team-a"}, Scope{"team-a", ""}, true, "team-a", ""},
-		{"outside the namespaces", alice, Scope{"team-b", "default"}, false, "", "namespaces `team-a`, `team-a-*`"},
-		{"unknown channel", Principal{User: "U0ALICE001", Channel: "C0RANDOM01"}, Scope{"team-a", ""}, false, "", "no access rule admits you"},
-		{"group member anywhere", Principal{User: "U0CAROL001", Channel: "C0RANDOM01", Groups: []string{"S0PLATFORM"}}, Scope{"prod", "x"}, true, "platform", ""},
-		{"user in DM, right project", Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "payments"}, true, "payments", ""},
-		{"user in DM, other project", Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "web"}, false, "", "projects `payments`"},
-		{"other user in DM", Principal{User: "U0ALICE001", Channel: "D0ALICE001", DM: true}, Scope{"prod", "payments"}, false, "", "direct messages"},
+		{"channel by ID grants its namespaces", alice, Scope{"team-a", "default", ""}, true, "team-a", ""},
+		{"channel glob", alice, Scope{"team-a-staging", "x", ""}, true, "team-a", ""},
+		{"channel by name", Principal{User: "U0ALICE001", Channel: "C0OTHER001", ChannelName: "team-a"}, Scope{"team-a", "", ""}, true, "team-a", ""},
+		{"outside the namespaces", alice, Scope{"team-b", "default", ""}, false, "", "namespaces `team-a`, `team-a-*`"},
+		{"unknown channel", Principal{User: "U0ALICE001", Channel: "C0RANDOM01"}, Scope{"team-a", "", ""}, false, "", "no access rule admits you"},
+		{"group member anywhere", Principal{User: "U0CAROL001", Channel: "C0RANDOM01", Groups: []string{"S0PLATFORM"}}, Scope{"prod", "x", ""}, true, "platform", ""},
+		{"user in DM, right project", Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "payments", ""}, true, "payments", ""},
+		{"user in DM, other project", Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "web", ""}, false, "", "projects `payments`"},
+		{"other user in DM", Principal{User: "U0ALICE001", Channel: "D0ALICE001", DM: true}, Scope{"prod", "payments", ""}, false, "", "direct messages"},
 	}
 	for _, c := range cases {
 		d := p.Decide(c.pr, c.scope)
@@ -43,7 +43,7 @@ func TestPolicyDecide(t *testing.T) {
 		}
 	}
 	p.AllowDMs = false
-	if d := p.Decide(Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "payments"}); d.Allowed || !strings.Contains(d.Reason, "allowDMs") {
+	if d := p.Decide(Principal{User: "U0BOB00002", Channel: "D0BOB00001", DM: true}, Scope{"prod", "payments", ""}); d.Allowed || !strings.Contains(d.Reason, "allowDMs") {
 		t.Errorf("DMs off: %+v", d)
 	}
 	if got := p.Groups(); len(got) != 1 || got[0] != "S0PLATFORM" {
@@ -53,7 +53,7 @@ func TestPolicyDecide(t *testing.T) {
 
 func TestZeroPolicyRefuses(t *testing.T) {
 	var p Policy
-	d := p.Decide(Principal{User: "U0ALICE001", Channel: "C0TEAMA001"}, Scope{"argocd", "default"})
+	d := p.Decide(Principal{User: "U0ALICE001", Channel: "C0TEAMA001"}, Scope{"argocd", "default", ""})
 	if d.Allowed || !strings.Contains(d.Reason, "access.rules") {
 		t.Errorf("zero policy: %+v", d)
 	}
@@ -139,20 +139,20 @@ func TestConversationKinds(t *testing.T) {
 	if d := p.Admits(group); d.Allowed || !strings.Contains(d.Reason, "group direct messages") || !strings.Contains(d.Reason, "write to imgupd directly") {
 		t.Errorf("group DM: %+v", d)
 	}
-	if d := p.Decide(group, Scope{"sandbox", "default"}); d.Allowed {
+	if d := p.Decide(group, Scope{"sandbox", "default", ""}); d.Allowed {
 		t.Errorf("group DM decided: %+v", d)
 	}
 	if ns := p.VisibleNamespaces(group); ns == nil || len(ns) != 0 {
 		t.Errorf("a group DM sees namespaces %v", ns)
 	}
 	unknown := Principal{User: "U0ALICE001", Channel: "C0DEPLOYS1", KindUnknown: true}
-	if d := p.Decide(unknown, Scope{"deploys", "default"}); !d.Allowed || d.Rule != "by-id" {
+	if d := p.Decide(unknown, Scope{"deploys", "default", ""}); !d.Allowed || d.Rule != "by-id" {
 		t.Errorf("unknown kind, rule by ID: %+v", d)
 	}
-	if d := p.Decide(unknown, Scope{"sandbox", "default"}); d.Allowed {
+	if d := p.Decide(unknown, Scope{"sandbox", "default", ""}); d.Allowed {
 		t.Errorf("unknown kind, a rule for every channel applies: %+v", d)
 	}
-	if d := p.Decide(Principal{User: "U0ALICE001", Channel: "D0ALICE001", DM: true}, Scope{"x", "y"}); !d.Allowed || d.Rule != "anywhere" {
+	if d := p.Decide(Principal{User: "U0ALICE001", Channel: "D0ALICE001", DM: true}, Scope{"x", "y", ""}); !d.Allowed || d.Rule != "anywhere" {
 		t.Errorf("\"*\" in a DM: %+v", d)
 	}
 }
@@ -172,11 +172,11 @@ func TestPrivateDecisions(t *testing.T) {
 		rule    string
 		private bool
 	}{
-		{"bob, an app only his rule grants", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "payments"}, "bob", true},
-		{"bob, an app the channel may see", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "web"}, "deploys", false},
-		{"a group member", Principal{User: "U0CAROL001", Channel: "C0DEPLOYS1", Groups: []string{"S0PLATFORM"}}, Scope{"a", "infra"}, "platform", true},
-		{"bob in a DM", Principal{User: "U0BOB00001", Channel: "D0BOB00001", DM: true}, Scope{"a", "payments"}, "bob", false},
-		{"bob in a Slack Connect channel", Principal{User: "U0BOB00001", Channel: "C0SHARED01"}, Scope{"a", "web"}, "bob", true},
+		{"bob, an app only his rule grants", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "payments", ""}, "bob", true},
+		{"bob, an app the channel may see", Principal{User: "U0BOB00001", Channel: "C0DEPLOYS1"}, Scope{"a", "web", ""}, "deploys", false},
+		{"a group member", Principal{User: "U0CAROL001", Channel: "C0DEPLOYS1", Groups: []string{"S0PLATFORM"}}, Scope{"a", "infra", ""}, "platform", true},
+		{"bob in a DM", Principal{User: "U0BOB00001", Channel: "D0BOB00001", DM: true}, Scope{"a", "payments", ""}, "bob", false},
+		{"bob in a Slack Connect channel", Principal{User: "U0BOB00001", Channel: "C0SHARED01"}, Scope{"a", "web", ""}, "bob", true},
 	}
 	for _, c := range cases {
 		d := p.Decide(c.pr, c.scope)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
-	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/report"
@@ -50,6 +49,46 @@ type Service struct {
 	// DefaultSummaryTimeout).
 	Fleet          FleetScanner
 	SummaryTimeout time.Duration
+	// Clusters, when set, are the clusters this imgupd reads (the configuration's clusters:);
+	// Apps, Engine, Fleet, the namespaces and Cluster above are then not used. Without them the
+	// service reads the one cluster those fields give.
+	Clusters []Cluster
+}
+
+// Cluster is one Argo CD installation the service answers for.
+type Cluster struct {
+	// Name is the cluster's name (--cluster, the rules' clusters).
+	Name   string
+	Apps   Apps
+	Engine Diagnoser
+	// Fleet scans its Applications (nil: no summary nor where there).
+	Fleet FleetScanner
+	// DefaultNamespace is where Applications are looked for first, UpdaterNamespace where
+	// Image Updater runs (default argocd).
+	DefaultNamespace, UpdaterNamespace string
+	// Down, when not nil, is why the cluster cannot be read (its Secret missing, its kubeconfig
+	// unusable): its answers say so, the other clusters' are whole.
+	Down error
+}
+
+// members are the clusters the service reads: Clusters, else the one of its fields.
+func (s *Service) members() []Cluster {
+	if len(s.Clusters) > 0 {
+		return s.Clusters
+	}
+	return []Cluster{{Name: s.Cluster, Apps: s.Apps, Engine: s.Engine, Fleet: s.Fleet,
+		DefaultNamespace: s.DefaultNamespace, UpdaterNamespace: s.UpdaterNamespace}}
+}
+
+// ClusterNames are the names of the clusters the service reads (nil for one without a name).
+func (s *Service) ClusterNames() []string {
+	var out []string
+	for _, m := range s.members() {
+		if m.Name != "" {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // Kind says what a Result carries (command's).
@@ -102,19 +141,11 @@ type asker struct {
 	admitted Decision
 }
 
-func (a asker) Rule() string    { return a.admitted.Rule }
-func (a asker) Cluster() string { return a.s.Cluster }
-func (a asker) Help() string    { return HelpText() }
+func (a asker) Rule() string { return a.admitted.Rule }
+func (a asker) Help() string { return HelpText() }
 
-func (a asker) App(ctx context.Context, c Command, name, ns string, kind Kind) Result {
-	return a.s.withApp(ctx, a.pr, c, name, ns, kind)
-}
-
-func (a asker) Fleet() command.FleetScanner {
-	if a.s.Fleet == nil {
-		return nil
-	}
-	return a.s.Fleet
+func (a asker) App(ctx context.Context, c Command, cluster, name, ns string, kind Kind) Result {
+	return a.s.app(ctx, a.pr, c, cluster, name, ns, kind)
 }
 
 func (a asker) ScanTimeout() time.Duration {
@@ -124,10 +155,8 @@ func (a asker) ScanTimeout() time.Duration {
 	return a.s.SummaryTimeout
 }
 
-func (a asker) Visible(scope report.Scope) fleet.Query { return a.s.Policy.ScopeFor(a.pr, scope) }
-
-func (a asker) Private(ns, project, what string) string {
-	if d := a.s.Policy.Decide(a.pr, Scope{Namespace: ns, Project: projectOr(project)}); d.Private {
+func (a asker) Private(cluster, ns, project, what string) string {
+	if d := a.s.Policy.Decide(a.pr, Scope{Namespace: ns, Project: projectOr(project), Cluster: cluster}); d.Private {
 		return PrivateText(d.Rule, what)
 	}
 	return ""
@@ -138,18 +167,23 @@ func (a asker) ReadError(what string, err error) string { return readError(what,
 // withApp finds the Application the (admitted) asker may see and diagnoses it. An Application
 // the asker may not see is answered exactly as one that does not exist: nothing about it is
 // read, and nothing in the answer depends on it.
-func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, ns string, kind Kind) Result {
-	app, d, res := s.find(ctx, pr, cmd, name, ns)
+func (s *Service) withApp(ctx context.Context, pr Principal, m Cluster, cmd Command, name, ns string, kind Kind) Result {
+	app, d, res := m.find(ctx, s.Policy, pr, cmd, name, ns)
 	if app == nil {
-		return res
+		return withSuggestions(res)
 	}
+	return s.diagnose(ctx, pr, m, cmd, app, d, name, ns, kind)
+}
+
+// diagnose runs the engine of m over app, which the asker may see (d).
+func (s *Service) diagnose(ctx context.Context, pr Principal, m Cluster, cmd Command, app *argo.Application, d Decision, name, ns string, kind Kind) Result {
 	ref := report.AppRef{Namespace: app.Namespace, Name: app.Name}
-	rep := s.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: s.updaterNamespace()})
+	rep := m.Engine.Diagnose(ctx, diagnostics.Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: orArgocd(m.UpdaterNamespace)})
 	if rep != nil && rep.RootCause != nil && rep.RootCause.Code == report.CodeAppNotFound {
 		// Deleted since it was found: the engine's answer lists the namespace's other
 		// Applications, which the asker may not all see. Answer as for any missing one.
-		if again, _, res := s.find(ctx, pr, cmd, name, ns); again == nil {
-			return res
+		if again, _, res := m.find(ctx, s.Policy, pr, cmd, name, ns); again == nil {
+			return withSuggestions(res)
 		}
 	}
 	out := Result{Kind: kind, Command: cmd, App: ref, Report: rep, Rule: d.Rule}
@@ -164,15 +198,18 @@ func (s *Service) withApp(ctx context.Context, pr Principal, cmd Command, name, 
 // the decision that grants it; else nil and the answer, which is the same whether the
 // Application does not exist or exists and the asker may not see it (the suggestions and the
 // namespaces it names are Applications the asker may see).
-func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns string) (*argo.Application, Decision, Result) {
+func (m Cluster) find(ctx context.Context, policy *Policy, pr Principal, cmd Command, name, ns string) (*argo.Application, Decision, Result) {
 	explicit := ns != ""
 	if !explicit {
-		ns = s.defaultNamespace()
+		ns = orArgocd(m.DefaultNamespace)
 	}
-	app, err := s.Apps.Application(ctx, ns, name)
+	if m.Down != nil {
+		return nil, Decision{}, Result{Kind: KindError, Command: cmd, App: report.AppRef{Namespace: ns, Name: name}, Text: readError("cluster "+m.Name, m.Down)}
+	}
+	app, err := m.Apps.Application(ctx, ns, name)
 	switch {
 	case err == nil:
-		if d := s.Policy.Decide(pr, scopeOf(app)); d.Allowed {
+		if d := policy.Decide(pr, m.scopeOf(app)); d.Allowed {
 			return app, d, Result{}
 		}
 	case !cluster.IsNotFound(err):
@@ -184,7 +221,7 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	if !explicit {
 		scope = ""
 	}
-	all, lerr := s.Apps.Applications(ctx, scope)
+	all, lerr := m.Apps.Applications(ctx, scope)
 	var same, names []string
 	var only *argo.Application
 	var onlyD Decision
@@ -193,7 +230,7 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 	personal := map[string]string{}
 	for i := range all {
 		a := &all[i]
-		d := s.Policy.Decide(pr, scopeOf(a))
+		d := policy.Decide(pr, m.scopeOf(a))
 		if !d.Allowed {
 			continue
 		}
@@ -241,10 +278,15 @@ func (s *Service) find(ctx context.Context, pr Principal, cmd Command, name, ns 
 		return nil, Decision{}, res
 	}
 	res.Suggestions = nearestApps(name, names)
-	if len(res.Suggestions) > 0 {
+	return nil, Decision{}, privately(res, res.Suggestions)
+}
+
+// withSuggestions is a not-found answer with its suggestions said.
+func withSuggestions(res Result) Result {
+	if res.Kind == KindNotFound && len(res.Suggestions) > 0 {
 		res.Text += "; did you mean " + "`" + strings.Join(res.Suggestions, "`, `") + "`?"
 	}
-	return nil, Decision{}, privately(res, res.Suggestions)
+	return res
 }
 
 // PrivateText says why an answer is for the asker alone: rule grants the asker what (chat
@@ -257,28 +299,17 @@ func PrivateText(rule, what string) string {
 	return fmt.Sprintf(":lock: Only you can see this: the access rule `%s` grants you %s, not this channel.", rule, what)
 }
 
-// scopeOf is an Application's namespace and project; Argo CD reads an
-// empty project as "default".
-func scopeOf(a *argo.Application) Scope {
-	p := a.Spec.Project
-	if p == "" {
-		p = "default"
-	}
-	return Scope{Namespace: a.Namespace, Project: p}
+// scopeOf is an Application's namespace and project in the cluster; Argo CD reads an empty
+// project as "default".
+func (m Cluster) scopeOf(a *argo.Application) Scope {
+	return Scope{Namespace: a.Namespace, Project: projectOr(a.Spec.Project), Cluster: m.Name}
 }
 
-func (s *Service) defaultNamespace() string {
-	if s.DefaultNamespace == "" {
+func orArgocd(ns string) string {
+	if ns == "" {
 		return "argocd"
 	}
-	return s.DefaultNamespace
-}
-
-func (s *Service) updaterNamespace() string {
-	if s.UpdaterNamespace == "" {
-		return "argocd"
-	}
-	return s.UpdaterNamespace
+	return ns
 }
 
 // readError says what could not be read, and the RBAC rule when forbidden.

@@ -107,7 +107,7 @@ func TestServiceDiagnose(t *testing.T) {
 		t.Errorf("tags web worker: %+v", noAlias)
 	}
 	other := s.Handle(context.Background(), alice, Diagnose{App: "web", Cluster: "prod"})
-	if other.Kind != KindError || !strings.Contains(other.Text, "cluster `lab`") {
+	if other.Kind != KindNotFound || other.Text != "no cluster `prod` here; you may read cluster `lab`" {
 		t.Errorf("--cluster prod: %+v", other)
 	}
 	if same := s.Handle(context.Background(), alice, Diagnose{App: "web", Cluster: "lab"}); same.Kind != KindReport {

@@ -19,19 +19,37 @@ const DefaultSummaryTimeout = 90 * time.Second
 
 // ScopeFor is the scope s narrowed to what the principal may see: the scan reads and counts
 // nothing else.
-func (p *Policy) ScopeFor(pr Principal, s report.Scope) fleet.Query {
+func (p *Policy) ScopeFor(pr Principal, s report.Scope) fleet.Query { return p.ScopeIn(pr, "", s) }
+
+// ScopeIn is ScopeFor in one cluster ("": imgupd's one cluster without a name).
+func (p *Policy) ScopeIn(pr Principal, cluster string, s report.Scope) fleet.Query {
 	return fleet.Query{Scope: s,
-		Visible:           func(ns, project string) bool { return p.Decide(pr, Scope{Namespace: ns, Project: project}).Allowed },
-		VisibleNamespaces: p.VisibleNamespaces(pr)}
+		Visible: func(ns, project string) bool {
+			return p.Decide(pr, Scope{Namespace: ns, Project: project, Cluster: cluster}).Allowed
+		},
+		VisibleNamespaces: p.VisibleNamespacesIn(pr, cluster)}
 }
 
 // ChannelScope is the scope s narrowed to what everyone in the channel ch may see (a scheduled
 // summary's, posted for the whole channel).
 func (p *Policy) ChannelScope(ch string, s report.Scope) fleet.Query {
+	return p.ChannelScopeIn(ch, "", s)
+}
+
+// ChannelScopeIn is ChannelScope in one cluster ("": imgupd's one cluster without a name).
+func (p *Policy) ChannelScopeIn(ch, cluster string, s report.Scope) fleet.Query {
 	visible := p.ChannelVisible(ch)
+	var rules []Rule
+	for _, r := range p.ChannelRules(ch) {
+		if r.inCluster(cluster) {
+			rules = append(rules, r)
+		}
+	}
 	return fleet.Query{Scope: s,
-		Visible:           func(ns, project string) bool { return visible(Scope{Namespace: ns, Project: project}) },
-		VisibleNamespaces: literalNamespaces(p.ChannelRules(ch))}
+		Visible: func(ns, project string) bool {
+			return visible(Scope{Namespace: ns, Project: project, Cluster: cluster})
+		},
+		VisibleNamespaces: literalNamespaces(rules)}
 }
 
 func projectOr(p string) string {

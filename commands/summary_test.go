@@ -171,7 +171,7 @@ func TestChannelRulesAndScopes(t *testing.T) {
 		}
 	}
 	vis := p.ChannelVisible("#payments-deploys")
-	if !vis(Scope{"payments-eu", "payments"}) || vis(Scope{"payments", "default"}) || vis(Scope{"web", "payments"}) {
+	if !vis(Scope{"payments-eu", "payments", ""}) || vis(Scope{"payments", "default", ""}) || vis(Scope{"web", "payments", ""}) {
 		t.Error("ChannelVisible(#payments-deploys) grants the wrong apps")
 	}
 	for _, c := range []string{"C0PAYMENT1", "G0PRIVATE1", "#deploys", "deploys"} {

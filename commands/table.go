@@ -127,6 +127,10 @@ func UsageHint() string {
 		if len(s.Chat.Options) > 0 {
 			p += " [" + s.Chat.Options[0] + "]"
 		}
+		// --cluster too: with several clusters, the one option that says which.
+		if slices.Contains(s.Chat.Options[min(1, len(s.Chat.Options)):], "--cluster NAME") {
+			p += " [--cluster NAME]"
+		}
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " | ")

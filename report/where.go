@@ -246,7 +246,7 @@ func (l WhereLine) Says(tag string) string {
 // Worst is the most urgent state among the answers: unknown when no app
 // uses the repository.
 func (w *Where) Worst() State {
-	if len(w.Apps) == 0 {
+	if len(w.Apps) == 0 || len(w.ClusterFailures) > 0 {
 		return StateUnknown
 	}
 	rank := map[State]int{}
@@ -288,10 +288,10 @@ func (w *Where) Head() string {
 	return w.Repository + ":" + tag + " runs in " + strconv.Itoa(running) + " of the " + plural(n, "app") + " that use it"
 }
 
-func appsOf(w *Where) map[AppRef]bool {
-	m := map[AppRef]bool{}
+func appsOf(w *Where) map[string]bool {
+	m := map[string]bool{}
 	for _, l := range w.Apps {
-		m[l.App] = true
+		m[l.Shown(true)] = true
 	}
 	return m
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/lab"
 )
@@ -72,6 +73,9 @@ type checkedConfig struct {
 	Access *commands.Policy `json:"access"`
 	// Schedules are the scheduled summaries with their next runs.
 	Schedules []checkedSchedule `json:"schedules,omitempty"`
+	// Clusters are the clusters: section's clusters, each tried (reachable, or why not: not a
+	// problem, serve starts and answers for the others).
+	Clusters []checkedCluster `json:"clusters,omitempty"`
 	// Scopes are the bot token scopes this configuration needs.
 	Scopes []string `json:"scopes,omitempty"`
 	// Sections are the other commands' sections found in the file, each with the keys set.
@@ -104,7 +108,7 @@ type problem struct {
 }
 
 // The top-level sections that are not a command's flags: serve reads them.
-var nonFlagSections = []string{"slack", "access", "schedules"}
+var nonFlagSections = []string{"slack", "access", "schedules", "clusters"}
 
 // checkConfig checks the configuration v holds (the root command has read the file into it) as
 // serve reads it, and every other command's section as that command reads it.
@@ -179,6 +183,22 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 
 	c.Slack = checkTokens(v, lookupEnv, bad)
 	c.Access = checkAccess(v, bad)
+	specs, problems := readClusters(v)
+	for _, p := range problems {
+		bad(p.Key, "%s", p.Message)
+	}
+	if c.Access != nil && len(problems) == 0 {
+		names := clusters.Names(specs)
+		if cl := v.GetString("serve.cluster"); len(names) == 0 && cl != "" {
+			names = []string{cl}
+		}
+		if err := c.Access.CheckClusters(names); err != nil {
+			for _, e := range splitJoined(err) {
+				bad("access", "%s", strings.TrimPrefix(e.Error(), "access "))
+			}
+		}
+	}
+	c.Clusters = tryClusters(specs, lookupEnv)
 	schedules, problems := readSchedules(v, c.Access)
 	for _, p := range problems {
 		bad(p.Key, "%s", p.Message)

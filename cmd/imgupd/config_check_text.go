@@ -52,6 +52,18 @@ func writeCheckedConfig(io streams, c *checkedConfig) {
 		fmt.Fprintf(w, "  %s\t%s\n", name, describeRule(r))
 	}
 	w.Flush()
+	if len(c.Clusters) > 0 {
+		fmt.Fprintf(io.Out, "clusters: %d\n", len(c.Clusters))
+		w = tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+		for _, cl := range c.Clusters {
+			state := "reachable"
+			if !cl.Reachable {
+				state = "NOT reachable: " + oneLine(cl.Reason)
+			}
+			fmt.Fprintf(w, "  %s\t%s\t%s\n", cl.Name, cl.Way, state)
+		}
+		w.Flush()
+	}
 	if len(c.Schedules) > 0 {
 		fmt.Fprintf(io.Out, "schedules: %d\n", len(c.Schedules))
 		w = tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
@@ -88,7 +100,14 @@ func describeRule(r commands.Rule) string {
 	if len(who) == 0 {
 		who = append(who, "anyone")
 	}
-	return fmt.Sprintf("%s in channels %s: namespaces %s, projects %s", strings.Join(who, " or "), any(r.Channels), any(r.Namespaces), any(r.Projects))
+	out := fmt.Sprintf("%s in channels %s: namespaces %s, projects %s", strings.Join(who, " or "), any(r.Channels), any(r.Namespaces), any(r.Projects))
+	if len(r.Clusters) > 0 {
+		out += ", clusters " + strings.Join(r.Clusters, ", ")
+	}
+	if r.DefaultCluster != "" {
+		out += " (default " + r.DefaultCluster + ")"
+	}
+	return out
 }
 
 func orNone(s string) string {

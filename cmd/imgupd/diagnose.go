@@ -5,6 +5,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/imgupd/imgupd/commands/command"
 	diagnosecmd "github.com/imgupd/imgupd/commands/diagnose"
@@ -70,6 +71,12 @@ func clusterEngine(kube cluster.ConfigOptions, timeout time.Duration, name strin
 	if err != nil {
 		return nil, err
 	}
+	return engineFor(cfg, timeout, name, forges)
+}
+
+// engineFor is the engine over the cluster of cfg, its registries and git; name "" names the
+// cluster by its API server URL.
+func engineFor(cfg *rest.Config, timeout time.Duration, name string, forges []forge.Endpoint) (*diagnostics.Engine, error) {
 	reader, err := cluster.NewReader(cfg)
 	if err != nil {
 		return nil, err

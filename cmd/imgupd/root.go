@@ -24,6 +24,8 @@ type streams struct {
 	Out, Err io.Writer
 	// cluster is what diagnose, summary and where read (nil: kubeCluster).
 	cluster command.Cluster
+	// clusters are the configuration's clusters: section (--cluster NAME; nil: none).
+	clusters command.ClusterSet
 	// term is what text on Out may do (width, colour), decided once the
 	// flags are read (color.go); nil is neither.
 	term *terminal
@@ -36,7 +38,7 @@ func (io streams) command() command.IO {
 	if c == nil {
 		c = kubeCluster{}
 	}
-	return command.IO{In: io.In, Err: io.Err, Cluster: c}
+	return command.IO{In: io.In, Err: io.Err, Cluster: c, Clusters: io.clusters}
 }
 
 // Exit statuses, documented in docs/cli.md. 0 to 6 are a report's states
@@ -121,6 +123,7 @@ func newRootCmd(v *viper.Viper, io streams, lookupEnv func(string) (string, bool
 		o(&ro)
 	}
 	io.cluster = ro.cluster
+	io.clusters = &configClusters{v: v, lookupEnv: lookupEnv}
 	io, decideTerm := withTerminal(io, lookupEnv)
 	root := &cobra.Command{
 		Use:           "imgupd",

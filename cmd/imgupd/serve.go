@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/imgupd/imgupd/bot"
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/fleet"
@@ -115,14 +116,49 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	}
 	botToken, appToken := secretSetting(v, lookupEnv, "IMGUPD_SLACK_BOT_TOKEN", "slack.bot-token"), secretSetting(v, lookupEnv, "IMGUPD_SLACK_APP_TOKEN", "slack.app-token")
 
-	eng, closeSrc, err := serveEngine(ctx, o)
+	specs, err := loadClusters(v)
 	if err != nil {
 		return fail(err)
 	}
-	defer closeSrc()
-	svc := &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: policy, DefaultNamespace: o.namespace,
-		UpdaterNamespace: o.updaterNamespace, Cluster: o.clusterName,
-		Fleet: &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace}}
+	names := clusters.Names(specs)
+	if len(specs) == 0 && o.clusterName != "" {
+		names = []string{o.clusterName}
+	}
+	if err := policy.CheckClusters(names); err != nil {
+		return fail(fmt.Errorf("config: %w", err))
+	}
+	var svc *commands.Service
+	if len(specs) > 0 {
+		switch {
+		case o.labScenario != "":
+			return fail(errors.New("--lab answers from one lab scenario: leave the configuration's clusters: out, or --lab"))
+		case o.clusterName != "":
+			return fail(errors.New("--cluster names imgupd's one cluster; with a clusters: section each cluster has its name there: leave --cluster out"))
+		}
+		members, err := serveClusters(ctx, o, specs, lookupEnv)
+		if err != nil {
+			return fail(err)
+		}
+		svc = &commands.Service{Policy: policy}
+		for _, m := range members {
+			c := commands.Cluster{Name: m.Name(), DefaultNamespace: m.Spec.ArgoNamespace(), UpdaterNamespace: m.Spec.ImageUpdaterNamespace(), Down: m.Err}
+			if m.Err != nil {
+				log.Warn("a cluster cannot be read: its apps are unknown until imgupd restarts with it fixed", "cluster", m.Name(), "reason", m.Err.Error())
+			} else {
+				c.Apps, c.Engine, c.Fleet = m.Engine.Cluster, m.Engine, m.Scanner()
+			}
+			svc.Clusters = append(svc.Clusters, c)
+		}
+	} else {
+		eng, closeSrc, err := serveEngine(ctx, o)
+		if err != nil {
+			return fail(err)
+		}
+		defer closeSrc()
+		svc = &commands.Service{Apps: eng.Cluster, Engine: eng, Policy: policy, DefaultNamespace: o.namespace,
+			UpdaterNamespace: o.updaterNamespace, Cluster: o.clusterName,
+			Fleet: &fleet.Scanner{Engine: eng, UpdaterNamespace: o.updaterNamespace}}
+	}
 	var state bot.StateStore
 	if len(schedules) > 0 {
 		if state, err = stateStore(o, lookupEnv, log); err != nil {
@@ -142,7 +178,7 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	opsCtx, stopOps := context.WithCancel(context.WithoutCancel(ctx))
 	opsDone := make(chan error, 1)
 	go func() { opsDone <- bot.ServeOps(opsCtx, ln, bot.OpsHandler(b.Health(), b.Metrics()), log) }()
-	log.Info("imgupd serve starting", "listen", ln.Addr().String(), "cluster", o.clusterName, "rules", len(policy.Rules), "dms", policy.AllowDMs,
+	log.Info("imgupd serve starting", "listen", ln.Addr().String(), "cluster", o.clusterName, "clusters", names, "rules", len(policy.Rules), "dms", policy.AllowDMs,
 		"schedules", len(schedules),
 		"required_scopes", bot.RequiredScopes(bot.Config{Service: svc}))
 	var runErr error

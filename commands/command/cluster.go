@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -23,6 +24,34 @@ type Cluster interface {
 	// or an ExitError (69 unreachable, 78 credentials refused, 77 RBAC forbids it, the last only
 	// when forbiddenStops). An engine over no real cluster is not asked.
 	Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error
+}
+
+// ClusterSet is the clusters of the configuration's clusters: section, as the terminal reads them
+// (--cluster NAME; summary and where without it read every one).
+type ClusterSet interface {
+	// Names are the configured clusters' names, in order (none: no clusters: section).
+	Names() []string
+	// Cluster is how to reach the named cluster (its Engine ignores the kubeconfig options)
+	// and the namespaces of Argo CD and Image Updater there. Its error is an ExitError: 64 for
+	// a name not configured, 78 for a cluster whose Secret or kubeconfig is unusable.
+	Cluster(ctx context.Context, name string) (Cluster, ClusterNamespaces, error)
+}
+
+// ClusterNamespaces are Argo CD's and Image Updater's namespaces in a configured cluster.
+type ClusterNamespaces struct{ Argo, Updater string }
+
+// NoClusters is the terminal's answer to --cluster NAME without a clusters: section.
+func NoClusters(name string) error {
+	return Exit(64, fmt.Errorf("--cluster %s: the configuration has no clusters: section; add one to the file of --config (see config.example.yaml), or choose the kubeconfig's cluster with --context", name))
+}
+
+// ConfiguredCluster is the named cluster of io's clusters: 64 when there is no clusters:
+// section or no such cluster in it.
+func ConfiguredCluster(ctx context.Context, io IO, name string) (Cluster, ClusterNamespaces, error) {
+	if io.Clusters == nil || len(io.Clusters.Names()) == 0 {
+		return nil, ClusterNamespaces{}, NoClusters(name)
+	}
+	return io.Clusters.Cluster(ctx, name)
 }
 
 // Progress is a terminal command's progress line on stderr (TermProgress): how far it is

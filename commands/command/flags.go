@@ -32,7 +32,13 @@ type ScanOptions struct {
 	Kube                        cluster.ConfigOptions
 	Forges                      []string
 	ArgoCDServiceAccount        string
+	// Cluster is --cluster: one cluster of the configuration's clusters: ("": every one, or the
+	// kubeconfig's without a clusters: section).
+	Cluster string
 }
+
+// ClusterHelp documents --cluster on the terminal.
+const ClusterHelp = "a cluster of the configuration's clusters: section (--config FILE); default: the kubeconfig's, or with clusters: (summary, where) every one"
 
 // ScanFlags defines the flags of the commands that scan the fleet (summary, where) into o.
 func ScanFlags(f *pflag.FlagSet, o *ScanOptions) {
@@ -47,6 +53,7 @@ func ScanFlags(f *pflag.FlagSet, o *ScanOptions) {
 	f.StringVar(&o.Kube.Context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.Forges, "forge", nil, ForgeHelp)
 	f.StringVar(&o.ArgoCDServiceAccount, "argocd-service-account", "", ArgoCDServiceAccountHelp)
+	f.StringVar(&o.Cluster, "cluster", "", ClusterHelp)
 }
 
 // ParseForges reads --forge values: "github:ghe.corp.example",

@@ -2,8 +2,10 @@ package command
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/report"
 )
@@ -70,31 +72,61 @@ type FleetScanner interface {
 	Where(ctx context.Context, scope fleet.Query, q fleet.ImageQuery) (*report.Where, error)
 }
 
+// ErrNoFleet is Deps.Scan's and Deps.Where's error when this imgupd has no fleet scanner.
+var ErrNoFleet = errors.New("this imgupd has no fleet scanner")
+
+// Refusal is an answer instead of a read (Deps.Scan, Deps.Where): the cluster asked for is none
+// the asker may see here. Its Kind and Text are the Result's.
+type Refusal struct {
+	Kind Kind
+	Text string
+}
+
+func (r *Refusal) Error() string { return r.Text }
+
 // Deps are what the chat service shares with every command's handler, for one asker the access
 // rules admit here. Every read of an Application or of the fleet goes through them, so that a
 // handler sees only what the asker may see: it decides nothing about access itself.
 type Deps interface {
 	// Rule is the access rule that admits the asker here.
 	Rule() string
-	// Cluster is this installation's cluster name ("": it has none).
-	Cluster() string
-	// App finds the Application name (in ns, else in the default namespace, else wherever the
-	// asker may see one of that name) and diagnoses it: the Result, of kind, carries the report,
-	// or says that no such Application is there to see (an Application the asker may not see is
+	// App finds the Application name (in cluster, else the asker's default cluster, else every
+	// cluster the asker may see; in ns, else in the default namespace, else wherever the asker
+	// may see one of that name) and diagnoses it: the Result, of kind, carries the report, or
+	// says that no such Application is there to see (an Application the asker may not see is
 	// answered exactly as a missing one), with Private set when only a rule naming the asker
 	// grants it.
-	App(ctx context.Context, c Command, name, ns string, kind Kind) Result
-	// Fleet is the fleet scanner (nil: this imgupd has none) and ScanTimeout bounds its scan.
-	Fleet() FleetScanner
+	App(ctx context.Context, c Command, cluster, name, ns string, kind Kind) Result
+	// Scan scans scope in cluster (""; the asker's default cluster, else every cluster the
+	// asker may see, in parallel), narrowed before anything is read to what the asker may see
+	// there: a cluster that cannot be read is a failure of the Scan, not its error, unless every
+	// cluster failed. ErrNoFleet when this imgupd has no fleet scanner; a *Refusal when cluster
+	// is none the asker may see.
+	Scan(ctx context.Context, cluster string, scope report.Scope) (*clusters.Scan, error)
+	// Where answers where the image q stands, over the same clusters and scope as Scan.
+	Where(ctx context.Context, cluster string, scope report.Scope, q fleet.ImageQuery) (*report.Where, error)
+	// ScanTimeout bounds a scan.
 	ScanTimeout() time.Duration
-	// Visible is scope narrowed, before anything is read, to what the asker may see here.
-	Visible(scope report.Scope) fleet.Query
-	// Private is why an answer showing an Application of namespace ns and project (Argo CD's
-	// "" is "default") is for the asker alone, naming what ("Applications in this summary"),
-	// or "" when a rule for everyone here grants it.
-	Private(ns, project, what string) string
+	// Private is why an answer showing an Application of cluster, namespace ns and project
+	// (Argo CD's "" is "default") is for the asker alone, naming what ("Applications in this
+	// summary"), or "" when a rule for everyone here grants it.
+	Private(cluster, ns, project, what string) string
 	// ReadError says what could not be read (what), and the RBAC rule when forbidden.
 	ReadError(what string, err error) string
 	// Help is the chat's command list (/imgupd help).
 	Help() string
+}
+
+// ScanFailure is the Result of a Scan's or a Where's error err (what: what could not be read).
+func ScanFailure(d Deps, cmd Command, what string, err error) Result {
+	var r *Refusal
+	switch {
+	case errors.As(err, &r):
+		return Result{Kind: r.Kind, Command: cmd, Text: r.Text}
+	case errors.Is(err, ErrNoFleet):
+		return Result{Kind: KindNotBuilt, Command: cmd, Text: "`" + cmd.Verb() + "` is not available in this imgupd (it has no fleet scanner). Use `diagnose APP` for one application."}
+	case errors.Is(err, fleet.ErrNoUpdater):
+		what = "Image Updater's installation"
+	}
+	return Result{Kind: KindError, Command: cmd, Text: d.ReadError(what, err)}
 }

@@ -16,10 +16,10 @@ import (
 
 // The options of `summary`, as typed; each takes a value (`-n a`, `--namespace=a`, `-n a,b`;
 // repeatable).
-var scopeOptions = []string{"-n", "--namespace", "--project", "--name", "-l", "--selector"}
+var scopeOptions = []string{"-n", "--namespace", "--project", "--name", "-l", "--selector", "--cluster"}
 
 // ScopeUsage lists the scope options, for a parse error.
-const ScopeUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB`, `--selector LABELS`"
+const ScopeUsage = "options: `-n NAMESPACE`, `--project PROJECT`, `--name GLOB`, `--selector LABELS`, `--cluster NAME`"
 
 var (
 	// Namespace and Application name globs: the names' characters and path.Match's * ? [ ].
@@ -31,8 +31,8 @@ var (
 const maxSelector = 512
 
 // ParseScope reads the scope options of a fleet command (summary, where) and returns the
-// other words.
-func ParseScope(input, verb string, words []string) (report.Scope, []string, error) {
+// other words; --cluster NAME, when given, is written to cluster.
+func ParseScope(input, verb string, words []string, cluster *string) (report.Scope, []string, error) {
 	args, err := quotedFields(strings.Join(words, " "))
 	if err != nil {
 		return report.Scope{}, nil, &ParseError{Input: input, Reason: err.Error()}
@@ -61,6 +61,11 @@ func ParseScope(input, verb string, words []string) (report.Scope, []string, err
 			val = args[i]
 		}
 		switch name {
+		case "--cluster":
+			if !ValidClusterName(val) {
+				return report.Scope{}, nil, &ParseError{Input: input, Reason: fmt.Sprintf("%q is not a cluster name", Clip(val))}
+			}
+			*cluster = val
 		case "-n", "--namespace":
 			for _, v := range splitValues(val) {
 				if !NamespaceGlobRE().MatchString(v) || len(v) > 63 || !ValidGlob(v) {
@@ -100,6 +105,19 @@ func ParseScope(input, verb string, words []string) (report.Scope, []string, err
 		return report.Scope{}, nil, &ParseError{Input: input, Reason: err.Error()}
 	}
 	return sc, rest, nil
+}
+
+// ValidClusterName reports whether s can name a cluster (--cluster): a DNS name as the
+// clusters: section's names are.
+func ValidClusterName(s string) bool { return NameRE().MatchString(s) && len(s) <= 253 }
+
+// ClusterString is " --cluster NAME", or "" for none: what a Re-run button types after the
+// scope.
+func ClusterString(cluster string) string {
+	if cluster == "" {
+		return ""
+	}
+	return " --cluster " + cluster
 }
 
 // ScopeString is the scope's options as typed, in a fixed order, each with a space before it

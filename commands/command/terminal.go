@@ -18,6 +18,9 @@ type IO struct {
 	Progress func(what string) Progress
 	// Cluster is how it reaches the cluster (diagnose, summary, where); nil for the others.
 	Cluster Cluster
+	// Clusters are the configuration's clusters (--cluster NAME; summary and where over every
+	// one); nil or none without a clusters: section.
+	Clusters ClusterSet
 	// Name is the binary as its user types it ("imgupd", "kubectl imgupd" as a kubectl plugin),
 	// for the next steps an answer names.
 	Name string

@@ -4,7 +4,6 @@ package diagnose
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/imgupd/imgupd/commands/command"
@@ -90,12 +89,5 @@ func Parse(args []string) (command.Command, error) {
 // handle diagnoses the Application for the asker; a command naming another cluster is refused.
 func handle(ctx context.Context, d command.Deps, cmd command.Command) command.Result {
 	c := cmd.(Chat)
-	switch cluster := d.Cluster(); {
-	case c.Cluster == "" || c.Cluster == cluster:
-	case cluster == "":
-		return command.Result{Kind: command.KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads one cluster and has no name (`imgupd serve --cluster NAME`), so `--cluster %s` cannot be checked: leave it out, or ask the imgupd of that cluster", c.Cluster)}
-	default:
-		return command.Result{Kind: command.KindError, Command: cmd, Text: fmt.Sprintf("this imgupd reads cluster `%s`; ask the imgupd of cluster `%s` (each cluster runs its own Slack app)", cluster, c.Cluster)}
-	}
-	return d.App(ctx, cmd, c.App, c.Namespace, command.KindReport)
+	return d.App(ctx, cmd, c.Cluster, c.App, c.Namespace, command.KindReport)
 }

@@ -20,6 +20,8 @@ type Options struct {
 	UpdaterLog           string
 	Forges               []string
 	ArgoCDServiceAccount string
+	// Cluster is --cluster: a cluster of the configuration's clusters: ("": the kubeconfig's).
+	Cluster string
 }
 
 // Flags defines diagnose's flags (all but -o) into o.
@@ -33,4 +35,5 @@ func Flags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.UpdaterLog, "updater-log", "", "read Image Updater's log from FILE (- for stdin) instead of its pod (clusters without pods/log, a log store export)")
 	f.StringArrayVar(&o.Forges, "forge", nil, command.ForgeHelp)
 	f.StringVar(&o.ArgoCDServiceAccount, "argocd-service-account", "", command.ArgoCDServiceAccountHelp)
+	f.StringVar(&o.Cluster, "cluster", "", "a cluster of the configuration's clusters: section (--config FILE), read instead of the kubeconfig's; its namespace is the default of -n")
 }

@@ -39,10 +39,24 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 		}
 		req.UpdaterLog = &text
 	}
-	if io.Cluster == nil {
+	cl := io.Cluster
+	if o.Cluster != "" {
+		c, ns, err := command.ConfiguredCluster(ctx, io, o.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		cl = c
+		if o.Namespace == "" {
+			o.Namespace = ns.Argo
+		}
+		if req.UpdaterNamespace == "" || req.UpdaterNamespace == "argocd" {
+			req.UpdaterNamespace = ns.Updater
+		}
+	}
+	if cl == nil {
 		return nil, command.Exit(2, fmt.Errorf("internal error: diagnose was given no cluster"))
 	}
-	eng, err := io.Cluster.Engine(ctx, o.Kube, o.Timeout, forges)
+	eng, err := cl.Engine(ctx, o.Kube, o.Timeout, forges)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +66,7 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 	}
 	req.Namespace = o.Namespace
 	app := authorizationv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: o.Namespace, Name: o.App}
-	if err := io.Cluster.Check(ctx, eng, app, true); err != nil {
+	if err := cl.Check(ctx, eng, app, true); err != nil {
 		return nil, err
 	}
 	prog := io.StartProgress(o.Namespace + "/" + o.App)

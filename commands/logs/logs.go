@@ -14,6 +14,8 @@ import (
 type Chat struct {
 	App       string
 	Namespace string
+	// Cluster is --cluster ("": the asker's default cluster, else wherever the app is).
+	Cluster string
 }
 
 func (Chat) Verb() string { return "logs" }
@@ -27,7 +29,7 @@ func Spec() command.Spec {
 		Reads:    command.ReadsCluster,
 		Chat: command.ChatSpec{
 			Words:   []string{"log"},
-			Options: []string{"-n NAMESPACE"},
+			Options: []string{"-n NAMESPACE", "--cluster NAME"},
 			Help:    "Image Updater's recent log lines about the application",
 			Parse:   parse,
 			Progress: func(c command.Command) string {
@@ -36,13 +38,13 @@ func Spec() command.Spec {
 			},
 			Handle: func(ctx context.Context, d command.Deps, cmd command.Command) command.Result {
 				c := cmd.(Chat)
-				return d.App(ctx, cmd, c.App, c.Namespace, command.KindLogs)
+				return d.App(ctx, cmd, c.Cluster, c.App, c.Namespace, command.KindLogs)
 			},
 		},
 	}
 }
 
-// parse reads `logs APP [-n NAMESPACE]` (or `NAMESPACE/APP`): diagnose's grammar without --cluster.
+// parse reads `logs APP [-n NAMESPACE] [--cluster NAME]` (or `NAMESPACE/APP`): diagnose's grammar.
 func parse(text string, args []string) (command.Command, error) {
 	d, err := diagnose.Parse(args)
 	if err != nil {
@@ -53,8 +55,5 @@ func parse(text string, args []string) (command.Command, error) {
 		return nil, err
 	}
 	dg := d.(diagnose.Chat)
-	if dg.Cluster != "" {
-		return nil, &command.ParseError{Input: text, Reason: "logs takes no --cluster"}
-	}
-	return Chat{App: dg.App, Namespace: dg.Namespace}, nil
+	return Chat{App: dg.App, Namespace: dg.Namespace, Cluster: dg.Cluster}, nil
 }

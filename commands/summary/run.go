@@ -3,6 +3,7 @@ package summary
 import (
 	"context"
 
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/present/render"
@@ -17,19 +18,30 @@ func Term(run func(context.Context, command.ScanOptions, command.IO) (command.An
 // Run scans the fleet in the flags' scope through the cluster io gives and summarizes it; the
 // answer's exit status is the worst state's (Answer.Exit).
 func Run(ctx context.Context, o command.ScanOptions, io command.IO) (command.Answer, error) {
-	sc, scope, err := command.Scanner(ctx, o, io)
+	targets, scope, err := command.Scanners(ctx, o, io)
 	if err != nil {
 		return nil, err
 	}
 	prog := io.StartProgress("")
-	ctx = fleet.WithProgress(ctx, prog.Update)
+	if len(targets) == 1 {
+		ctx = fleet.WithProgress(ctx, prog.Update)
+	}
 	defer prog.Stop()
-	res, err := sc.Scan(ctx, fleet.Everyone(scope))
+	outs := command.ScanEach(ctx, targets, func(ctx context.Context, sc *fleet.Scanner) (*fleet.Result, error) {
+		return sc.Scan(ctx, fleet.Everyone(scope))
+	})
 	prog.Stop()
+	if len(targets) == 1 && targets[0].Cluster == "" {
+		if outs[0].Err != nil {
+			return nil, outs[0].Err
+		}
+		return Answer{Summary: fleet.Summarize(outs[0].Result, nil), Options: render.SummaryOptions{Command: io.Name}}, nil
+	}
+	merged, err := clusters.MergeScans(scope, outs, command.FailureReason)
 	if err != nil {
 		return nil, err
 	}
-	return Answer{Summary: fleet.Summarize(res, nil), Options: render.SummaryOptions{Command: io.Name}}, nil
+	return Answer{Summary: merged.Summary(nil), Options: render.SummaryOptions{Command: io.Name}}, nil
 }
 
 // Answer is a fleet summary to print (summary, demo --summary) and how the text forms name the

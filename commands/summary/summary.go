@@ -4,23 +4,27 @@ package summary
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/imgupd/imgupd/commands/command"
-	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/report"
 )
 
 // Chat asks for the fleet summary of the Applications in Scope (every managed Application when
 // empty), filtered by what the asker may see.
-type Chat struct{ Scope report.Scope }
+type Chat struct {
+	Scope report.Scope
+	// Cluster is --cluster ("": the asker's default cluster, else every cluster they may see).
+	Cluster string
+}
 
 func (Chat) Verb() string { return "summary" }
 
 // String is the command as it is typed, options in a fixed order: what a summary's Re-run
 // button runs again, through the parser.
-func (s Chat) String() string { return "summary" + command.ScopeString(s.Scope) }
+func (s Chat) String() string {
+	return "summary" + command.ScopeString(s.Scope) + command.ClusterString(s.Cluster)
+}
 
 // Spec is summary's entry in the command table.
 func Spec() command.Spec {
@@ -59,7 +63,7 @@ unusable or its credentials refused (401).`,
 		Term:     Term(Run),
 		Chat: command.ChatSpec{
 			Words:   []string{"status"},
-			Options: []string{"-n NAMESPACE", "--project PROJECT", "--name GLOB", "--selector LABELS"},
+			Options: []string{"-n NAMESPACE", "--project PROJECT", "--name GLOB", "--selector LABELS", "--cluster NAME"},
 			Help:    "every application Image Updater manages (that you may see here), at a glance",
 			Parse:   parse,
 			Progress: func(c command.Command) string {
@@ -74,7 +78,8 @@ unusable or its credentials refused (401).`,
 // may be lists (`-n a,b`) and options repeat; a selector with spaces is quoted (`--selector
 // "tier in (web,api)"`; Slack's curly quotes count too).
 func parse(input string, words []string) (command.Command, error) {
-	sc, rest, err := command.ParseScope(input, "summary", words)
+	var cluster string
+	sc, rest, err := command.ParseScope(input, "summary", words, &cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -85,32 +90,24 @@ func parse(input string, words []string) (command.Command, error) {
 		}
 		return nil, pe
 	}
-	return Chat{Scope: sc}, nil
+	return Chat{Scope: sc, Cluster: cluster}, nil
 }
 
 // handle scans the requested scope, narrowed before anything is read to what the asker may
 // see here: the answer is the one a cluster without the other Applications would give.
 func handle(ctx context.Context, d command.Deps, cmd command.Command) command.Result {
 	c := cmd.(Chat)
-	sc := d.Fleet()
-	if sc == nil {
-		return command.Result{Kind: command.KindNotBuilt, Command: cmd, Text: "`summary` is not available in this imgupd (it has no fleet scanner). Use `diagnose APP` for one application."}
-	}
 	sctx, cancel := context.WithTimeout(ctx, d.ScanTimeout())
 	defer cancel()
-	res, err := sc.Scan(sctx, d.Visible(c.Scope))
+	res, err := d.Scan(sctx, c.Cluster, c.Scope)
 	if err != nil {
-		what := "the Applications to summarize"
-		if errors.Is(err, fleet.ErrNoUpdater) {
-			what = "Image Updater's installation"
-		}
-		return command.Result{Kind: command.KindError, Command: cmd, Text: d.ReadError(what, err)}
+		return command.ScanFailure(d, cmd, "the Applications to summarize", err)
 	}
-	sum := fleet.Summarize(res, nil)
+	sum := res.Summary(nil)
 	out := command.Result{Kind: command.KindSummary, Command: cmd, Summary: &sum, Rule: d.Rule()}
 	// Shown to the channel only when a rule for everyone here grants every app it shows.
 	for _, a := range res.Apps {
-		if why := d.Private(a.App.Namespace, a.Project, "Applications in this summary"); why != "" {
+		if why := d.Private(a.Cluster, a.App.Namespace, a.Project, "Applications in this summary"); why != "" {
 			out.Private = why
 			break
 		}

@@ -17,6 +17,8 @@ type Chat struct {
 	App       string
 	Namespace string
 	Alias     string
+	// Cluster is --cluster ("": the asker's default cluster, else wherever the app is).
+	Cluster string
 }
 
 func (Chat) Verb() string { return "tags" }
@@ -30,7 +32,7 @@ func Spec() command.Spec {
 		Reads:    command.ReadsCluster,
 		Chat: command.ChatSpec{
 			Words:   []string{"candidates"},
-			Options: []string{"-n NAMESPACE"},
+			Options: []string{"-n NAMESPACE", "--cluster NAME"},
 			Help:    "which tag Image Updater would pick, and why every other tag was not",
 			Parse:   func(_ string, args []string) (command.Command, error) { return parse(args) },
 			Progress: func(c command.Command) string {
@@ -44,7 +46,7 @@ func Spec() command.Spec {
 
 func parse(args []string) (command.Command, error) {
 	t := Chat{}
-	rest, err := command.TakeFlags("tags "+strings.Join(args, " "), args, &t.Namespace, nil)
+	rest, err := command.TakeFlags("tags "+strings.Join(args, " "), args, &t.Namespace, &t.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,7 @@ func parse(args []string) (command.Command, error) {
 // the report has no table for is not found, with the aliases it has.
 func handle(ctx context.Context, d command.Deps, cmd command.Command) command.Result {
 	c := cmd.(Chat)
-	res := d.App(ctx, cmd, c.App, c.Namespace, command.KindTags)
+	res := d.App(ctx, cmd, c.Cluster, c.App, c.Namespace, command.KindTags)
 	res.Alias = c.Alias
 	if res.Kind == command.KindTags && c.Alias != "" && res.Report != nil && !slices.ContainsFunc(res.Report.Candidates, func(t report.CandidateTable) bool { return t.Alias == c.Alias }) {
 		var aliases []string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/present/render"
@@ -32,15 +33,26 @@ func Run(ctx context.Context, o Options, io command.IO) (command.Answer, error) 
 	if err != nil {
 		return nil, command.Exit(64, err)
 	}
-	sc, scope, err := command.Scanner(ctx, o.ScanOptions, io)
+	targets, scope, err := command.Scanners(ctx, o.ScanOptions, io)
 	if err != nil {
 		return nil, err
 	}
 	prog := io.StartProgress("")
-	ctx = fleet.WithProgress(ctx, prog.Update)
+	if len(targets) == 1 {
+		ctx = fleet.WithProgress(ctx, prog.Update)
+	}
 	defer prog.Stop()
-	w, err := sc.Where(ctx, fleet.Everyone(scope), q)
+	outs := command.ScanEach(ctx, targets, func(ctx context.Context, sc *fleet.Scanner) (*report.Where, error) {
+		return sc.Where(ctx, fleet.Everyone(scope), q)
+	})
 	prog.Stop()
+	if len(targets) == 1 && targets[0].Cluster == "" {
+		if outs[0].Err != nil {
+			return nil, outs[0].Err
+		}
+		return Answer{Where: outs[0].Result, Options: render.SummaryOptions{Command: io.Name}}, nil
+	}
+	w, err := clusters.MergeWhere(outs, command.FailureReason)
 	if err != nil {
 		return nil, err
 	}

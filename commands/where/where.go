@@ -4,7 +4,6 @@ package where
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -19,12 +18,16 @@ type Chat struct {
 	// Image is IMAGE[:TAG|@DIGEST] as typed.
 	Image string
 	Scope report.Scope
+	// Cluster is --cluster ("": the asker's default cluster, else every cluster they may see).
+	Cluster string
 }
 
 func (Chat) Verb() string { return "where" }
 
 // String is the command as it is typed.
-func (w Chat) String() string { return "where " + w.Image + command.ScopeString(w.Scope) }
+func (w Chat) String() string {
+	return "where " + w.Image + command.ScopeString(w.Scope) + command.ClusterString(w.Cluster)
+}
 
 // Spec is where's entry in the command table.
 func Spec() command.Spec {
@@ -62,7 +65,7 @@ answer: 64 bad flags, 69 the API server cannot be reached, 78 the kubeconfig is 
 		Progress: command.TermProgress{Label: "scanning", Unit: "apps", Waiting: "listing Applications"},
 		Term:     Term(Run),
 		Chat: command.ChatSpec{
-			Options: []string{"-n NAMESPACE", "--project PROJECT"},
+			Options: []string{"-n NAMESPACE", "--project PROJECT", "--cluster NAME"},
 			Help:    "every application that uses the image, and whether the tag (without one: the newest) reaches it",
 			Parse:   parse,
 			Progress: func(c command.Command) string {
@@ -77,7 +80,8 @@ const usage = "`where IMAGE[:TAG|@DIGEST]`, e.g. `where ghcr.io/acme/web:1.4.2` 
 
 // parse reads `where IMAGE[:TAG|@DIGEST] [-n NS] [--project P] [--name GLOB] [--selector SEL]`.
 func parse(input string, words []string) (command.Command, error) {
-	sc, rest, err := command.ParseScope(input, "where", words)
+	var cluster string
+	sc, rest, err := command.ParseScope(input, "where", words, &cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +98,7 @@ func parse(input string, words []string) (command.Command, error) {
 		}
 		return nil, pe
 	}
-	return Chat{Image: image, Scope: sc}, nil
+	return Chat{Image: image, Scope: sc, Cluster: cluster}, nil
 }
 
 // unlink undoes Slack's link formatting of a word it took for a URL: "<http://ghcr.io/acme/web|ghcr.io/acme/web>"
@@ -119,27 +123,19 @@ func unlink(s string) string {
 // answers and counts nothing else, and names no repository only a hidden app uses.
 func handle(ctx context.Context, d command.Deps, cmd command.Command) command.Result {
 	c := cmd.(Chat)
-	sc := d.Fleet()
-	if sc == nil {
-		return command.Result{Kind: command.KindNotBuilt, Command: cmd, Text: "`where` is not available in this imgupd (it has no fleet scanner). Use `diagnose APP` for one application."}
-	}
 	q, err := fleet.ParseImageQuery(c.Image)
 	if err != nil {
 		return command.Result{Kind: command.KindInvalid, Command: cmd, Text: err.Error()}
 	}
 	sctx, cancel := context.WithTimeout(ctx, d.ScanTimeout())
 	defer cancel()
-	w, err := sc.Where(sctx, d.Visible(c.Scope), q)
+	w, err := d.Where(sctx, c.Cluster, c.Scope, q)
 	if err != nil {
-		what := "the Applications that use " + c.Image
-		if errors.Is(err, fleet.ErrNoUpdater) {
-			what = "Image Updater's installation"
-		}
-		return command.Result{Kind: command.KindError, Command: cmd, Text: d.ReadError(what, err)}
+		return command.ScanFailure(d, cmd, "the Applications that use "+c.Image, err)
 	}
 	out := command.Result{Kind: command.KindWhere, Command: cmd, Where: w, Rule: d.Rule()}
 	for _, l := range w.Apps {
-		if why := d.Private(l.App.Namespace, l.Project, fmt.Sprintf("Applications that use `%s`", c.Image)); why != "" {
+		if why := d.Private(l.Cluster, l.App.Namespace, l.Project, fmt.Sprintf("Applications that use `%s`", c.Image)); why != "" {
 			out.Private = why
 			break
 		}

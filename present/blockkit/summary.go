@@ -57,13 +57,20 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	if counts := countLine(s); counts != "" {
 		blocks = append(blocks, section(counts))
 	}
+	if len(s.ClusterFailures) > 0 {
+		var lines []string
+		for _, f := range s.ClusterFailures {
+			lines = append(lines, ":grey_question: "+md(summaryClipWords(phrase.ClusterFailure(f), 280)))
+		}
+		blocks = append(blocks, section(clipRunes(strings.Join(lines, "\n"), MaxSectionText)))
+	}
 
 	top := mostUrgent(s, summaryTop)
 	if len(top) > 0 {
 		var b strings.Builder
 		b.WriteString("*Most urgent*")
 		for _, l := range top {
-			b.WriteString("\n" + summaryClipWords(urgentLine(l, s.At), 280))
+			b.WriteString("\n" + summaryClipWords(urgentLine(l, s.Spans(), s.At), 280))
 		}
 		if more := need - len(top); more > 0 {
 			fmt.Fprintf(&b, "\n… %d more in the thread", more)
@@ -74,7 +81,10 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	}
 
 	ctx := []string{}
-	if s.Cluster != "" {
+	switch {
+	case s.Spans():
+		ctx = append(ctx, "clusters "+md(strings.Join(s.Clusters, ", ")))
+	case s.Cluster != "":
 		ctx = append(ctx, "cluster "+md(s.Cluster))
 	}
 	ctx = append(ctx, md(s.Scope.String()))
@@ -169,8 +179,8 @@ func mostUrgent(s report.Summary, n int) []report.SummaryLine {
 // urgentLine is one app of the message: its state's emoji and words, the
 // app, the cause in short (its answer's, else its code and stage), its
 // ages.
-func urgentLine(l report.SummaryLine, at time.Time) string {
-	line := fmt.Sprintf("%s `%s` %s", phrase.Emoji(l.State), tick(l.App.String()), md(phrase.Title(l.State)))
+func urgentLine(l report.SummaryLine, spans bool, at time.Time) string {
+	line := fmt.Sprintf("%s `%s` %s", phrase.Emoji(l.State), tick(l.Shown(spans)), md(phrase.Title(l.State)))
 	if c := phrase.AnswerCause(l.Answer, l.State); c != "" {
 		line += ": " + md(summaryClipWords(c, 200))
 	} else {
@@ -202,7 +212,7 @@ func summaryThread(s report.Summary, title string) []Message {
 		var b strings.Builder
 		b.WriteString(head)
 		for _, l := range g.Apps {
-			line := fmt.Sprintf("\n• `%s`", tick(l.App.String()))
+			line := fmt.Sprintf("\n• `%s`", tick(l.Shown(s.Spans())))
 			if l.Code != "" {
 				line += " `" + tick(string(l.Code)) + "`"
 			}

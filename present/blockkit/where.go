@@ -39,14 +39,14 @@ func Where(w *report.Where) Payload {
 				fmt.Fprintf(&b, "\n… %d more in the thread", len(g)-whereTop)
 				break
 			}
-			b.WriteString(clipRunes("\n"+whereLineText(l, w.Tag), 300))
+			b.WriteString(clipRunes("\n"+whereLineText(l, w.Spans(), w.Tag), 300))
 		}
 		blocks = append(blocks, section(clipRunes(b.String(), MaxSectionText)))
 		if len(g) > whereTop {
 			var t strings.Builder
 			fmt.Fprintf(&t, "%s *%s* (%d)", phrase.Emoji(a.State()), md(phrase.WhereTitle(a)), len(g))
 			for _, l := range g {
-				t.WriteString(clipRunes("\n"+whereLineText(l, w.Tag), 300))
+				t.WriteString(clipRunes("\n"+whereLineText(l, w.Spans(), w.Tag), 300))
 			}
 			thread = append(thread, clipRunes(t.String(), MaxSectionText))
 		}
@@ -57,7 +57,7 @@ func Where(w *report.Where) Payload {
 	if l := w.FirstStopped(); l != nil {
 		// The first app something stops: its root cause's fix, as steps;
 		// the others' fixes go to the thread.
-		head := fmt.Sprintf("*%s* `%s`\n", md(l.App.String()), tick(string(l.Code)))
+		head := fmt.Sprintf("*%s* `%s`\n", md(l.Shown(w.Spans())), tick(string(l.Code)))
 		text, more := fixText(l.Fix, budgetFix)
 		blocks = append(blocks, section(head+text))
 		if more {
@@ -68,12 +68,15 @@ func Where(w *report.Where) Payload {
 			if o == l || o.Fix == nil || o.Fix.Summary == "" || o.Answer == report.WhereRunning || o.Answer == report.WhereWritten || o.Answer == report.WhereDue {
 				continue
 			}
-			h := fmt.Sprintf("*%s* `%s`\n", md(o.App.String()), tick(string(o.Code)))
+			h := fmt.Sprintf("*%s* `%s`\n", md(o.Shown(w.Spans())), tick(string(o.Code)))
 			thread = append(thread, fixChunks(h+fixHead(o.Fix), o.Fix)...)
 		}
 	}
 	ctx := []string{}
-	if w.Cluster != "" {
+	switch {
+	case w.Spans():
+		ctx = append(ctx, "clusters "+md(strings.Join(w.Clusters, ", ")))
+	case w.Cluster != "":
 		ctx = append(ctx, "cluster "+md(w.Cluster))
 	}
 	ctx = append(ctx, md(w.Scope.String()))
@@ -90,8 +93,8 @@ func Where(w *report.Where) Payload {
 
 // whereLineText is one app's line: the app, its image's alias and the
 // answer in words (values escaped).
-func whereLineText(l report.WhereLine, tag string) string {
-	app := "`" + tick(l.App.String()) + "`"
+func whereLineText(l report.WhereLine, spans bool, tag string) string {
+	app := "`" + tick(l.Shown(spans)) + "`"
 	if l.Alias != "" {
 		app += " (" + md(l.Alias) + ")"
 	}
@@ -121,6 +124,9 @@ func whereAboutLines(w *report.Where) []string {
 			out = append(out, "Did you mean "+md(strings.Join(w.Repositories, ", "))+"?")
 		}
 		out = append(out, fmt.Sprintf("%d application(s) Image Updater manages that you may see were looked at.", w.Managed))
+	}
+	for _, f := range w.ClusterFailures {
+		out = append(out, ":grey_question: "+md(textutil.ClipWords(phrase.ClusterFailure(f), 280)))
 	}
 	return out
 }

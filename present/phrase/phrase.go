@@ -302,3 +302,10 @@ func Step(v string) string {
 	r, n := utf8.DecodeRuneInString(v)
 	return string(unicode.ToUpper(r)) + v[n:] + "."
 }
+
+// ClusterFailure is a cluster whose Applications could not be read, in one line: "cluster us:
+// every Application unknown: cannot read its Applications: …". The reason is text the cluster
+// or its Secret may have written: each medium escapes it.
+func ClusterFailure(f report.ClusterFailure) string {
+	return "cluster " + f.Cluster + ": every Application unknown: " + f.Reason
+}

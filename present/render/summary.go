@@ -67,6 +67,9 @@ func writeSummary(w io.Writer, s report.Summary, o SummaryOptions) {
 	if s.Partial {
 		p("   partial: the scan's deadline ended it; the apps it did not finish are unknown\n")
 	}
+	for _, f := range s.ClusterFailures {
+		p("   %s\n", vis(phrase.ClusterFailure(f)))
+	}
 	p("\n")
 	counts := s.StatesWithApps()
 	if len(counts) == 0 {
@@ -88,7 +91,7 @@ func writeSummary(w io.Writer, s report.Summary, o SummaryOptions) {
 		appW, codeW, causeW := 0, 0, 0
 		for _, g := range s.Attention {
 			for _, l := range g.Apps {
-				appW = max(appW, utf8.RuneCountInString(vis(l.App.String())))
+				appW = max(appW, utf8.RuneCountInString(vis(l.Shown(s.Spans()))))
 				codeW = max(codeW, utf8.RuneCountInString(vis(string(l.Code))))
 				causeW = max(causeW, utf8.RuneCountInString(summaryClip(LineCause(l), o.TitleWidth)))
 			}
@@ -104,14 +107,14 @@ func writeSummary(w io.Writer, s report.Summary, o SummaryOptions) {
 				cause := summaryClip(LineCause(l), o.TitleWidth)
 				ages := phrase.LineAges(l, s.At)
 				if o.Width <= 0 {
-					line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, vis(l.App.String()), codeW, vis(orDash(string(l.Code))), causeW, cause)
+					line := fmt.Sprintf("   %-*s  %-*s  %-*s", appW, vis(l.Shown(s.Spans())), codeW, vis(orDash(string(l.Code))), causeW, cause)
 					if ages != "" {
 						line += "  " + ages
 					}
 					p("%s\n", strings.TrimRight(line, " "))
 					continue
 				}
-				writeSummaryRow(w, l, cause, ages, appW, codeW, causeW, o.Width)
+				writeSummaryRow(w, l, s.Spans(), cause, ages, appW, codeW, causeW, o.Width)
 			}
 		}
 	}
@@ -138,6 +141,9 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 	if s.Partial {
 		p("**Partial:** the scan's deadline ended it; the apps it did not finish are unknown.\n\n")
 	}
+	for _, f := range s.ClusterFailures {
+		p("**%s**\n\n", escape(phrase.ClusterFailure(f)))
+	}
 	if counts := s.StatesWithApps(); len(counts) == 0 {
 		p("%s.\n", summaryUpperFirst(phrase.NoApp))
 	} else {
@@ -157,7 +163,7 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 			if l.Code != "" {
 				code = MarkdownCellCode(string(l.Code))
 			}
-			p("| %s | %s | %s | %s | %s |\n", MarkdownCellCode(l.App.String()), code, escape(summaryClip(LineCause(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
+			p("| %s | %s | %s | %s | %s |\n", MarkdownCellCode(l.Shown(s.Spans())), code, escape(summaryClip(LineCause(l), 200)), ageOrDash(l.Since, s.At), ageOrDash(l.Waiting, s.At))
 		}
 	}
 	if first := firstAttention(s); first != nil {
@@ -171,7 +177,10 @@ func SummaryMarkdownWith(w io.Writer, s report.Summary, o SummaryOptions) {
 // prod-eu · every Application · 2026-11-29 12:00 UTC · 42 apps in 3.2s".
 func SummaryHeader(s report.Summary) string {
 	parts := []string{"Image Updater fleet"}
-	if s.Cluster != "" {
+	switch {
+	case s.Spans():
+		parts[0] += " on clusters " + strings.Join(s.Clusters, ", ")
+	case s.Cluster != "":
 		parts[0] += " on " + s.Cluster
 	}
 	parts = append(parts, s.Scope.String())
@@ -195,8 +204,8 @@ func SummaryHeader(s report.Summary) string {
 // writeSummaryRow writes one app's row sized to width: the app and the code
 // in columns as wide as needed, the cause and the ages after them, in a
 // column of their own when it fits, else wrapped under the cause.
-func writeSummaryRow(w io.Writer, l report.SummaryLine, cause, ages string, appW, codeW, causeW, width int) {
-	app := vis(l.App.String())
+func writeSummaryRow(w io.Writer, l report.SummaryLine, spans bool, cause, ages string, appW, codeW, causeW, width int) {
+	app := vis(l.Shown(spans))
 	if columns(app) > appW {
 		// A name longer than its column has the row's rest under it.
 		fmt.Fprintf(w, "   %s\n", app)

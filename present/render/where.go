@@ -37,7 +37,7 @@ func writeWhere(w io.Writer, wh *report.Where, o SummaryOptions) {
 	}
 	width := 0
 	for _, l := range wh.Apps {
-		width = max(width, utf8.RuneCountInString(vis(l.App.String())))
+		width = max(width, utf8.RuneCountInString(vis(l.Shown(wh.Spans()))))
 	}
 	for _, a := range report.WhereAnswers() {
 		g := wh.Group(a)
@@ -46,11 +46,11 @@ func writeWhere(w io.Writer, wh *report.Where, o SummaryOptions) {
 		}
 		p("\n%s %s (%d)\n", st.state(a.State(), phrase.Mark(a.State())), st.heading(vis(phrase.WhereTitle(a))), len(g))
 		for _, l := range g {
-			writeRow(w, "   "+Pad(vis(l.App.String()), width)+"  ", textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180), o.Width)
+			writeRow(w, "   "+Pad(vis(l.Shown(wh.Spans())), width)+"  ", textutil.ClipWords(vis(textutil.OneLine(l.Says(wh.Tag))), 180), o.Width)
 		}
 	}
 	if l := wh.FirstStopped(); l != nil && l.Fix != nil {
-		p("\n%s: ", vis(l.App.String()))
+		p("\n%s: ", vis(l.Shown(wh.Spans())))
 		writeFix(w, l.Fix, "", look{styler: st, width: o.Width})
 	}
 	p("\n`%s` shows an app's full report.\n", vis(o.Next(placeholder)))
@@ -74,11 +74,11 @@ func WhereMarkdown(w io.Writer, wh *report.Where, o SummaryOptions) {
 		}
 		p("\n### %s %s (%d)\n\n| app | image | answer |\n|---|---|---|\n", phrase.Emoji(a.State()), escape(phrase.WhereTitle(a)), len(g))
 		for _, l := range g {
-			p("| %s | %s | %s |\n", MarkdownCellCode(l.App.String()), MarkdownCellCode(l.Image), escape(l.Says(wh.Tag)))
+			p("| %s | %s | %s |\n", MarkdownCellCode(l.Shown(wh.Spans())), MarkdownCellCode(l.Image), escape(l.Says(wh.Tag)))
 		}
 	}
 	if l := wh.FirstStopped(); l != nil {
-		p("\n### %s %s\n\n", escape(l.App.String()), MarkdownCode(string(l.Code)))
+		p("\n### %s %s\n\n", escape(l.Shown(wh.Spans())), MarkdownCode(string(l.Code)))
 		markdownFix(w, l.Fix)
 	}
 	p("\n%s shows an app's full report.\n", MarkdownCode(o.Next(placeholder)))
@@ -111,6 +111,12 @@ func whereAbout(wh *report.Where) []string {
 			out = append(out, "did you mean "+strings.Join(wh.Repositories, ", ")+"?")
 		}
 		out = append(out, fmt.Sprintf("%d Application(s) Image Updater manages were looked at", wh.Managed))
+	}
+	if wh.Spans() {
+		out = append(out, "clusters "+strings.Join(wh.Clusters, ", "))
+	}
+	for _, f := range wh.ClusterFailures {
+		out = append(out, phrase.ClusterFailure(f))
 	}
 	return out
 }

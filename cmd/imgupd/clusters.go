@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/spf13/viper"
+
+	"github.com/imgupd/imgupd/clusters"
+	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/sources/cluster"
+	"github.com/imgupd/imgupd/sources/forge"
+)
+
+// readClusters reads the configuration's clusters: section strictly (clusters.Decode): the
+// specs, and the problems naming their keys.
+func readClusters(v *viper.Viper) ([]clusters.Spec, []problem) {
+	specs, ps := clusters.Decode(v.Get("clusters"))
+	out := make([]problem, len(ps))
+	for i, p := range ps {
+		out[i] = problem{Key: p.Key, Message: p.Message}
+	}
+	return specs, out
+}
+
+// loadClusters is readClusters for serve and the terminal: the problems as one error.
+func loadClusters(v *viper.Viper) ([]clusters.Spec, error) {
+	specs, problems := readClusters(v)
+	if len(problems) == 0 {
+		return specs, nil
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Key + ": " + p.Message
+	}
+	return nil, fmt.Errorf("config %s", strings.Join(msgs, "; "))
+}
+
+// configClusters is the configuration's clusters: section as the terminal reads it
+// (command.ClusterSet), read when first asked: the file is read by then.
+type configClusters struct {
+	v         *viper.Viper
+	lookupEnv func(string) (string, bool)
+}
+
+func (c *configClusters) Names() []string {
+	if c.v.Get("clusters") == nil {
+		return nil
+	}
+	specs, err := loadClusters(c.v)
+	if err != nil {
+		return []string{"(invalid)"} // Cluster says why
+	}
+	return clusters.Names(specs)
+}
+
+func (c *configClusters) Cluster(ctx context.Context, name string) (command.Cluster, command.ClusterNamespaces, error) {
+	specs, err := loadClusters(c.v)
+	if err != nil {
+		return nil, command.ClusterNamespaces{}, command.Exit(exitConfig, err)
+	}
+	for _, s := range specs {
+		if s.Name != name {
+			continue
+		}
+		conn := clusters.Connector{Namespace: lookupOr(c.lookupEnv, "POD_NAMESPACE", "imgupd"), Secrets: lazySecrets{}}
+		cfg, err := conn.RESTConfig(ctx, s)
+		if err != nil {
+			return nil, command.ClusterNamespaces{}, command.Exit(exitConfig, err)
+		}
+		return restCluster{cfg: cfg, name: name}, command.ClusterNamespaces{Argo: s.ArgoNamespace(), Updater: s.ImageUpdaterNamespace()}, nil
+	}
+	return nil, command.ClusterNamespaces{}, command.Exit(exitUsage, fmt.Errorf("--cluster %s: no such cluster in the configuration's clusters: (%s)", name, strings.Join(clusters.Names(specs), ", ")))
+}
+
+// lazySecrets reads Secrets with the kubeconfig's (or in-cluster) client, built when a cluster
+// of the configuration first needs one: imgupd's own cluster.
+type lazySecrets struct{}
+
+func (lazySecrets) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
+	cs, err := cluster.NewClientset(cluster.ConfigOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("imgupd's own cluster, where the Secret is: %w", err)
+	}
+	return cluster.Secrets{Client: cs}.Secret(ctx, ns, name)
+}
+
+// restCluster is a cluster of the configuration (command.Cluster): the engine over its client
+// configuration, asked as the kubeconfig's is whether imgupd may read it.
+type restCluster struct {
+	cfg  *rest.Config
+	name string
+}
+
+func (r restCluster) Engine(_ context.Context, _ cluster.ConfigOptions, timeout time.Duration, forges []forge.Endpoint) (*diagnostics.Engine, error) {
+	eng, err := engineFor(r.cfg, timeout, r.name, forges)
+	if err != nil {
+		return nil, asCommandExit(clusterFailure(err))
+	}
+	return eng, nil
+}
+
+func (restCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
+	return asCommandExit(checkCluster(ctx, eng, attrs, forbiddenStops))
+}
+
+// serveClusters connects the configuration's clusters for serve (their Secrets read once, now,
+// from imgupd's own namespace with its own client) and builds the service's clusters: one whose
+// Secret is missing or unusable is Down, with the reason, never a failure to start.
+func serveClusters(ctx context.Context, o *serveOptions, specs []clusters.Spec, lookupEnv func(string) (string, bool)) ([]clusters.Member, error) {
+	forges, err := parseForges(o.forges)
+	if err != nil {
+		return nil, err
+	}
+	conn := clusters.Connector{Namespace: ownNamespace(o, lookupEnv)}
+	if kc, err := ownClient(o, "the clusters' Secrets"); err == nil {
+		conn.Secrets = cluster.Secrets{Client: kc}
+	} else {
+		conn.Secrets = failingSecrets{err: err}
+	}
+	return clusters.Open(ctx, specs, conn, func(cfg *rest.Config, s clusters.Spec) (*diagnostics.Engine, error) {
+		eng, err := engineFor(cfg, o.timeout, s.Name, forges)
+		if err != nil {
+			return nil, err
+		}
+		eng.Options.ArgoCDServiceAccount = o.argoCDSA
+		return eng, nil
+	}), nil
+}
+
+type failingSecrets struct{ err error }
+
+func (f failingSecrets) Secret(context.Context, string, string) (map[string][]byte, error) {
+	return nil, f.err
+}
+
+// reachCluster asks a cluster of the configuration, within timeout, whether imgupd may list
+// Applications (config check): nil, or why not in one line.
+func reachCluster(ctx context.Context, m clusters.Member, timeout time.Duration) error {
+	if m.Err != nil {
+		return m.Err
+	}
+	reader, ok := m.Engine.Cluster.(*cluster.Reader)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := reader.Check(ctx, m.Name(), authorizationv1.ResourceAttributes{Verb: "list", Group: "argoproj.io", Resource: "applications"})
+	if ex := clusterExit(err); ex != nil {
+		var ee *exitError
+		if errors.As(ex, &ee) {
+			return ee.err
+		}
+		return ex
+	}
+	return nil
+}
+
+// checkedCluster is a cluster as config check shows it: how it is reached, and whether it is.
+type checkedCluster struct {
+	Name      string       `json:"name"`
+	Way       clusters.Way `json:"way"`
+	Reachable bool         `json:"reachable"`
+	Reason    string       `json:"reason,omitempty"`
+}
+
+// reachTimeout bounds config check's try of one cluster.
+const reachTimeout = 10 * time.Second
+
+// tryClusters connects every cluster as serve would (its Secrets from imgupd's namespace, with
+// the kubeconfig's or in-cluster client) and asks each, in parallel and within reachTimeout,
+// whether imgupd may list Applications there.
+func tryClusters(specs []clusters.Spec, lookupEnv func(string) (string, bool)) []checkedCluster {
+	if len(specs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reachTimeout)
+	defer cancel()
+	conn := clusters.Connector{Namespace: lookupOr(lookupEnv, "POD_NAMESPACE", "imgupd"), Secrets: lazySecrets{}}
+	members := clusters.Open(ctx, specs, conn, func(cfg *rest.Config, s clusters.Spec) (*diagnostics.Engine, error) {
+		reader, err := cluster.NewReader(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &diagnostics.Engine{Cluster: reader}, nil
+	})
+	out := make([]checkedCluster, len(members))
+	done := make(chan struct{}, len(members))
+	for i, m := range members {
+		out[i] = checkedCluster{Name: m.Name(), Way: m.Spec.Way()}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if err := reachCluster(ctx, m, reachTimeout); err != nil {
+				out[i].Reason = err.Error()
+				return
+			}
+			out[i].Reachable = true
+		}()
+	}
+	for range members {
+		<-done
+	}
+	return out
+}

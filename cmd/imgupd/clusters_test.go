@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/imgupd/imgupd/commands/command"
+	summarycmd "github.com/imgupd/imgupd/commands/summary"
+	wherecmd "github.com/imgupd/imgupd/commands/where"
+	"github.com/imgupd/imgupd/diagnostics"
+	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/lab/loopback"
+)
+
+// --cluster on the terminal without a clusters: section: 64, saying what to do instead.
+func TestClusterFlagWithoutClusters(t *testing.T) {
+	for _, args := range [][]string{
+		{"diagnose", "web", "--cluster", "prod"},
+		{"summary", "--cluster", "prod"},
+		{"where", "nginx", "--cluster", "prod"},
+	} {
+		code, _, errOut := runCLI(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errOut, "--cluster prod: the configuration has no clusters: section") || !strings.Contains(errOut, "--context") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// A clusters: section with a mistake stops the terminal's --cluster with 78, naming the key.
+func TestClusterFlagBadSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "imgupd.yaml")
+	if err := os.WriteFile(path, []byte("clusters:\n- name: prod\n  inclustr: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, nil, "diagnose", "web", "--cluster", "prod", "--config", path)
+	if code != exitConfig || !strings.Contains(errOut, "clusters[0].inclustr: not a key of a cluster; did you mean inCluster?") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	code, out, _ := runCLI(t, nil, "config", "check", "--config", path, "-o", "json")
+	if code == 0 || !strings.Contains(out, "clusters[0].inclustr") {
+		t.Errorf("config check: exit %d, %s", code, out)
+	}
+}
+
+// testClusters is a clusters: section over a lab fleet (reachable) and a cluster whose API
+// server refuses connections (a real client over a closed loopback port).
+type testClusters struct {
+	lab    *diagnostics.Engine
+	closed string
+	order  []string
+}
+
+func (c testClusters) Names() []string { return c.order }
+
+func (c testClusters) Cluster(_ context.Context, name string) (command.Cluster, command.ClusterNamespaces, error) {
+	ns := command.ClusterNamespaces{Argo: "argocd", Updater: "argocd"}
+	switch name {
+	case "eu":
+		return labCluster{engine: func(context.Context) (*diagnostics.Engine, error) { return c.lab, nil }}, ns, nil
+	case "us", "ap":
+		return restCluster{cfg: &rest.Config{Host: "https://" + c.closed, Timeout: 5 * time.Second}, name: name}, ns, nil
+	}
+	return nil, ns, command.Exit(exitUsage, fmt.Errorf("no cluster %s", name))
+}
+
+func TestTerminalAcrossClusters(t *testing.T) {
+	env, err := lab.Start(context.Background(), thirtyApps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	addr, err := loopback.ClosedAddr()
+	if err != nil {
+		t.Skip(err)
+	}
+	set := testClusters{lab: env.Engine(), closed: addr, order: []string{"eu", "us"}}
+	io := command.IO{In: strings.NewReader(""), Err: &bytes.Buffer{}, Clusters: set, Name: "imgupd"}
+	opts := command.ScanOptions{Concurrency: 4, Deadline: time.Minute, UpdaterNamespace: "argocd"}
+
+	// Every cluster: eu's apps, us unknown in one line; the exit status is the worst state's
+	// (eu's blocked apps, or us's unknown), not 69.
+	a, err := summarycmd.Run(context.Background(), opts, io)
+	if err != nil {
+		t.Fatalf("summary over eu and us: %v", err)
+	}
+	sum := a.(summarycmd.Answer).Summary
+	if sum.Total != 30 || !slices.Equal(sum.Clusters, []string{"eu", "us"}) || len(sum.ClusterFailures) != 1 || sum.ClusterFailures[0].Cluster != "us" {
+		t.Errorf("summary: %d apps, clusters %v, failures %+v", sum.Total, sum.Clusters, sum.ClusterFailures)
+	}
+	var ee *command.ExitError
+	if err := a.(summarycmd.Answer).Exit(); !errors.As(err, &ee) || ee.Code != sum.Worst.ExitCode() || ee.Code == exitUnreachable || ee.Code == 0 {
+		t.Errorf("exit: %v (worst %s)", err, sum.Worst)
+	}
+	if r := sum.ClusterFailures[0].Reason; !strings.Contains(r, "cannot reach the Kubernetes API server") {
+		t.Errorf("us's reason: %q", r)
+	}
+
+	// --cluster eu: eu alone, no cluster named on its lines.
+	one := opts
+	one.Cluster = "eu"
+	a, err = summarycmd.Run(context.Background(), one, io)
+	if err != nil || a.(summarycmd.Answer).Summary.Spans() || a.(summarycmd.Answer).Summary.Total != 30 {
+		t.Errorf("summary --cluster eu: %v %+v", err, a)
+	}
+	// --cluster us alone: unreachable is 69, as for the kubeconfig's cluster.
+	one.Cluster = "us"
+	if _, err := summarycmd.Run(context.Background(), one, io); !errors.As(err, &ee) || ee.Code != exitUnreachable {
+		t.Errorf("summary --cluster us: %v", err)
+	}
+	// Every cluster unreachable: 69.
+	down := io
+	down.Clusters = testClusters{closed: addr, order: []string{"us", "ap"}}
+	if _, err := summarycmd.Run(context.Background(), opts, down); !errors.As(err, &ee) || ee.Code != exitUnreachable {
+		t.Errorf("summary, every cluster down: %v", err)
+	}
+	// A cluster not configured: 64.
+	one.Cluster = "mars"
+	if _, err := summarycmd.Run(context.Background(), one, io); !errors.As(err, &ee) || ee.Code != exitUsage {
+		t.Errorf("summary --cluster mars: %v", err)
+	}
+
+	// where across both: eu's apps named with their cluster, us one line.
+	img := env.Vars["REGISTRY"] + "/fleet/repo-000"
+	wa, err := wherecmd.Run(context.Background(), wherecmd.Options{Image: img, ScanOptions: opts}, io)
+	if err != nil {
+		t.Fatalf("where %s: %v", img, err)
+	}
+	w := wa.(wherecmd.Answer).Where
+	if !w.Spans() || len(w.ClusterFailures) != 1 {
+		t.Errorf("where: clusters %v failures %+v", w.Clusters, w.ClusterFailures)
+	}
+	for _, l := range w.Apps {
+		if l.Cluster != "eu" {
+			t.Errorf("where: %s", l.Shown(true))
+		}
+	}
+}
