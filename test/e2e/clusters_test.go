@@ -384,31 +384,42 @@ func TestClustersFromTheTerminal(t *testing.T) {
 	})
 
 	t.Run("diagnose", func(t *testing.T) {
-		out, code, stderr := diagnoseWith(t, bin, "web-next", "--config", tc.config, "--cluster", "a")
-		if rep := parseReport(t, out); code == 64 || !sameAnswer(rep, a.diagnose["web-next"]) {
-			t.Errorf("diagnose web-next --cluster a: exit %d, %s; a alone: %s\n%s", code, answerOf(rep), answerOf(a.diagnose["web-next"]), stderr)
+		r := diagnoseWith(t, bin, "web-next", "--config", tc.config, "--cluster", "a")
+		if rep := reportOf(t, r); r.code == 64 || !sameAnswer(rep, a.diagnose["web-next"]) {
+			t.Errorf("diagnose web-next --cluster a: exit %d, %s; a alone: %s\n%s", r.code, answerOf(rep), answerOf(a.diagnose["web-next"]), r.stderr)
+		}
+		r = diagnoseWith(t, bin, "web", "--config", tc.config, "--cluster", "b")
+		if rep := reportOf(t, r); !sameAnswer(rep, b.diagnose["web"]) {
+			t.Errorf("diagnose web --cluster b: %s, b alone: %s", answerOf(rep), answerOf(b.diagnose["web"]))
+		}
+	})
+
+	t.Run("diagnose finds the app", func(t *testing.T) {
+		help := runCLI(t, bin, "diagnose", "--help")
+		if strings.Contains(string(help.out), "instead of the kubeconfig") {
+			t.Skip("needs diagnose without --cluster to look for the app in every configured cluster (issue 26's interface); this binary's --cluster help says it reads the kubeconfig without it")
 		}
 		// In b only: found there without --cluster.
-		out, code, stderr = diagnoseWith(t, bin, "web-legacy", "--config", tc.config)
-		if rep := parseReport(t, out); code == 64 || !sameAnswer(rep, b.diagnose["web-legacy"]) {
-			t.Errorf("diagnose web-legacy (in b only): exit %d, %s; b alone: %s\n%s", code, answerOf(rep), answerOf(b.diagnose["web-legacy"]), stderr)
+		r := diagnoseWith(t, bin, "web-legacy", "--config", tc.config)
+		if rep := reportOf(t, r); r.code == 64 || !sameAnswer(rep, b.diagnose["web-legacy"]) {
+			t.Errorf("diagnose web-legacy (in b only): exit %d, %s; b alone: %s\n%s", r.code, answerOf(rep), answerOf(b.diagnose["web-legacy"]), r.stderr)
 		}
 		// In both: which one is meant?
-		r := runCLI(t, bin, "diagnose", "web", "--config", tc.config, "-o", "json", "--timeout", "30s")
+		r = runCLI(t, bin, "diagnose", "web", "--config", tc.config, "-o", "json", "--timeout", "30s")
 		if r.code != 64 || !strings.Contains(string(r.stderr), "--cluster") || len(r.out) != 0 {
 			t.Errorf("diagnose web (in a and b) without --cluster: exit %d, want 64 and a message naming --cluster\nstdout %s\nstderr %s", r.code, r.out, r.stderr)
-		}
-		out, _, _ = diagnoseWith(t, bin, "web", "--config", tc.config, "--cluster", "b")
-		if rep := parseReport(t, out); !sameAnswer(rep, b.diagnose["web"]) {
-			t.Errorf("diagnose web --cluster b: %s, b alone: %s", answerOf(rep), answerOf(b.diagnose["web"]))
 		}
 	})
 
 	t.Run("where", func(t *testing.T) {
 		r := runCLI(t, bin, "where", tc.image, "--config", tc.config, "-o", "json", "--deadline", "2m")
 		lines := whereLines(t, r.out)
-		if got, want := appsOf(lines, "a"), sorted(inBoth, onlyInA); !slices.Equal(got, want) {
+		// team/api runs another image.
+		if got, want := appsOf(lines, "a"), sorted(inBoth, []string{"argocd/web-next", "argocd/web-private"}); !slices.Equal(got, want) {
 			t.Errorf("where: cluster a's apps %v, want %v\n%s", got, want, r.out)
+		}
+		if got, want := appsOf(lines, "b"), sorted(inBoth, onlyInB); !slices.Equal(got, want) {
+			t.Errorf("where: cluster b's apps %v, want %v\n%s", got, want, r.out)
 		}
 		if want := sortLines(slices.Concat(a.where, b.where)); !slices.Equal(lines, want) {
 			t.Errorf("where across clusters:\n %v\nwant each cluster's own answers:\n %v", lines, want)
@@ -417,10 +428,19 @@ func TestClustersFromTheTerminal(t *testing.T) {
 }
 
 // diagnoseWith runs `imgupd diagnose APP -o json` with more arguments.
-func diagnoseWith(t *testing.T, bin, app string, args ...string) (out []byte, code int, stderr []byte) {
+func diagnoseWith(t *testing.T, bin, app string, args ...string) cliRun {
 	t.Helper()
-	r := runCLI(t, bin, append([]string{"diagnose", app, "-o", "json", "--timeout", "60s"}, args...)...)
-	return r.out, r.code, r.stderr
+	return runCLI(t, bin, append([]string{"diagnose", app, "-o", "json", "--timeout", "60s"}, args...)...)
+}
+
+// reportOf is the report a diagnose run printed; none fails the test with its exit and stderr.
+func reportOf(t *testing.T, r cliRun) cliReport {
+	t.Helper()
+	var rep cliReport
+	if err := json.Unmarshal(r.out, &rep); err != nil {
+		t.Fatalf("not a JSON report (%v): exit %d\nstdout %s\nstderr %s", err, r.code, r.out, r.stderr)
+	}
+	return rep
 }
 
 func sameAnswer(a, b cliReport) bool {
@@ -471,6 +491,7 @@ func TestClustersInSlack(t *testing.T) {
 	if hidden != missing {
 		t.Errorf("diagnose of b's app where only a is granted:\n%s\nnot what the bot says of an app that does not exist:\n%s", hidden, missing)
 	}
+	t.Logf("diagnose web-legacy where only a is granted:\n%s", hidden)
 	// The same app where every cluster is granted: its report, in the channel.
 	multi.ask(ctx, t, every, "diagnose web-legacy", func(m slacklab.Message) bool {
 		return m.Via == "chat.postMessage" && strings.Contains(shown(m), "web-legacy")
@@ -628,7 +649,7 @@ func TestClustersOneUnreachable(t *testing.T) {
 		}
 		const deadline = 60 * time.Second
 		r := runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", deadline.String())
-		if rep := parseReport(t, r.out); !sameAnswer(rep, a.diagnose["web-next"]) {
+		if rep := reportOf(t, r); !sameAnswer(rep, a.diagnose["web-next"]) {
 			t.Errorf("diagnose web-next --cluster a with b hung: exit %d, %s; a alone: %s\n%s", r.code, answerOf(rep), answerOf(a.diagnose["web-next"]), r.stderr)
 		}
 		// Held back by b, it would take the whole deadline: half of it is "without waiting for b"
@@ -658,7 +679,7 @@ func TestClustersOneUnreachable(t *testing.T) {
 		}
 		check(t, "stopped", 2*time.Minute)
 		r := runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", "60s")
-		if rep := parseReport(t, r.out); !sameAnswer(rep, a.diagnose["web-next"]) {
+		if rep := reportOf(t, r); !sameAnswer(rep, a.diagnose["web-next"]) {
 			t.Errorf("diagnose web-next --cluster a with b stopped: exit %d, %s\n%s", r.code, answerOf(rep), r.stderr)
 		}
 	})
