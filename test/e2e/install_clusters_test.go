@@ -133,7 +133,8 @@ func TestChartWithClusters(t *testing.T) {
 
 // TestChartRejectsBadClusters: values.schema.json refuses a cluster with no way to reach it, two
 // ways, an unknown key, a name that is no DNS label, and a CA or context without what it goes with,
-// before anything is rendered; helm's message names the value.
+// before anything is rendered, and the chart config.serve.cluster beside config.clusters (imgupd
+// serve would refuse to start); helm's message names the value.
 func TestChartRejectsBadClusters(t *testing.T) {
 	t.Parallel()
 	helm := installTool(t, "helm")
@@ -148,6 +149,7 @@ func TestChartRejectsBadClusters(t *testing.T) {
 		{"a name that is no DNS label", []string{"config.clusters[0].name=Prod_EU", "config.clusters[0].inCluster=true"}, "/config/clusters/0/name"},
 		{"a CA without a server", []string{"config.clusters[0].name=a", "config.clusters[0].kubeconfigSecret.name=k", "config.clusters[0].caSecret.name=c"}, "'server' required"},
 		{"a context without a kubeconfig", []string{"config.clusters[0].name=a", "config.clusters[0].inCluster=true", "config.clusters[0].context=x"}, "/config/clusters/0"},
+		{"config.serve.cluster with clusters", []string{"config.clusters[0].name=a", "config.clusters[0].inCluster=true", "config.serve.cluster=a"}, "leave config.serve.cluster empty"},
 		{"a rule's default cluster that is no DNS label", []string{"config.access.rules[0].name=r", "config.access.rules[0].defaultCluster=A B"}, "defaultCluster"},
 	} {
 		args := []string{"template", "x", chartDir}
