@@ -40,6 +40,8 @@ type appSnapshot struct {
 }
 
 type appSeries struct {
+	// cluster is the app's own cluster when the scan spans several ("": the snapshot's).
+	cluster         string
 	namespace, name string
 	state           report.State
 	code            report.Code
@@ -72,8 +74,8 @@ func newAppStates() *appStates {
 func (a *appStates) record(schedule, cluster string, res *fleet.Result, mem *fleet.Memory, now time.Time) {
 	snap := appSnapshot{at: now, cluster: cluster}
 	for _, r := range res.Apps {
-		s := appSeries{namespace: r.App.Namespace, name: r.App.Name, state: r.State, code: r.Code, since: now}
-		if seen, ok := mem.Apps[r.App.String()]; ok {
+		s := appSeries{cluster: r.Cluster, namespace: r.App.Namespace, name: r.App.Name, state: r.State, code: r.Code, since: now}
+		if seen, ok := mem.Apps[r.Key()]; ok {
 			s.state, s.code, s.since = seen.State, seen.Code, seen.Since
 		} else if r.NotReached {
 			continue // never seen, not reached: nothing known
@@ -110,11 +112,15 @@ func (a *appStates) merged() map[appKey]mergedApp {
 	out := map[appKey]mergedApp{}
 	for _, snap := range a.bySchedule {
 		for _, s := range snap.apps {
-			k := appKey{snap.cluster, s.namespace, s.name}
+			cluster := snap.cluster
+			if s.cluster != "" {
+				cluster = s.cluster
+			}
+			k := appKey{cluster, s.namespace, s.name}
 			if old, ok := out[k]; ok && !snap.at.After(old.at) {
 				continue
 			}
-			out[k] = mergedApp{appSeries: s, cluster: snap.cluster, at: snap.at}
+			out[k] = mergedApp{appSeries: s, cluster: cluster, at: snap.at}
 		}
 	}
 	return out

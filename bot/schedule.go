@@ -3,6 +3,7 @@ package bot
 import (
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,11 +41,14 @@ type Schedule struct {
 	// Alerts posts one message when an app goes from up to date or on its way to blocked,
 	// wrong update or not deployed, and one when it recovers (default true).
 	Alerts *bool `mapstructure:"alerts" json:"alerts,omitempty"`
+	// Clusters are globs of the clusters it scans (the configuration's clusters:; none: every
+	// cluster its channel's rules grant everyone), in parallel: each app named with its cluster.
+	Clusters []string `mapstructure:"clusters" json:"clusters,omitempty"`
 }
 
 // ScheduleKeys are the keys of a schedule, and ScopeKeys of its scope, in the configuration.
 var (
-	ScheduleKeys = []string{"name", "cron", "timezone", "channel", "scope", "digest", "alerts"}
+	ScheduleKeys = []string{"name", "cron", "timezone", "channel", "scope", "digest", "alerts", "clusters"}
 	ScopeKeys    = []string{"namespaces", "projects", "names", "selector"}
 )
 
@@ -120,8 +124,13 @@ func ValidateSchedules(schedules []Schedule, policy *commands.Policy) error {
 		if err := s.Scope.Validate(); err != nil {
 			bad("%v", err)
 		}
+		for _, g := range s.Clusters {
+			if _, err := path.Match(g, ""); err != nil || g == "" {
+				bad("cluster %q is not a valid glob", g)
+			}
+		}
 		if policy != nil && commands.ValidChannel(s.Channel) {
-			if err := policy.CheckChannelScope(s.Channel, s.Scope.Namespaces, s.Scope.Projects); err != nil {
+			if err := policy.CheckChannelScopeIn(s.Channel, s.Clusters, s.Scope.Namespaces, s.Scope.Projects); err != nil {
 				bad("%v", err)
 			}
 		}

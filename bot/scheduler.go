@@ -15,6 +15,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/present/blockkit"
@@ -66,7 +67,7 @@ func (b *Bot) newScheduler(ctx context.Context) (*scheduler, error) {
 	if err != nil {
 		return nil, &SetupError{What: "scheduled summaries", Msg: "a schedule does not parse", Err: err}
 	}
-	if b.cfg.Service == nil || b.cfg.Service.Fleet == nil {
+	if b.cfg.Service == nil || b.cfg.Service.Fleet == nil && len(b.cfg.Service.Clusters) == 0 {
 		return nil, &SetupError{What: "scheduled summaries", Msg: "schedules are configured but the bot has no fleet scanner"}
 	}
 	states, err := b.cfg.State.Load(ctx)
@@ -184,7 +185,18 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 
 	// Posted for the whole channel: only what everyone there may see is read and counted.
 	scanStarted := time.Now()
-	res, err := s.fleet.Scan(ctx, b.cfg.Service.Policy.ChannelScope(c.Channel, c.Scope))
+	var res *fleet.Result
+	var across *clusters.Scan
+	var err error
+	if len(b.cfg.Service.Clusters) > 0 {
+		// Several clusters: each the channel's rules grant (of the schedule's), in parallel;
+		// one that cannot be read is one unknown line.
+		if across, err = b.cfg.Service.ChannelScan(ctx, c.Channel, c.Clusters, c.Scope); err == nil {
+			res = across.Result
+		}
+	} else {
+		res, err = s.fleet.Scan(ctx, b.cfg.Service.Policy.ChannelScope(c.Channel, c.Scope))
+	}
 	if b.work.Err() != nil {
 		result = "abandoned" // shutting down: the next leader makes this run
 		return
@@ -207,6 +219,9 @@ func (s *scheduler) run(c *compiledSchedule, now time.Time) {
 	transitions := st.Memory.Observe(shown, now)
 	b.cfg.Metrics.appStates.record(c.Name, s.cluster(), shown, &st.Memory, now)
 	sum := fleet.Summarize(shown, &st.Memory)
+	if across != nil {
+		sum = across.Summary(&st.Memory)
+	}
 	for _, sc := range sum.Counts {
 		b.cfg.Metrics.summaryApps.WithLabelValues(c.Name, string(sc.State)).Set(float64(sc.Count))
 	}
@@ -324,7 +339,7 @@ func (s *scheduler) postNew(ctx context.Context, c *compiledSchedule, st *Schedu
 func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions []report.Transition, shown *fleet.Result, log *slog.Logger) {
 	byApp := map[string]report.AppResult{}
 	for _, a := range shown.Apps {
-		byApp[a.App.String()] = a
+		byApp[a.Key()] = a
 	}
 	var more []string
 	posted := 0
@@ -336,7 +351,7 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 		if posted >= maxAlertsPerRun {
 			// An alert storm (a registry down, a bad CR) must not take minutes of a channel's
 			// pace: the rest goes in one message, the summary has them all.
-			more = append(more, fmt.Sprintf("`%s` %s → %s", t.App, phrase.Title(t.From), phrase.Title(t.To)))
+			more = append(more, fmt.Sprintf("`%s` %s → %s", t.Key(), phrase.Title(t.From), phrase.Title(t.To)))
 			kind := "alert"
 			if recovered {
 				kind = "recovery"
@@ -345,9 +360,9 @@ func (s *scheduler) alert(ctx context.Context, c *compiledSchedule, transitions 
 			continue
 		}
 		posted++
-		r, ok := byApp[t.App.String()]
+		r, ok := byApp[t.Key()]
 		if !ok {
-			r = report.AppResult{App: t.App, State: t.To, Code: t.Code}
+			r = report.AppResult{Cluster: t.Cluster, App: t.App, State: t.To, Code: t.Code}
 		}
 		kind := "alert"
 		if recovered {
@@ -383,7 +398,7 @@ const maxAlertsPerRun = 10
 // alertChannel is where an app's alert goes: the channel its imgupd.io/alert-channel annotation
 // names, when the rules that admit everyone there grant the app; else the schedule's channel.
 func (s *scheduler) alertChannel(ctx context.Context, c *compiledSchedule, r report.AppResult, log *slog.Logger) string {
-	apps := s.b.cfg.Service.Apps
+	apps := s.b.cfg.Service.AppsOf(r.Cluster)
 	if apps == nil {
 		return c.Channel
 	}
@@ -402,7 +417,7 @@ func (s *scheduler) alertChannel(ctx context.Context, c *compiledSchedule, r rep
 	if project == "" {
 		project = "default"
 	}
-	if !commands.ValidChannel(want) || !s.b.cfg.Service.Policy.ChannelVisible(want)(commands.Scope{Namespace: r.App.Namespace, Project: project}) {
+	if !commands.ValidChannel(want) || !s.b.cfg.Service.Policy.ChannelVisible(want)(commands.Scope{Namespace: r.App.Namespace, Project: project, Cluster: r.Cluster}) {
 		log.Warn("an Application's alert channel is not granted this app by the access rules; alerting in the schedule's channel",
 			"app", r.App.String(), "annotation", AlertChannelAnnotation, "channel", want)
 		return c.Channel

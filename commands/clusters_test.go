@@ -3,6 +3,8 @@ package commands
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -329,5 +331,45 @@ func TestPolicyClusters(t *testing.T) {
 	}
 	if err := p.CheckChannelScopeIn("#ops", nil, nil, nil); err != nil {
 		t.Errorf("ops, every cluster: %v", err)
+	}
+}
+
+// A cluster whose API server answers nothing holds the others' answer back no longer than the
+// scan's deadline: the answer comes with the other cluster's apps whole and the slow one a line.
+func TestClustersSlowOneWaitsOnlyTheDeadline(t *testing.T) {
+	eu, _ := twoClusters(t)
+	release := make(chan struct{})
+	hang := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // blocks until the test ends (or the client gives up)
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); hang.Close() })
+	reader, err := cluster.NewReader(&rest.Config{Host: hang.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := *eu.Engine.(*diagnostics.Engine)
+	eng.Cluster, eng.Options.ClusterName = reader, "us"
+	slow := Cluster{Name: "us", Apps: reader, Engine: &eng, Fleet: &fleet.Scanner{Engine: &eng}}
+	// A generous deadline: the lab cluster's scan takes well under a second; the verdict does
+	// not depend on how long within it.
+	const deadline = 15 * time.Second
+	s := &Service{Policy: twoClusterPolicy, Clusters: []Cluster{eu, slow}, SummaryTimeout: deadline}
+	started := time.Now()
+	res := s.Handle(context.Background(), both, Summary{})
+	took := time.Since(started)
+	if res.Kind != KindSummary {
+		t.Fatalf("summary with us hanging: %s %q", res.Kind, res.Text)
+	}
+	if got := summaryApps(*res.Summary); !slices.Equal(got, []string{"eu:argocd/web"}) {
+		t.Errorf("eu's apps: %v", got)
+	}
+	if f := res.Summary.ClusterFailures; len(f) != 1 || f[0].Cluster != "us" || !strings.Contains(f[0].Reason, "timed out") {
+		t.Errorf("us hanging: %+v", f)
+	}
+	if took > deadline+10*time.Second {
+		t.Errorf("the answer took %s, the deadline is %s", took, deadline)
 	}
 }

@@ -246,3 +246,58 @@ func (a asker) Scan(ctx context.Context, cluster string, scope report.Scope) (*c
 func (a asker) Where(ctx context.Context, cluster string, scope report.Scope, q fleet.ImageQuery) (*report.Where, error) {
 	return a.s.where(ctx, a.pr, cluster, scope, q)
 }
+
+// ChannelScan scans scope for everyone in channel ch (a scheduled summary): in the clusters
+// matching globs (none: every cluster), those the channel's rules grant everyone anything in,
+// each narrowed to what they grant there, in parallel, merged. Without Clusters, the one
+// cluster of the service's fields.
+func (s *Service) ChannelScan(ctx context.Context, ch string, globs []string, scope report.Scope) (*clusters.Scan, error) {
+	rules := s.Policy.ChannelRules(ch)
+	var ms []Cluster
+	for _, m := range s.members() {
+		if len(globs) > 0 && !globsMatch(globs, m.Name) {
+			continue
+		}
+		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.inCluster(m.Name) }) {
+			continue
+		}
+		if m.Fleet != nil || m.Down != nil {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return nil, command.ErrNoFleet
+	}
+	outs := make([]clusters.Outcome[*fleet.Result], len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		outs[i].Cluster = m.Name
+		wg.Go(func() {
+			if m.Down != nil {
+				outs[i].Err = m.Down
+				return
+			}
+			outs[i].Result, outs[i].Err = m.Fleet.Scan(ctx, s.Policy.ChannelScopeIn(ch, m.Name, scope))
+		})
+	}
+	wg.Wait()
+	sc, err := clusters.MergeScans(scope, outs, func(err error) string { return readError("its Applications", err) })
+	if err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// AppsOf reads the Applications of the named cluster ("": the service's one cluster); nil when
+// there is no such cluster or it cannot be read.
+func (s *Service) AppsOf(cluster string) Apps {
+	for _, m := range s.members() {
+		if m.Name == cluster || cluster == "" && len(s.Clusters) == 0 {
+			if m.Down != nil {
+				return nil
+			}
+			return m.Apps
+		}
+	}
+	return nil
+}

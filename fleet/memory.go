@@ -69,10 +69,10 @@ func (m *Memory) Observe(res *Result, now time.Time) []report.Transition {
 		switch {
 		case !had:
 			m.Apps[key] = Seen{State: a.State, Code: a.Code, Since: now, Last: now}
-			out = append(out, report.Transition{App: a.App, To: a.State, Code: a.Code, New: true})
+			out = append(out, report.Transition{Cluster: a.Cluster, App: a.App, To: a.State, Code: a.Code, New: true})
 		case old.State != a.State:
 			m.Apps[key] = Seen{State: a.State, Code: a.Code, Since: now, Last: now}
-			out = append(out, report.Transition{App: a.App, From: old.State, To: a.State, Code: a.Code})
+			out = append(out, report.Transition{Cluster: a.Cluster, App: a.App, From: old.State, To: a.State, Code: a.Code})
 		default:
 			old.Code, old.Last = a.Code, now
 			m.Apps[key] = old

@@ -43,6 +43,9 @@ type Summary struct {
 	ClusterFailures []ClusterFailure `json:"clusterFailures,omitempty"`
 }
 
+// Key is the app with its cluster, when it has one (AppResult.Key).
+func (t Transition) Key() string { return ClusterApp(t.Cluster, t.App, t.Cluster != "") }
+
 // Spans reports whether the summary covers more than one cluster: each app is then shown
 // with its cluster.
 func (s Summary) Spans() bool { return len(s.Clusters) > 1 }
@@ -152,10 +155,12 @@ type ScanStats struct {
 
 // Transition is an app that changed state in a scan.
 type Transition struct {
-	App  AppRef `json:"app"`
-	From State  `json:"from,omitempty"`
-	To   State  `json:"to"`
-	Code Code   `json:"code,omitempty"`
+	// Cluster is the app's cluster, when the scan spans several ("" for one).
+	Cluster string `json:"cluster,omitempty"`
+	App     AppRef `json:"app"`
+	From    State  `json:"from,omitempty"`
+	To      State  `json:"to"`
+	Code    Code   `json:"code,omitempty"`
 	// New is true for an app not seen before (From is empty).
 	New bool `json:"new,omitempty"`
 }

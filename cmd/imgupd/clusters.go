@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
@@ -207,6 +210,25 @@ func tryClusters(specs []clusters.Spec, lookupEnv func(string) (string, bool)) [
 	}
 	for range members {
 		<-done
+	}
+	return out
+}
+
+// scheduleClusterProblems are the schedules whose clusters match none of the clusters
+// configured (names; none: no clusters: section, where a schedule names no cluster).
+func scheduleClusterProblems(list []bot.Schedule, names []string) []problem {
+	var out []problem
+	for i, s := range list {
+		for _, g := range s.Clusters {
+			key := fmt.Sprintf("schedules[%d].clusters", i)
+			if len(names) == 0 {
+				out = append(out, problem{key, "the configuration has no clusters: section: leave clusters out (the schedule scans imgupd's one cluster)"})
+				break
+			}
+			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(g, n); return ok }) {
+				out = append(out, problem{key, fmt.Sprintf("%q matches none of the clusters configured (%s)", g, strings.Join(names, ", "))})
+			}
+		}
 	}
 	return out
 }

@@ -145,3 +145,75 @@ func TestTerminalAcrossClusters(t *testing.T) {
 		}
 	}
 }
+
+// config check lists each cluster and tries it: one that cannot be reached is said, not a
+// problem; a schedule's or a rule's clusters that match none configured are.
+func TestConfigCheckClusters(t *testing.T) {
+	addr, err := loopback.ClosedAddr()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "dev.kubeconfig")
+	if err := os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: dev
+clusters: [{name: c, cluster: {server: "https://%s"}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: t}}]
+`, addr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write := func(body string) string {
+		p := filepath.Join(dir, fmt.Sprintf("c%d.yaml", time.Now().UnixNano()))
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write(fmt.Sprintf(`clusters:
+- name: dev
+  kubeconfig: %s
+- name: prod-us
+  kubeconfigSecret: {name: imgupd-cluster-prod-us}
+access:
+  rules:
+  - name: all
+    channels: ["*"]
+    clusters: [dev]
+    defaultCluster: dev
+schedules:
+- name: daily
+  cron: "0 9 * * *"
+  channel: "#deploys"
+  clusters: [dev]
+`, kc))
+	env := map[string]string{"KUBECONFIG": filepath.Join(dir, "none")}
+	code, out, errOut := runCLI(t, env, "config", "check", "--config", good)
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"clusters: 2", "dev", "kubeconfig", "NOT reachable: cannot reach the Kubernetes API server", "prod-us", "kubeconfigSecret", "Secret imgupd/imgupd-cluster-prod-us", "clusters dev (default dev)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config check lacks %q:\n%s", want, out)
+		}
+	}
+	bad := write(`clusters:
+- name: dev
+  inCluster: true
+access:
+  rules:
+  - name: all
+    channels: ["*"]
+    clusters: [prod]
+schedules:
+- name: daily
+  cron: "0 9 * * *"
+  channel: "#deploys"
+  clusters: [staging]
+`)
+	code, out, errOut = runCLI(t, env, "config", "check", "--config", bad)
+	if code == 0 || !strings.Contains(errOut, `access: rule all: cluster "prod" matches none of the clusters configured (dev)`) || !strings.Contains(errOut, "of cluster staging not granted") {
+		t.Errorf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+}

@@ -203,6 +203,9 @@ func checkConfig(v *viper.Viper, io streams, lookupEnv func(string) (string, boo
 	for _, p := range problems {
 		bad(p.Key, "%s", p.Message)
 	}
+	for _, p := range scheduleClusterProblems(schedules, clusters.Names(specs)) {
+		bad(p.Key, "%s", p.Message)
+	}
 	c.Schedules = describeSchedules(schedules, time.Now())
 	if c.Access != nil {
 		c.Scopes = bot.RequiredScopes(bot.Config{Service: &commands.Service{Policy: c.Access}})

@@ -127,6 +127,9 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 	if err := policy.CheckClusters(names); err != nil {
 		return fail(fmt.Errorf("config: %w", err))
 	}
+	if ps := scheduleClusterProblems(schedules, clusters.Names(specs)); len(ps) > 0 {
+		return fail(fmt.Errorf("config %s: %s", ps[0].Key, ps[0].Message))
+	}
 	var svc *commands.Service
 	if len(specs) > 0 {
 		switch {

@@ -100,7 +100,7 @@ func Summary(s report.Summary, o SummaryOptions) Payload {
 	if s.Unmanaged > 0 {
 		ctx = append(ctx, fmt.Sprintf("%d not managed by Image Updater", s.Unmanaged))
 	}
-	ctx = append(ctx, "`/imgupd diagnose APP -n NAMESPACE` for an app's full report")
+	ctx = append(ctx, diagnoseHint(s.Spans()))
 	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(strings.Join(ctx, " · "), budgetContext))))
 	if o.Buttons {
 		if v, err := json.Marshal(s.Scope); err == nil && utf8.RuneCount(v) <= MaxButtonValue {
@@ -249,9 +249,13 @@ func Alert(t report.Transition, r report.AppResult) Message {
 	if to == "" {
 		to = t.To
 	}
-	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+	name := r.App.String()
+	if r.Cluster != "" {
+		name = r.Key() // a scan of several clusters: CLUSTER:NAMESPACE/APP
+	}
+	head := fmt.Sprintf("%s %s is now %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	if recovery {
-		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(r.App.String()), phrase.Title(to))
+		head = fmt.Sprintf("%s %s recovered: %s", phrase.Emoji(to), mrkdwn.Plain(name), phrase.Title(to))
 	}
 	head = summaryClipWords(head, MaxHeaderText)
 	cause := phrase.AnswerCause(r.Answer, to)
@@ -346,4 +350,12 @@ func summaryLastSpace(r []rune) int {
 		}
 	}
 	return -1
+}
+
+// diagnoseHint is the context line's next step: with --cluster when the answer spans clusters.
+func diagnoseHint(spans bool) string {
+	if spans {
+		return "`/imgupd diagnose APP -n NAMESPACE --cluster NAME` for an app's full report"
+	}
+	return "`/imgupd diagnose APP -n NAMESPACE` for an app's full report"
 }

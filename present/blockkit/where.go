@@ -83,7 +83,7 @@ func Where(w *report.Where) Payload {
 	if w.Partial {
 		ctx = append(ctx, "*partial*: the scan's deadline ended it, what it did not finish is unknown")
 	}
-	ctx = append(ctx, "`/imgupd diagnose APP -n NAMESPACE` for an app's full report")
+	ctx = append(ctx, diagnoseHint(w.Spans()))
 	blocks = append(blocks, slack.NewContextBlock("", mdText(clipRunes(strings.Join(ctx, " · "), budgetContext))))
 	return Payload{
 		Message: Message{Text: clipRunes(md(head), MaxMessageText), Blocks: slack.Blocks{BlockSet: blocks}},
