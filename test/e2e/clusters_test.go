@@ -52,6 +52,7 @@ var (
 type twoClusters struct {
 	image        string // the fleet's image, $REGISTRY/team/web:1.2.0
 	kubeA, kubeB string // kubeconfig files of a (imgupd's ServiceAccount, impersonated) and b (the rbacOnly token)
+	tokenB       string // the rbacOnly token of b
 	config       string // a configuration file listing both clusters
 	dir          string
 	close        func() // the lab's servers and the files
@@ -142,6 +143,7 @@ func loadTwoClusters(t *testing.T) *twoClusters {
 	}
 	tc.kubeA = kubeconfigFile(t, filepath.Join(tc.dir, "a.kubeconfig"), srv.config.Host, srv.config.BearerToken, "system:serviceaccount:imgupd:imgupd")
 	tc.kubeB = kubeconfigFile(t, filepath.Join(tc.dir, "b.kubeconfig"), b.config.Host, token, "")
+	tc.tokenB = token
 	tc.config = tc.writeConfig(t, "clusters.yaml", "")
 	return tc
 }
@@ -452,7 +454,9 @@ func answerOf(r cliReport) string {
 }
 
 // TestClustersInSlack: one bot (the imgupd binary's serve, against bot/slacklab) for both
-// clusters. A user in a channel whose rule grants cluster a only never sees b's apps: diagnose of
+// clusters, b reached as the chart's config.clusters would: server, tokenSecret and caSecret, the
+// Secret in imgupd's namespace read by serve as the chart's ServiceAccount (chartClusters, its Role
+// on the clusters' Secrets installed for real). A user in a channel whose rule grants cluster a only never sees b's apps: diagnose of
 // an app only in b is answered exactly as the same bot answers for an app that exists nowhere (the
 // bot reading a alone), and neither summary nor where names an app of b; in a channel whose rule
 // grants every cluster, the same diagnose is answered with b's app.
@@ -464,6 +468,24 @@ func TestClustersInSlack(t *testing.T) {
 	second.use.RLock()
 	defer second.use.RUnlock()
 
+	// b's token and CA in the Secret chartClusters' Role names, in its namespace on srv.
+	installChart(t, chartClusters)
+	b := secondAPIServer(t)
+	ca, err := os.ReadFile(filepath.Join(b.dir, "certs", "apiserver.crt")) // kube-apiserver's self-signed certificate and its CA
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secretName = "imgupd-staging" // one of clusterSecrets
+	remove, err := createObjects(context.Background(), srv, []*unstructured.Unstructured{{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": secretName, "namespace": chartClusters.ns},
+		"stringData": map[string]any{"token": tc.tokenB, "ca.crt": string(ca)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
+	own := kubeconfigFile(t, filepath.Join(t.TempDir(), "own.kubeconfig"), srv.config.Host, srv.config.BearerToken,
+		"system:serviceaccount:"+chartClusters.ns+":"+chartClusters.name)
+
 	const onlyA, every = "C0ONLYA001", "C0EVERY001"
 	rules := fmt.Sprintf(`access:
   rules:
@@ -473,7 +495,17 @@ func TestClustersInSlack(t *testing.T) {
   - name: every
     channels: [%s]
 `, onlyA, every)
-	both := tc.writeConfig(t, "slack-both.yaml", rules)
+	both := filepath.Join(tc.dir, "slack-both.yaml")
+	if err := os.WriteFile(both, fmt.Appendf(nil, `clusters:
+- name: a
+  kubeconfig: %q
+- name: b
+  server: %q
+  tokenSecret: {name: %s, key: token}
+  caSecret: {name: %s, key: ca.crt}
+%s`, tc.kubeA, b.config.Host, secretName, secretName, rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// The bot with cluster a alone, as a configuration of clusters too: what "no such app" says.
 	aOnly := filepath.Join(tc.dir, "slack-a.yaml")
 	if err := os.WriteFile(aOnly, fmt.Appendf(nil, "clusters:\n- name: a\n  kubeconfig: %q\n%s", tc.kubeA, rules), 0o600); err != nil {
@@ -481,7 +513,7 @@ func TestClustersInSlack(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a net for what never happens, not a timing
 	defer cancel()
-	multi, alone := startServe(ctx, t, bin, both, onlyA, every), startServe(ctx, t, bin, aOnly, onlyA, every)
+	multi, alone := startServe(ctx, t, bin, both, own, onlyA, every), startServe(ctx, t, bin, aOnly, own, onlyA, every)
 
 	// The app in b only, asked where only a is granted, and asked of a bot that reads a alone:
 	// answered once either names the app (a report, or why there is none).
@@ -532,7 +564,9 @@ func (l *lockedBuf) Write(p []byte) (int, error) {
 }
 func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
-func startServe(ctx context.Context, t *testing.T, bin, config string, channels ...string) *serveRun {
+// startServe starts `imgupd serve --config config` against a fake Slack of its own with the
+// channels; own is its kubeconfig (its own namespace's Secrets), its namespace chartClusters'.
+func startServe(ctx context.Context, t *testing.T, bin, config, own string, channels ...string) *serveRun {
 	t.Helper()
 	const bt, at = "xoxb-e2e-clusters", "xapp-e2e-clusters"
 	var chs []slacklab.Channel
@@ -541,8 +575,9 @@ func startServe(ctx context.Context, t *testing.T, bin, config string, channels 
 	}
 	s := &serveRun{slack: slacklab.Start(slacklab.Config{BotToken: bt, AppToken: at, Channels: chs}), stderr: &lockedBuf{}}
 	t.Cleanup(s.slack.Close)
-	s.cmd = exec.Command(bin, "serve", "--config", config, "--listen", "127.0.0.1:0", "--log-format", "json")
-	s.cmd.Env = append(os.Environ(), "IMGUPD_SLACK_BOT_TOKEN="+bt, "IMGUPD_SLACK_APP_TOKEN="+at, "IMGUPD_SLACK_API_URL="+s.slack.APIURL())
+	s.cmd = exec.Command(bin, "serve", "--config", config, "--kubeconfig", own, "--listen", "127.0.0.1:0", "--log-format", "json")
+	s.cmd.Env = append(os.Environ(), "IMGUPD_SLACK_BOT_TOKEN="+bt, "IMGUPD_SLACK_APP_TOKEN="+at, "IMGUPD_SLACK_API_URL="+s.slack.APIURL(),
+		"POD_NAMESPACE="+chartClusters.ns)
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
