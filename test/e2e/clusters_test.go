@@ -637,11 +637,12 @@ func (s *serveRun) stop(t *testing.T) {
 	}
 }
 
-// TestClustersOneUnreachable: b's kubeapi-server stopped (connections refused), then hung (SIGSTOP:
-// connections accepted, nothing answers). Each time summary and where answer a's apps completely,
-// as a alone does, and b's (if they name any) as unknown, never a failed answer (no exit 69); and
-// while b hangs, diagnose --cluster a answers as a alone does, without waiting for b: well before
-// the 60 s deadline the command is given (its time and a's alone are logged).
+// TestClustersOneUnreachable: b's kube-apiserver hung (SIGSTOP: connections accepted, nothing
+// answers), then stopped (connections refused). Each time summary and where answer a's apps
+// completely, as a alone does, and b's (if they name any) as unknown, never a failed answer (no
+// exit 69); while b hangs, diagnose --cluster a and summary --cluster a answer as a alone does,
+// without waiting for b: well before the 60 s deadline they are given (their times are logged);
+// with b stopped, config check says a is reachable and b not, and why.
 func TestClustersOneUnreachable(t *testing.T) {
 	t.Parallel()
 	bin, _ := buildCLI(t)
@@ -713,7 +714,29 @@ func TestClustersOneUnreachable(t *testing.T) {
 			t.Fatalf("b with its kube-apiserver killed: %v, want connection refused", err)
 		}
 		check(t, "stopped", 2*time.Minute)
-		r := runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", "60s")
+		// config check tries each cluster: a reachable, b not, and says why.
+		r := runCLI(t, bin, "config", "check", "--config", tc.config, "-o", "json")
+		var checked struct {
+			Clusters []struct {
+				Name      string
+				Reachable bool
+				Reason    string
+			}
+		}
+		if err := json.Unmarshal(r.out, &checked); err != nil {
+			t.Fatalf("config check -o json: exit %d, %v\n%s\n%s", r.code, err, r.out, r.stderr)
+		}
+		reach := map[string]bool{}
+		for _, c := range checked.Clusters {
+			reach[c.Name] = c.Reachable
+			if !c.Reachable && c.Reason == "" {
+				t.Errorf("config check: %s not reachable, and no reason", c.Name)
+			}
+		}
+		if len(checked.Clusters) != 2 || !reach["a"] || reach["b"] {
+			t.Errorf("config check with b stopped: %+v, want a reachable and b not", checked.Clusters)
+		}
+		r = runCLI(t, bin, "diagnose", "web-next", "--config", tc.config, "--cluster", "a", "-o", "json", "--timeout", "60s")
 		if rep := reportOf(t, r); !sameAnswer(rep, a.diagnose["web-next"]) {
 			t.Errorf("diagnose web-next --cluster a with b stopped: exit %d, %s\n%s", r.code, answerOf(rep), r.stderr)
 		}
