@@ -131,7 +131,8 @@ func (s *Service) app(ctx context.Context, pr Principal, cmd Command, cluster, n
 		case r.Kind == KindError && ms[i].Down != nil:
 			down = append(down, r.Text)
 			continue
-		case r.Kind != KindNotFound || r.Suggestions == nil && strings.HasPrefix(r.Text, "there are Applications named"):
+		case r.Kind != KindNotFound || r.App == (report.AppRef{}):
+			// A read error, or several Applications of that name in this cluster's namespaces.
 			return r
 		}
 		if res.Kind == "" {

@@ -14,7 +14,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/imgupd/imgupd/bot/slacklab"
 	"github.com/imgupd/imgupd/commands/command"
+	diagnosecmd "github.com/imgupd/imgupd/commands/diagnose"
 	summarycmd "github.com/imgupd/imgupd/commands/summary"
 	wherecmd "github.com/imgupd/imgupd/commands/where"
 	"github.com/imgupd/imgupd/diagnostics"
@@ -129,6 +131,16 @@ func TestTerminalAcrossClusters(t *testing.T) {
 		t.Errorf("summary --cluster mars: %v", err)
 	}
 
+	// diagnose --cluster: the configured cluster's engine, its namespace the default of -n; an
+	// unreachable one is 69 as for the kubeconfig's.
+	da, err := diagnosecmd.Run(context.Background(), diagnosecmd.Options{App: "app-0000-r000", Cluster: "eu", UpdaterNamespace: "argocd", Timeout: time.Minute}, io)
+	if err != nil || da.(diagnosecmd.Answer).Report.App.String() != "argocd/app-0000-r000" {
+		t.Errorf("diagnose --cluster eu: %v", err)
+	}
+	if _, err := diagnosecmd.Run(context.Background(), diagnosecmd.Options{App: "web", Cluster: "us", Timeout: time.Minute}, io); !errors.As(err, &ee) || ee.Code != exitUnreachable {
+		t.Errorf("diagnose --cluster us: %v", err)
+	}
+
 	// where across both: eu's apps named with their cluster, us one line.
 	img := env.Vars["REGISTRY"] + "/fleet/repo-000"
 	wa, err := wherecmd.Run(context.Background(), wherecmd.Options{Image: img, ScanOptions: opts}, io)
@@ -215,5 +227,75 @@ schedules:
 	code, out, errOut = runCLI(t, env, "config", "check", "--config", bad)
 	if code == 0 || !strings.Contains(errOut, `access: rule all: cluster "prod" matches none of the clusters configured (dev)`) || !strings.Contains(errOut, "of cluster staging not granted") {
 		t.Errorf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+}
+
+// serve with a clusters: section whose one cluster cannot be read (its Secret cannot be read:
+// imgupd's own cluster is unreachable too) starts, and answers that cluster's commands with
+// the reason instead of failing.
+func TestServeWithAClusterDown(t *testing.T) {
+	const bt, at = "xoxb-serve-clusters", "xapp-serve-clusters"
+	srv := slacklab.Start(slacklab.Config{BotToken: bt, AppToken: at,
+		Channels: []slacklab.Channel{{ID: "C0DEPLOYS1", Name: "deploys", IsMember: true}}})
+	defer srv.Close()
+	addr, err := loopback.ClosedAddr()
+	if err != nil {
+		t.Skip(err)
+	}
+	own := filepath.Join(t.TempDir(), "own.kubeconfig")
+	if err := os.WriteFile(own, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: own
+clusters: [{name: c, cluster: {server: "https://%s"}}]
+contexts: [{name: own, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: t}}]
+`, addr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := writeConfig(t, `clusters:
+- name: prod-us
+  kubeconfigSecret: {name: imgupd-cluster-prod-us}
+access:
+  rules:
+  - name: deploys
+    channels: ["#deploys"]
+`)
+	env := map[string]string{"IMGUPD_SLACK_BOT_TOKEN": bt, "IMGUPD_SLACK_APP_TOKEN": at, "IMGUPD_SLACK_API_URL": srv.APIURL(), "POD_NAMESPACE": "imgupd"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	var out, errb lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", config, "--kubeconfig", own, "--listen", "127.0.0.1:0", "--log-format", "json"},
+			streams{In: strings.NewReader(""), Out: &out, Err: &errb}, lookup)
+	}()
+	wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer wcancel()
+	if err := srv.WaitConnections(wctx, 1); err != nil {
+		t.Fatalf("serve did not connect: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), `"cluster":"prod-us"`) || !strings.Contains(errb.String(), "imgupd-cluster-prod-us") {
+		t.Errorf("no warning about prod-us: %s", errb.String())
+	}
+	if err := srv.Send(wctx, slacklab.SlashCommand("env-1", slacklab.Slash{User: "U0ALICE001", Channel: "C0DEPLOYS1", ChannelName: "deploys",
+		Text: "diagnose web --cluster prod-us", ResponseURL: srv.ResponseURL("r")})); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), `"result":"error"`) {
+		select {
+		case <-wctx.Done():
+			t.Fatalf("no audit line of the error on stdout: %q\n%s", out.String(), errb.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d: %s", code, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }

@@ -130,6 +130,12 @@ func TestServeRefusesBadSetup(t *testing.T) {
 			"config schedules[0]: schedule nightly: scope namespaces [argocd, team-a], projects (any) goes beyond what the access rules grant everyone in #deploys (namespace team-a in project * not granted): rule deploys grants namespaces [argocd]"},
 		{"typo in a schedule", serveConfig + "schedules:\n- name: nightly\n  cron: '@daily'\n  channel: '#deploys'\n  digests: daily\n", tokens,
 			"config schedules[0].digests: not a key of a schedule; did you mean digest?"},
+		{"typo in a cluster", serveConfig + "clusters:\n- name: eu\n  inclustr: true\n", tokens,
+			"config clusters[0].inclustr: not a key of a cluster; did you mean inCluster?"},
+		{"clusters with --lab", serveConfig + "clusters:\n- name: eu\n  inCluster: true\n", tokens,
+			"--lab answers from one lab scenario"},
+		{"a rule's cluster not configured", "clusters:\n- name: eu\n  inCluster: true\naccess:\n  rules:\n  - name: x\n    channels: ['*']\n    clusters: [us]\n", tokens,
+			`access rule x: cluster "us" matches none of the clusters configured (eu)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
