@@ -39,7 +39,8 @@ import (
 //	- {name: a, kubeconfig: …}
 //	- {name: b, kubeconfig: …}
 //
-// The tests are parallel with each other, so they run after the tier's sequential tests (which
+// (the bot's test reaches b through server, tokenSecret and caSecret instead, as the chart's
+// values do). The tests are parallel with each other, so they run after the tier's sequential tests (which
 // load the lab's scenarios, most of them argocd/web, into srv) and share one loading of the fleet.
 
 var (
