@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
-
 	"github.com/imgupd/imgupd/internal/textutil"
 )
 
@@ -157,13 +155,11 @@ func Decode(raw any) ([]Spec, []Problem) {
 		if !keysOK {
 			continue
 		}
-		var s Spec
-		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true})
-		if err == nil {
-			err = dec.Decode(m)
-		}
-		if err != nil {
-			problems = append(problems, Problem{key, textutil.OneLine(err.Error())})
+		s, errs := decodeSpec(m)
+		if len(errs) > 0 {
+			for _, e := range errs {
+				problems = append(problems, Problem{key + e.Key, e.Message})
+			}
 			continue
 		}
 		s.setDefaults()
@@ -188,6 +184,66 @@ func Decode(raw any) ([]Spec, []Problem) {
 		out = append(out, s)
 	}
 	return out, problems
+}
+
+// decodeSpec reads one cluster's map (its keys known to be Keys, in any case): each value of
+// its type, or a problem naming the key.
+func decodeSpec(m map[string]any) (Spec, []Problem) {
+	var s Spec
+	var out []Problem
+	str := func(k string, v any) string {
+		if v == nil {
+			return ""
+		}
+		x, ok := v.(string)
+		if !ok {
+			out = append(out, Problem{"." + k, fmt.Sprintf("want a string, not %T", v)})
+		}
+		return x
+	}
+	ref := func(k string, v any) *SecretRef {
+		sub, _ := v.(map[string]any)
+		r := &SecretRef{}
+		for sk, sv := range sub {
+			switch strings.ToLower(sk) {
+			case "name":
+				r.Name = str(k+".name", sv)
+			case "key":
+				r.Key = str(k+".key", sv)
+			}
+		}
+		return r
+	}
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		switch strings.ToLower(k) {
+		case "name":
+			s.Name = str("name", v)
+		case "incluster":
+			b, ok := v.(bool)
+			if !ok && v != nil {
+				out = append(out, Problem{".inCluster", fmt.Sprintf("want true or false, not %T", v)})
+			}
+			s.InCluster = b
+		case "kubeconfigsecret":
+			s.KubeconfigSecret = ref("kubeconfigSecret", v)
+		case "kubeconfig":
+			s.Kubeconfig = str("kubeconfig", v)
+		case "context":
+			s.Context = str("context", v)
+		case "server":
+			s.Server = str("server", v)
+		case "tokensecret":
+			s.TokenSecret = ref("tokenSecret", v)
+		case "casecret":
+			s.CASecret = ref("caSecret", v)
+		case "namespace":
+			s.Namespace = str("namespace", v)
+		case "updaternamespace":
+			s.UpdaterNamespace = str("updaterNamespace", v)
+		}
+	}
+	return s, out
 }
 
 func (s *Spec) setDefaults() {

@@ -109,7 +109,9 @@ func TestDecodeProblems(t *testing.T) {
 		{"bad namespace", "- name: a\n  inCluster: true\n  namespace: Argo", []string{"clusters[0].namespace: \"Argo\" is not a namespace name"}},
 		{"duplicate", "- name: a\n  inCluster: true\n- name: a\n  kubeconfig: /k", []string{"clusters[1].name: \"a\" is the name of clusters[0] too"}},
 		{"two in-cluster", "- name: a\n  inCluster: true\n- name: b\n  inCluster: true", []string{"clusters[1].inCluster: clusters[0] is the cluster imgupd runs in already"}},
-		{"wrong type", "- name: a\n  inCluster: yes please", []string{"clusters[0]: "}},
+		{"wrong type", "- name: a\n  inCluster: yes please", []string{"clusters[0].inCluster: want true or false, not string"}},
+		{"wrong type of a name", "- name: [a]\n  inCluster: true", []string{"clusters[0].name: want a string"}},
+		{"wrong type in a Secret", "- name: a\n  kubeconfigSecret: {name: 3}", []string{"clusters[0].kubeconfigSecret.name: want a string"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, problems := decodeYAML(t, tc.doc)
