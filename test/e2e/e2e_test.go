@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	srv = s
+	second.bin = bin
 	if err := setup(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e setup:", err)
 		s.stop()
@@ -48,6 +49,8 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	removeCLI()
+	closeTwoClusters()
+	second.stop()
 	s.stop()
 	os.Exit(code)
 }
@@ -165,8 +168,30 @@ func readYAMLDocs(path string) ([]*unstructured.Unstructured, error) {
 
 // setup installs the upstream CRDs and imgupd's shipped RBAC.
 func setup() error {
-	ctx := context.Background()
+	if err := installCRDs(srv); err != nil {
+		return err
+	}
 	c, err := newClient(srv.config)
+	if err != nil {
+		return err
+	}
+	rbac, err := readYAMLDocs(filepath.Join("..", "..", "deploy", "rbac.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, o := range rbac {
+		if _, err := c.create(context.Background(), o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// installCRDs installs Argo CD's and Image Updater's upstream CRDs (testdata/crds) in an API
+// server and waits until they are established.
+func installCRDs(s *apiServer) error {
+	ctx := context.Background()
+	c, err := newClient(s.config)
 	if err != nil {
 		return err
 	}
@@ -201,15 +226,6 @@ func setup() error {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	rbac, err := readYAMLDocs(filepath.Join("..", "..", "deploy", "rbac.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, o := range rbac {
-		if _, err := c.create(ctx, o); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -239,9 +255,12 @@ func established(crd *unstructured.Unstructured) bool {
 	return false
 }
 
-// asServiceAccount is the admin config impersonating a ServiceAccount.
-func asServiceAccount(ns, name string) *rest.Config {
-	cfg := rest.CopyConfig(srv.config)
+// asServiceAccount is the admin config of the first API server impersonating a ServiceAccount.
+func asServiceAccount(ns, name string) *rest.Config { return asServiceAccountOn(srv, ns, name) }
+
+// asServiceAccountOn is the admin config of s impersonating a ServiceAccount.
+func asServiceAccountOn(s *apiServer, ns, name string) *rest.Config {
+	cfg := rest.CopyConfig(s.config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + name}
 	return cfg
 }
@@ -262,6 +281,12 @@ func loadScenario(t *testing.T, sc *lab.Scenario, edit func([]*unstructured.Unst
 // objects returns (objects may add and drop some).
 func loadScenarioObjects(t *testing.T, sc *lab.Scenario, objects func([]*unstructured.Unstructured) []*unstructured.Unstructured) (*lab.Env, func()) {
 	t.Helper()
+	return loadScenarioOn(t, srv, sc, objects)
+}
+
+// loadScenarioOn is loadScenarioObjects into the API server s.
+func loadScenarioOn(t *testing.T, s *apiServer, sc *lab.Scenario, objects func([]*unstructured.Unstructured) []*unstructured.Unstructured) (*lab.Env, func()) {
+	t.Helper()
 	ctx := context.Background()
 	env, err := lab.StartServers(ctx, sc)
 	if err != nil {
@@ -272,28 +297,36 @@ func loadScenarioObjects(t *testing.T, sc *lab.Scenario, objects func([]*unstruc
 		env.Close()
 		t.Fatal(err)
 	}
-	objs = objects(objs)
-	admin, err := newClient(srv.config)
+	remove, err := createObjects(ctx, s, objects(objs))
 	if err != nil {
 		env.Close()
 		t.Fatal(err)
 	}
+	return env, func() { remove(); env.Close() }
+}
+
+// createObjects creates objects (a scenario's, or some of them) in the API server s as the
+// admin; remove deletes them again. On an error the ones created are deleted.
+func createObjects(ctx context.Context, s *apiServer, objs []*unstructured.Unstructured) (remove func(), err error) {
+	admin, err := newClient(s.config)
+	if err != nil {
+		return nil, err
+	}
 	var created []*unstructured.Unstructured
-	cleanup := func() {
+	remove = func() {
 		for i := len(created) - 1; i >= 0; i-- {
 			admin.delete(ctx, created[i])
 		}
-		env.Close()
 	}
 	for _, o := range objs {
-		c, err := admin.create(ctx, o)
+		c, err := admin.create(ctx, o.DeepCopy())
 		if err != nil {
-			cleanup()
-			t.Fatal(err)
+			remove()
+			return nil, err
 		}
 		created = append(created, c)
 	}
-	return env, cleanup
+	return remove, nil
 }
 
 // diagnoseOnServer loads a scenario into the API server, diagnoses it as the

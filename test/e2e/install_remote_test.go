@@ -59,38 +59,7 @@ func TestRBACOnlyOnRemoteCluster(t *testing.T) {
 		t.Fatalf("token Secret %q, want %s-token", secretName, chartRBACOnly.name)
 	}
 
-	kc, err := kubernetes.NewForConfig(srv.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := kc.CoreV1().Secrets(chartRBACOnly.ns)
-	sec, err := secrets.Get(ctx, secretName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sec.Data["token"]) == 0 { // the token controller's part (see above)
-		exp := int64(3600)
-		tr, err := kc.CoreV1().ServiceAccounts(chartRBACOnly.ns).CreateToken(ctx, chartRBACOnly.name, &authenticationv1.TokenRequest{
-			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp,
-				BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: sec.Name, UID: sec.UID}},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sec.Data == nil {
-			sec.Data = map[string][]byte{}
-		}
-		sec.Data["token"] = []byte(tr.Status.Token)
-		if _, err := secrets.Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// What the reader of the remote cluster does: read the token from the Secret.
-	sec, err = secrets.Get(ctx, secretName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := string(sec.Data["token"])
+	token := tokenFromSecret(t, srv, chartRBACOnly.ns, chartRBACOnly.name, secretName)
 
 	// The token alone may read, and write nothing but SubjectAccessReviews.
 	asToken := &rest.Config{Host: srv.config.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
@@ -129,4 +98,46 @@ func TestRBACOnlyOnRemoteCluster(t *testing.T) {
 		t.Fatalf("exit %d state %q root cause %q, want what the shipped RBAC answers: exit 1, blocked, LIVE_IMAGE_NOT_LIVE\n%s", code, rep.State, rep.RootCause.Code, out)
 	}
 	t.Logf("diagnosed with the rbacOnly token in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// tokenFromSecret is the token of the kubernetes.io/service-account-token Secret secretName of
+// the ServiceAccount ns/saName in the API server s, as the reading imgupd gets it. No
+// kube-controller-manager runs here, so nothing fills the Secret: this does what its token
+// controller does first, a token for the ServiceAccount bound to the Secret (TokenRequest;
+// deleting the Secret revokes it), written into data.token.
+func tokenFromSecret(t *testing.T, s *apiServer, ns, saName, secretName string) string {
+	t.Helper()
+	ctx := context.Background()
+	kc, err := kubernetes.NewForConfig(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := kc.CoreV1().Secrets(ns)
+	sec, err := secrets.Get(ctx, secretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sec.Data["token"]) == 0 { // the token controller's part
+		exp := int64(3600)
+		tr, err := kc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, saName, &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp,
+				BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: sec.Name, UID: sec.UID}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		sec.Data["token"] = []byte(tr.Status.Token)
+		if _, err := secrets.Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What the reader of the remote cluster does: read the token from the Secret.
+	sec, err = secrets.Get(ctx, secretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(sec.Data["token"])
 }

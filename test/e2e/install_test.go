@@ -259,7 +259,7 @@ func installChart(t *testing.T, r chartRelease) {
 // TestHelmLint: the chart passes `helm lint --strict` with its defaults and each variant.
 func TestHelmLint(t *testing.T) {
 	helm := installTool(t, "helm")
-	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything, chartRBACOnly) {
+	for _, r := range append(append([]chartRelease{}, chartVariants...), chartEverything, chartRBACOnly, chartClusters) {
 		args := []string{"lint", "--strict", chartDir}
 		for _, s := range r.set {
 			args = append(args, "--set", s)
@@ -593,6 +593,9 @@ current-context: e2e
 		{[]string{"rbac.secrets.read=false", "config.serve.cluster=prod", "config.access.rules[0].name=a", "config.access.rules[0].channels[0]=#deploys"},
 			[]string{"(in #deploys)", "reports each credential check", "not verified"}},
 		{[]string{"rbacOnly=true"}, []string{"Nothing runs here", "get secret imgupd-notes-token -o jsonpath='{.data.token}'", "--kubeconfig remote.kubeconfig"}},
+		{[]string{"config.clusters[0].name=here", "config.clusters[0].inCluster=true", "config.clusters[1].name=there",
+			"config.clusters[1].server=https://there.example:6443", "config.clusters[1].tokenSecret.name=imgupd-there"},
+			[]string{"imgupd reads 2 Argo CD installation(s)", "Secrets of namespace imgupd-notes, which\nyou create", ": imgupd-there."}},
 	} {
 		args := []string{"install", "imgupd-notes", chartDir, "--namespace", "imgupd-notes", "--create-namespace", "--dry-run=server", "--kubeconfig", kubeconfig}
 		for _, s := range tc.set {

@@ -75,7 +75,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/*
 The configuration file: config.serve (its empty values left out: serve's
 defaults) over the namespaces the chart knows, config.access, and
-config.schedules when there are any. Tokens never
+config.clusters and config.schedules when there are any. Tokens never
 go here: they come from the Secret, through the environment.
 */}}
 {{- define "imgupd.config" -}}
@@ -84,6 +84,7 @@ go here: they come from the Secret, through the environment.
 {{- if empty $v }}{{ $_ := unset $serve $k }}{{ end }}
 {{- end }}
 {{- $config := dict "serve" $serve "access" .Values.config.access }}
+{{- with .Values.config.clusters }}{{ $_ := set $config "clusters" . }}{{ end }}
 {{- with .Values.config.schedules }}{{ $_ := set $config "schedules" . }}{{ end }}
 {{- toYaml $config }}
 {{- end }}
@@ -105,4 +106,19 @@ and those rbac.secrets.namespaces lists, sorted, once each.
 {{/* The PromQL label matchers of this release's series (prometheusRule.selector, default its ServiceMonitor's job). */}}
 {{- define "imgupd.metricSelector" -}}
 {{- default (printf "job=%q" (include "imgupd.fullname" .)) .Values.prometheusRule.selector }}
+{{- end }}
+
+{{/*
+The Secrets of the release namespace that config.clusters names (kubeconfigSecret, tokenSecret,
+caSecret): imgupd may get these, by name, and no other Secret there. Sorted, once each; [] when
+no cluster names one.
+*/}}
+{{- define "imgupd.clusterSecretNames" -}}
+{{- $names := list }}
+{{- range .Values.config.clusters }}
+{{- range $ref := list .kubeconfigSecret .tokenSecret .caSecret }}
+{{- if and $ref $ref.name }}{{ $names = append $names $ref.name }}{{ end }}
+{{- end }}
+{{- end }}
+{{- toJson ($names | uniq | sortAlpha) }}
 {{- end }}
