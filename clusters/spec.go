@@ -2,10 +2,10 @@ package clusters
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -133,21 +133,21 @@ func Decode(raw any) ([]Spec, []Problem) {
 			continue
 		}
 		keysOK := true
-		for _, k := range sortedKeys(m) {
-			if !containsFold(Keys, k) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !textutil.ContainsFold(Keys, k) {
 				problems = append(problems, Problem{key + "." + k, "not a key of a cluster" + didYouMean(k, Keys)})
 				keysOK = false
 				continue
 			}
-			if containsFold([]string{"kubeconfigSecret", "tokenSecret", "caSecret"}, k) {
+			if textutil.ContainsFold([]string{"kubeconfigSecret", "tokenSecret", "caSecret"}, k) {
 				sub, ok := m[k].(map[string]any)
 				if !ok {
 					problems = append(problems, Problem{key + "." + k, "a map of name and key (a Secret in imgupd's namespace)"})
 					keysOK = false
 					continue
 				}
-				for _, sk := range sortedKeys(sub) {
-					if !containsFold(SecretKeys, sk) {
+				for _, sk := range slices.Sorted(maps.Keys(sub)) {
+					if !textutil.ContainsFold(SecretKeys, sk) {
 						problems = append(problems, Problem{key + "." + k + "." + sk, "not a key of a Secret reference" + didYouMean(sk, SecretKeys)})
 						keysOK = false
 					}
@@ -303,17 +303,4 @@ func tagNames(t reflect.Type) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func containsFold(list []string, s string) bool {
-	return slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) })
 }

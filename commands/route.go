@@ -181,19 +181,9 @@ func (s *Service) scan(ctx context.Context, pr Principal, cluster string, scope 
 	if err != nil {
 		return nil, err
 	}
-	outs := make([]clusters.Outcome[*fleet.Result], len(ms))
-	var wg sync.WaitGroup
-	for i, m := range ms {
-		outs[i].Cluster = m.Name
-		wg.Go(func() {
-			if m.Down != nil {
-				outs[i].Err = m.Down
-				return
-			}
-			outs[i].Result, outs[i].Err = m.Fleet.Scan(ctx, s.Policy.ScopeIn(pr, m.Name, scope))
-		})
-	}
-	wg.Wait()
+	outs := eachCluster(ms, func(m Cluster) (*fleet.Result, error) {
+		return m.Fleet.Scan(ctx, s.Policy.ScopeIn(pr, m.Name, scope))
+	})
 	sc, err := clusters.MergeScans(scope, outs, func(err error) string { return readError("its Applications", err) })
 	if err != nil {
 		return nil, err
@@ -207,7 +197,16 @@ func (s *Service) where(ctx context.Context, pr Principal, cluster string, scope
 	if err != nil {
 		return nil, err
 	}
-	outs := make([]clusters.Outcome[*report.Where], len(ms))
+	outs := eachCluster(ms, func(m Cluster) (*report.Where, error) {
+		return m.Fleet.Where(ctx, s.Policy.ScopeIn(pr, m.Name, scope), q)
+	})
+	return clusters.MergeWhere(outs, func(err error) string { return readError("its Applications", err) })
+}
+
+// eachCluster runs read over each cluster, in parallel: a cluster that cannot be read (Down)
+// is its error, never the others'.
+func eachCluster[T any](ms []Cluster, read func(Cluster) (T, error)) []clusters.Outcome[T] {
+	outs := make([]clusters.Outcome[T], len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
 		outs[i].Cluster = m.Name
@@ -216,11 +215,11 @@ func (s *Service) where(ctx context.Context, pr Principal, cluster string, scope
 				outs[i].Err = m.Down
 				return
 			}
-			outs[i].Result, outs[i].Err = m.Fleet.Where(ctx, s.Policy.ScopeIn(pr, m.Name, scope), q)
+			outs[i].Result, outs[i].Err = read(m)
 		})
 	}
 	wg.Wait()
-	return clusters.MergeWhere(outs, func(err error) string { return readError("its Applications", err) })
+	return outs
 }
 
 // fleetTargets are the clusters a scan reads (targets), those with a fleet scanner (or Down).

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +24,7 @@ import (
 	"github.com/imgupd/imgupd/clusters"
 	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/commands/command"
+	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/lab"
 )
 
@@ -77,7 +78,7 @@ func (f *configFile) Sections(context.Context) command.ConfigSections {
 	}
 	walk(tree)
 	known := append(append([]string{}, sections...), nonFlagSections...)
-	for _, key := range sortedKeys(v.AllSettings()) {
+	for _, key := range slices.Sorted(maps.Keys(v.AllSettings())) {
 		if !slices.Contains(known, key) {
 			msg := "no imgupd command reads this section"
 			if near := nearest(key, known); near != "" {
@@ -274,7 +275,7 @@ func checkListen(addr string) error {
 // A token that is not set is not a problem: in a cluster it comes from a Secret.
 func checkTokens(v *viper.Viper, lookupEnv func(string) (string, bool), bad func(key, format string, a ...any)) []tokenSetting {
 	if slackCfg, ok := v.Get("slack").(map[string]any); ok {
-		for _, k := range sortedKeys(slackCfg) {
+		for _, k := range slices.Sorted(maps.Keys(slackCfg)) {
 			if k != "bot-token" && k != "app-token" {
 				msg := "unknown key (slack.bot-token and slack.app-token are the only ones)"
 				if near := nearest(k, []string{"bot-token", "app-token"}); near != "" {
@@ -329,8 +330,8 @@ func checkAccess(v *viper.Viper, bad func(key, format string, a ...any)) *comman
 	add := func(key, format string, a ...any) {
 		problems = append(problems, problem{Key: key, Message: fmt.Sprintf(format, a...)})
 	}
-	for _, k := range sortedKeys(raw) {
-		if !containsFold(policyKeys, k) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if !textutil.ContainsFold(policyKeys, k) {
 			add("access."+k, "not a key of access%s", didYouMean(k, policyKeys))
 		}
 	}
@@ -343,8 +344,8 @@ func checkAccess(v *viper.Viper, bad func(key, format string, a ...any)) *comman
 			continue
 		}
 		ruleOK := true
-		for _, k := range sortedKeys(m) {
-			if !containsFold(ruleKeys, k) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !textutil.ContainsFold(ruleKeys, k) {
 				add(where+"."+k, "not a key of an access rule%s", didYouMean(k, ruleKeys))
 				ruleOK = false
 			}
@@ -421,17 +422,4 @@ func splitJoined(err error) []error {
 		return out
 	}
 	return []error{err}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func containsFold(list []string, s string) bool {
-	return slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) })
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/commands"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // readSchedules reads the top-level schedules section as serve does: strictly, key by key (an
@@ -41,15 +44,15 @@ func readSchedules(v *viper.Viper, policy *commands.Policy) ([]bot.Schedule, []p
 			continue
 		}
 		keysOK := true
-		for _, k := range sortedKeys(m) {
-			if !containsFold(bot.ScheduleKeys, k) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !textutil.ContainsFold(bot.ScheduleKeys, k) {
 				add(key+"."+k, "not a key of a schedule%s", didYouMean(k, bot.ScheduleKeys))
 				keysOK = false
 			}
 		}
 		if scope, ok := m["scope"].(map[string]any); ok {
-			for _, k := range sortedKeys(scope) {
-				if !containsFold(bot.ScopeKeys, k) {
+			for _, k := range slices.Sorted(maps.Keys(scope)) {
+				if !textutil.ContainsFold(bot.ScopeKeys, k) {
 					add(key+".scope."+k, "not a key of a schedule's scope%s", didYouMean(k, bot.ScopeKeys))
 					keysOK = false
 				}

@@ -112,3 +112,8 @@ func NearestOne(s string, candidates []string, near func(candidate string, dista
 	}
 	return ""
 }
+
+// ContainsFold reports whether list holds s, in any case (a configuration key as typed).
+func ContainsFold(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) })
+}
