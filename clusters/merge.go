@@ -179,14 +179,10 @@ func MergeWhere(outs []Outcome[*report.Where], reason func(error) string) (*repo
 		}
 	}
 	merged.ClusterFailures = failures
-	order := map[report.WhereAnswer]int{}
-	for i, a := range report.WhereAnswers() {
-		order[a] = i
-	}
 	sort.SliceStable(merged.Apps, func(i, j int) bool {
 		a, b := merged.Apps[i], merged.Apps[j]
-		if order[a.Answer] != order[b.Answer] {
-			return order[a.Answer] < order[b.Answer]
+		if ra, rb := a.Answer.Rank(), b.Answer.Rank(); ra != rb {
+			return ra < rb
 		}
 		if c := compareApps(a.App, b.App); c != 0 {
 			return c < 0

@@ -358,14 +358,10 @@ func (p *scan) answer(w *report.Where, q ImageQuery, conf updater.RegistriesConf
 		}
 		w.Apps = append(w.Apps, lines[i]...)
 	}
-	order := map[report.WhereAnswer]int{}
-	for i, a := range report.WhereAnswers() {
-		order[a] = i
-	}
 	sort.SliceStable(w.Apps, func(i, j int) bool {
 		a, b := w.Apps[i], w.Apps[j]
-		if order[a.Answer] != order[b.Answer] {
-			return order[a.Answer] < order[b.Answer]
+		if ra, rb := a.Answer.Rank(), b.Answer.Rank(); ra != rb {
+			return ra < rb
 		}
 		if a.App.Namespace != b.App.Namespace {
 			return a.App.Namespace < b.App.Namespace

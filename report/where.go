@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -85,10 +86,15 @@ const (
 	WhereUnknown WhereAnswer = "unknown"
 )
 
+// whereOrder is the answers in their order: WhereAnswers and Rank read it, nothing writes it.
+var whereOrder = [...]WhereAnswer{WhereRunning, WhereWritten, WhereDue, WhereWaitingMerge, WhereHeldBack, WhereBlocked, WhereWrongUpdate, WhereNotDeployed, WhereUnknown}
+
 // WhereAnswers lists the answers in their order.
-func WhereAnswers() []WhereAnswer {
-	return []WhereAnswer{WhereRunning, WhereWritten, WhereDue, WhereWaitingMerge, WhereHeldBack, WhereBlocked, WhereWrongUpdate, WhereNotDeployed, WhereUnknown}
-}
+func WhereAnswers() []WhereAnswer { return slices.Clone(whereOrder[:]) }
+
+// Rank is the answer's place in that order (an answer's lines are grouped by it); -1 for a
+// value that is none of them.
+func (a WhereAnswer) Rank() int { return slices.Index(whereOrder[:], a) }
 
 // State is the diagnosis state the answer stands for (its mark and colour).
 func (a WhereAnswer) State() State {

@@ -133,3 +133,15 @@ func TermOf[O any](answer AnswerKind, minArgs, maxArgs int, flags func(*pflag.Fl
 			}
 		}}
 }
+
+// Typed makes a Run that returns its own answer type the run a Term takes: an error is no
+// answer (not a typed nil in the interface).
+func Typed[O any, A Answer](run func(context.Context, O, IO) (A, error)) func(context.Context, O, IO) (Answer, error) {
+	return func(ctx context.Context, o O, io IO) (Answer, error) {
+		a, err := run(ctx, o, io)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}

@@ -21,25 +21,16 @@ func Spec() command.Spec {
 		Surfaces: command.Terminal,
 		Reads:    command.ReadsNothing,
 		Short:    "Print imgupd's version and the Image Updater versions it models",
-		Term:     Term(TermRun),
+		Term:     Term(command.Typed(Run)),
 	}
 }
 
 // Options are version's: none but -o (its build's version is the binary's, command.IO.Version).
 type Options struct{}
 
-// Term is how the terminal runs version with run (TermRun, or a test's).
+// Term is how the terminal runs version with run (command.Typed(Run), or a test's).
 func Term(run func(context.Context, Options, command.IO) (command.Answer, error)) *command.Term {
 	return command.TermOf(command.AnswerPlain, 0, 0, func(*pflag.FlagSet, *Options) {}, nil, run)
-}
-
-// TermRun is Run for the terminal.
-func TermRun(ctx context.Context, o Options, io command.IO) (command.Answer, error) {
-	a, err := Run(ctx, o, io)
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // Answer is what `imgupd version` says: its own build and the Image Updater versions it models.

@@ -43,7 +43,7 @@ Exit status: 0 serve accepts the configuration, 2 it does not, 78 the file canno
 		Example: `  imgupd config check --config imgupd.yaml
   imgupd config check --config imgupd.yaml -o json
   kubectl -n imgupd get configmap imgupd-config -o jsonpath='{.data.imgupd\.yaml}' > imgupd.yaml && imgupd config check --config imgupd.yaml`,
-		Term: Term(TermRun),
+		Term: Term(command.Typed(Run)),
 	}
 }
 
@@ -62,18 +62,9 @@ func args(fs *pflag.FlagSet, o *Options, _ []string) {
 	o.File, _ = fs.GetString("config")
 }
 
-// Term is how the terminal runs config check with run (TermRun, or a test's).
+// Term is how the terminal runs config check with run (command.Typed(Run), or a test's).
 func Term(run func(context.Context, Options, command.IO) (command.Answer, error)) *command.Term {
 	return command.TermOf(command.AnswerConfig, 0, 0, Flags, args, run)
-}
-
-// TermRun is Run for the terminal.
-func TermRun(ctx context.Context, o Options, io command.IO) (command.Answer, error) {
-	a, err := Run(ctx, o, io)
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // Answer is what config check found: what serve resolves to, or the problems, and each cluster
