@@ -15,13 +15,14 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
 ## test: every test tier (vet, unit + loopback integration, race on the concurrent code, short fuzzing,
 ## the real kube-apiserver + etcd tier with the chart and Kustomize tests, the Dockerfile built with buildah),
-## one after the other, stopping at the first that fails; prints each tier's wall time at the end
-## (scripts/tiers.sh). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
+## stopping at the first that fails; prints each tier's wall time at the end (scripts/tiers.sh). vet and
+## fmt-check first; then two lanes at once: unit, race and fuzz one after the other (they compute), and
+## beside them e2e then dockerfile-test (they mostly wait on servers and processes). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
 ## In `make test` the unit tier leaves out the packages the race tier runs (RACE_PKGS): the same tests,
 ## run once, under the race detector; and each fuzz target runs TEST_FUZZTIME (the seed corpora run in
 ## the unit and race tiers anyway; `make fuzz` alone fuzzes FUZZTIME each). `make unit` alone runs
 ## every package.
-TIERS ?= vet fmt-check unit race fuzz e2e dockerfile-test
+TIERS ?= vet fmt-check 'unit,race,fuzz|e2e,dockerfile-test'
 TEST_FUZZTIME ?= 3s
 test:
 	@MAKE="$(MAKE)" UNIT_EXCEPT="$(RACE_PKGS)" FUZZTIME="$(TEST_FUZZTIME)" ./scripts/tiers.sh $(TIERS)
