@@ -24,6 +24,11 @@ const checkTimeout = 30 * time.Second
 // (diagnose: the Application itself) or is left to the reads (a scan over namespaces some of
 // which it may read). An engine over no real cluster (the lab's) is not asked.
 func checkCluster(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
+	return checkClusterAs(ctx, eng, attrs, forbiddenStops, kubeconfigCluster)
+}
+
+// checkClusterAs is checkCluster for a cluster reached as in says (its unreachable message).
+func checkClusterAs(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool, in reachedAs) error {
 	reader, ok := eng.Cluster.(*cluster.Reader)
 	if !ok {
 		return nil
@@ -35,13 +40,45 @@ func checkCluster(ctx context.Context, eng *diagnostics.Engine, attrs authorizat
 	if errors.As(err, &ae) && !forbiddenStops {
 		return nil
 	}
-	return clusterExit(err)
+	return clusterExitAs(err, in)
+}
+
+// reachedAs is how imgupd reached a cluster, for what its unreachable message asks the user to check:
+// the kubeconfig's context (kubeconfigCluster), or a cluster of the configuration's clusters: section.
+type reachedAs struct {
+	name, server string // a configured cluster's name and API server URL (may be unknown); no name: the kubeconfig's
+	checking     bool   // said by config check, which need not be named
+}
+
+var kubeconfigCluster = reachedAs{}
+
+// unreachable is the message for an API server that cannot be reached (exit 69).
+func (in reachedAs) unreachable(ue *cluster.UnreachableError) error {
+	if in.name == "" {
+		return fmt.Errorf("cannot reach the Kubernetes API server %s: %s (%w). "+
+			"Is the kubeconfig's context the cluster you mean (kubectl config current-context; --context NAME), and is its API server up and reachable from here?",
+			ue.Server, ue.Kind.Phrase(nil), innermost(ue.Err))
+	}
+	server, check := "", " imgupd config check tries every cluster of the configuration."
+	if in.server != "" {
+		server = " (" + in.server + ")"
+	}
+	if in.checking {
+		check = ""
+	}
+	return fmt.Errorf("cannot reach the Kubernetes API server of cluster %s%s: %s (%w). "+
+		"Is its entry under clusters: in imgupd's configuration right (its server, kubeconfig and context, or the Secret it names), "+
+		"and is that API server up and reachable from here?%s",
+		in.name, server, ue.Kind.Phrase(nil), innermost(ue.Err), check)
 }
 
 // clusterExit is what stops imgupd from reading the cluster, as its message and exit status:
 // 69 the API server cannot be reached, 78 the kubeconfig is unusable or its credentials are
 // refused (401), 77 RBAC forbids the read; nil for any other error.
-func clusterExit(err error) error {
+func clusterExit(err error) error { return clusterExitAs(err, kubeconfigCluster) }
+
+// clusterExitAs is clusterExit for a cluster reached as in says.
+func clusterExitAs(err error, in reachedAs) error {
 	var (
 		ue *cluster.UnreachableError
 		ce *cluster.CredentialsError
@@ -52,9 +89,7 @@ func clusterExit(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ue):
-		return &exitError{code: exitUnreachable, err: fmt.Errorf("cannot reach the Kubernetes API server %s: %s (%w). "+
-			"Is the kubeconfig's context the cluster you mean (kubectl config current-context; --context NAME), and is its API server up and reachable from here?",
-			ue.Server, ue.Kind.Phrase(nil), innermost(ue.Err))}
+		return &exitError{code: exitUnreachable, err: in.unreachable(ue)}
 	case errors.As(err, &ce):
 		return &exitError{code: exitConfig, err: fmt.Errorf("the Kubernetes API server %s refused the kubeconfig's credentials (401 Unauthorized): "+
 			"its token or client certificate has expired or was revoked. Log in again to refresh the kubeconfig (kubectl get --raw /version fails the same way until then), and re-run", ce.Server)}

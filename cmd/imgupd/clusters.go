@@ -110,8 +110,8 @@ func (r restCluster) Engine(_ context.Context, _ cluster.ConfigOptions, timeout 
 	return eng, nil
 }
 
-func (restCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
-	return asCommandExit(checkCluster(ctx, eng, attrs, forbiddenStops))
+func (r restCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs authorizationv1.ResourceAttributes, forbiddenStops bool) error {
+	return asCommandExit(checkClusterAs(ctx, eng, attrs, forbiddenStops, reachedAs{name: r.name, server: r.cfg.Host}))
 }
 
 // serveClusters connects the configuration's clusters for serve (their Secrets read once, now,
@@ -157,7 +157,7 @@ func reachCluster(ctx context.Context, m clusters.Member, timeout time.Duration)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := reader.Check(ctx, m.Name(), authorizationv1.ResourceAttributes{Verb: "list", Group: "argoproj.io", Resource: "applications"})
-	if ex := clusterExit(err); ex != nil {
+	if ex := clusterExitAs(err, reachedAs{name: m.Name(), checking: true}); ex != nil {
 		var ee *exitError
 		if errors.As(ex, &ee) {
 			return ee.err

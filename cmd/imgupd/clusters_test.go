@@ -105,7 +105,11 @@ func TestTerminalAcrossClusters(t *testing.T) {
 	if err := a.(summarycmd.Answer).Exit(); !errors.As(err, &ee) || ee.Code != sum.Worst.ExitCode() || ee.Code == exitUnreachable || ee.Code == 0 {
 		t.Errorf("exit: %v (worst %s)", err, sum.Worst)
 	}
-	if r := sum.ClusterFailures[0].Reason; !strings.Contains(r, "cannot reach the Kubernetes API server") {
+	// The reason names the cluster once, with its API server, and asks about its entry in the
+	// configuration, not about a kubeconfig's context.
+	if r := sum.ClusterFailures[0].Reason; !strings.Contains(r, "cannot reach the Kubernetes API server of cluster us (https://"+addr+")") ||
+		!strings.Contains(r, "Is its entry under clusters: in imgupd's configuration right") || strings.Contains(r, "kubeconfig's context") ||
+		strings.Count(r, "cluster us") != 1 {
 		t.Errorf("us's reason: %q", r)
 	}
 
@@ -399,12 +403,13 @@ func TestTerminalDiagnoseAcrossClusters(t *testing.T) {
 		t.Errorf("web with us down: %v %+v", err, a)
 	}
 	if _, err := run("no-such-app", down); !errors.As(err, &ee) || ee.Code != exitUnreachable ||
-		!strings.Contains(err.Error(), "no Application no-such-app in clusters eu or ap, but it may be in a cluster that could not be read: cluster us: ") {
+		!strings.Contains(err.Error(), "no Application no-such-app in clusters eu or ap, but it may be in a cluster that could not be read: cannot reach the Kubernetes API server of cluster us (") {
 		t.Errorf("no-such-app with us down: %v", err)
 	}
-	// Every cluster down: the first one's error.
+	// Every cluster down: each named, and the first one's error.
 	down.Clusters = labClusters{closed: addr, order: []string{"us", "uk"}}
-	if _, err := run("web", down); !errors.As(err, &ee) || ee.Code != exitUnreachable || !strings.HasPrefix(err.Error(), "cluster us: ") {
+	if _, err := run("web", down); !errors.As(err, &ee) || ee.Code != exitUnreachable ||
+		!strings.HasPrefix(err.Error(), "no cluster of the clusters: section could be read (us, uk); the first: cannot reach the Kubernetes API server of cluster us (") {
 		t.Errorf("web, every cluster down: %v", err)
 	}
 
@@ -482,7 +487,7 @@ users: [{name: u, user: {token: t}}]
 	}
 	env := map[string]string{"KUBECONFIG": filepath.Join(dir, "none")}
 	code, _, errOut := runCLI(t, env, "diagnose", "web", "--config", config)
-	if code != exitUnreachable || !strings.Contains(errOut, "API server dev: ") {
+	if code != exitUnreachable || !strings.Contains(errOut, "API server of cluster dev (https://"+addr+"): ") || strings.Contains(errOut, "kubeconfig's context") {
 		t.Errorf("diagnose web with clusters: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCLI(t, env, "diagnose", "web", "--config", config, "--kubeconfig", kc)

@@ -144,7 +144,10 @@ func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.En
 				}
 			}
 			if err != nil {
-				l.err = fmt.Errorf("cluster %s: %w", name, err)
+				l.err = err
+				if !strings.Contains(err.Error(), "cluster "+name) { // said once
+					l.err = fmt.Errorf("cluster %s: %w", name, err)
+				}
 			}
 		})
 	}
@@ -173,19 +176,22 @@ func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.En
 			where = append(where, names[i])
 		}
 		return nil, "", command.Exit(64, fmt.Errorf("there are Applications named %s in clusters %s: add --cluster NAME", o.App, strings.Join(where, ", ")))
-	case len(missing) == 0:
+	case len(missing) == 0 && len(failed) == 1:
 		return nil, "", looks[failed[0]].err
+	case len(missing) == 0:
+		var unread []string
+		for _, i := range failed {
+			unread = append(unread, names[i])
+		}
+		err := looks[failed[0]].err
+		return nil, "", command.Exit(exitOf(err), fmt.Errorf("no cluster of the clusters: section could be read (%s); the first: %w", strings.Join(unread, ", "), err))
 	case len(failed) > 0:
 		var read []string
 		for _, i := range missing {
 			read = append(read, names[i])
 		}
 		err := looks[failed[0]].err
-		code := 2
-		var ee *command.ExitError
-		if errors.As(err, &ee) {
-			code = ee.Code
-		}
+		code := exitOf(err)
 		in := "cluster "
 		if len(read) > 1 {
 			in = "clusters "
@@ -257,4 +263,13 @@ func contextNamespace(o cluster.ConfigOptions) string {
 		return ns
 	}
 	return "argocd"
+}
+
+// exitOf is err's exit status: its own (command.ExitError), else 2.
+func exitOf(err error) int {
+	var ee *command.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return 2
 }
