@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -397,5 +398,47 @@ func TestResultNamesItsCluster(t *testing.T) {
 	one := &Service{Policy: twoClusterPolicy, Apps: us.Apps, Engine: us.Engine, Fleet: us.Fleet, Cluster: "us"}
 	if r := one.Handle(ctx, both, Diagnose{App: "web"}); r.Kind != KindReport || r.Cluster != "" {
 		t.Errorf("one cluster: %s %q, cluster %q", r.Kind, r.Text, r.Cluster)
+	}
+}
+
+// TestDownClusterReopens: a cluster whose Secret was missing at start is tried again when a
+// command comes, at most once every ReopenEvery (a fake clock); once its Secret is there, it
+// answers like any other, with no restart; a try that fails keeps its newest reason.
+func TestDownClusterReopens(t *testing.T) {
+	eu, us := twoClusters(t)
+	ctx := context.Background()
+	now := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	var tries []string
+	secretThere := false
+	s := &Service{Policy: twoClusterPolicy, ReopenEvery: time.Minute, Now: func() time.Time { return now },
+		Clusters: []Cluster{eu, {Name: "us", Down: errors.New("cluster us: Secret imgupd/imgupd-cluster-us: not found")}},
+		Reopen: func(_ context.Context, name string) (Cluster, error) {
+			tries = append(tries, name)
+			if !secretThere {
+				return Cluster{Name: name, Down: fmt.Errorf("cluster us: Secret imgupd/imgupd-cluster-us: not found (try %d)", len(tries))}, nil
+			}
+			return us, nil
+		}}
+	web := func() Result { return s.Handle(ctx, both, Diagnose{App: "web", Cluster: "us"}) }
+
+	// The first command tries us (still missing): its answer gives the newest reason.
+	if r := web(); r.Kind != KindError || !strings.Contains(r.Text, "(try 1)") || !slices.Equal(tries, []string{"us"}) {
+		t.Fatalf("first try: %s %q, tries %v", r.Kind, r.Text, tries)
+	}
+	// Within the minute nothing is tried, even though the Secret is there now.
+	secretThere = true
+	now = now.Add(59 * time.Second)
+	if r := web(); r.Kind != KindError || len(tries) != 1 {
+		t.Errorf("within the minute: %s %q, tries %v", r.Kind, r.Text, tries)
+	}
+	// A minute after the last try: us connects and answers; eu was never tried (not down).
+	now = now.Add(time.Second)
+	if r := web(); r.Kind != KindReport || r.Report.Cluster != "us" || !slices.Equal(tries, []string{"us", "us"}) {
+		t.Fatalf("after the minute: %s %q, tries %v", r.Kind, r.Text, tries)
+	}
+	// Connected: no more tries, and the summary has no failed cluster.
+	now = now.Add(time.Hour)
+	if sum := s.Handle(ctx, both, Summary{}); sum.Kind != KindSummary || len(sum.Summary.ClusterFailures) != 0 || len(tries) != 2 {
+		t.Errorf("summary once us connects: %s %q, tries %v", sum.Kind, sum.Text, tries)
 	}
 }

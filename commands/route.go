@@ -254,6 +254,7 @@ func (a asker) Where(ctx context.Context, cluster string, scope report.Scope, q 
 // cluster of the service's fields. When every cluster failed, the error comes with the Scan
 // (nil Result), whose Parts say how each failed.
 func (s *Service) ChannelScan(ctx context.Context, ch string, globs []string, scope report.Scope) (*clusters.Scan, error) {
+	s.reopenDown(ctx)
 	rules := s.Policy.ChannelRules(ch)
 	var ms []Cluster
 	for _, m := range s.members() {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/imgupd/imgupd/commands/command"
@@ -53,6 +55,70 @@ type Service struct {
 	// Apps, Engine, Fleet, the namespaces and Cluster above are then not used. Without them the
 	// service reads the one cluster those fields give.
 	Clusters []Cluster
+	// Reopen, when set, connects a cluster of Clusters that is Down once more (its Secret read
+	// again): a command or a scheduled scan tries it first, at most once every ReopenEvery
+	// (default DefaultReopenEvery) per cluster, so that a Secret created or fixed after imgupd
+	// started is used without a restart. Now is the clock of those tries (nil: time.Now).
+	Reopen      func(ctx context.Context, name string) (Cluster, error)
+	ReopenEvery time.Duration
+	Now         func() time.Time
+
+	reopen reopenState
+}
+
+// DefaultReopenEvery is how often a cluster that cannot be read is tried again (Service.Reopen).
+const DefaultReopenEvery = 30 * time.Second
+
+// reopenState guards Clusters while Reopen replaces a member, and when each was last tried.
+type reopenState struct {
+	mu    sync.RWMutex
+	tried map[string]time.Time
+}
+
+// reopenDown tries Reopen on the clusters that are Down and whose last try is ReopenEvery old:
+// one that connects replaces its Down member; one that does not keeps its newest reason.
+func (s *Service) reopenDown(ctx context.Context) {
+	if s.Reopen == nil || len(s.Clusters) == 0 {
+		return
+	}
+	now, every := time.Now, s.ReopenEvery
+	if s.Now != nil {
+		now = s.Now
+	}
+	if every <= 0 {
+		every = DefaultReopenEvery
+	}
+	s.reopen.mu.Lock()
+	var due []string
+	for _, m := range s.Clusters {
+		if last, ok := s.reopen.tried[m.Name]; m.Down != nil && (!ok || now().Sub(last) >= every) {
+			if s.reopen.tried == nil {
+				s.reopen.tried = map[string]time.Time{}
+			}
+			s.reopen.tried[m.Name] = now()
+			due = append(due, m.Name)
+		}
+	}
+	s.reopen.mu.Unlock()
+	for _, name := range due {
+		c, err := s.Reopen(ctx, name)
+		s.reopen.mu.Lock()
+		for i := range s.Clusters {
+			if s.Clusters[i].Name != name {
+				continue
+			}
+			switch {
+			case err != nil:
+				s.Clusters[i].Down = err
+			case c.Down == nil:
+				c.Name = name
+				s.Clusters[i] = c
+			default:
+				s.Clusters[i].Down = c.Down
+			}
+		}
+		s.reopen.mu.Unlock()
+	}
 }
 
 // Cluster is one Argo CD installation the service answers for.
@@ -74,7 +140,9 @@ type Cluster struct {
 // members are the clusters the service reads: Clusters, else the one of its fields.
 func (s *Service) members() []Cluster {
 	if len(s.Clusters) > 0 {
-		return s.Clusters
+		s.reopen.mu.RLock()
+		defer s.reopen.mu.RUnlock()
+		return slices.Clone(s.Clusters)
 	}
 	return []Cluster{{Name: s.Cluster, Apps: s.Apps, Engine: s.Engine, Fleet: s.Fleet,
 		DefaultNamespace: s.DefaultNamespace, UpdaterNamespace: s.UpdaterNamespace}}
@@ -119,6 +187,7 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	if cmd == nil {
 		return Result{Kind: KindInvalid, Text: HelpText()}
 	}
+	s.reopenDown(ctx)
 	// Every command needs a rule that admits the asker here; commands that
 	// read an Application are then decided for it (Deps.App).
 	d := s.Policy.Admits(pr)

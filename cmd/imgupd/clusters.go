@@ -16,6 +16,7 @@ import (
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/clusters"
+	"github.com/imgupd/imgupd/commands"
 	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/sources/cluster"
@@ -114,13 +115,14 @@ func (r restCluster) Check(ctx context.Context, eng *diagnostics.Engine, attrs a
 	return asCommandExit(checkClusterAs(ctx, eng, attrs, forbiddenStops, reachedAs{name: r.name, server: r.cfg.Host}))
 }
 
-// serveClusters connects the configuration's clusters for serve (their Secrets read once, now,
-// from imgupd's own namespace with its own client) and builds the service's clusters: one whose
-// Secret is missing or unusable is Down, with the reason, never a failure to start.
-func serveClusters(ctx context.Context, o *serveOptions, specs []clusters.Spec, lookupEnv func(string) (string, bool)) ([]clusters.Member, error) {
+// serveClusters connects the configuration's clusters for serve (their Secrets read now, from
+// imgupd's own namespace with its own client) and builds the service's clusters: one whose
+// Secret is missing or unusable is Down, with the reason, never a failure to start. open
+// connects specs again the same way (commands.Service.Reopen: a Down cluster tried again).
+func serveClusters(ctx context.Context, o *serveOptions, specs []clusters.Spec, lookupEnv func(string) (string, bool)) (members []clusters.Member, open func(context.Context, []clusters.Spec) []clusters.Member, err error) {
 	forges, err := parseForges(o.forges)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	conn := clusters.Connector{Namespace: ownNamespace(o, lookupEnv)}
 	if kc, err := ownClient(o, "the clusters' Secrets"); err == nil {
@@ -128,14 +130,27 @@ func serveClusters(ctx context.Context, o *serveOptions, specs []clusters.Spec, 
 	} else {
 		conn.Secrets = failingSecrets{err: err}
 	}
-	return clusters.Open(ctx, specs, conn, func(cfg *rest.Config, s clusters.Spec) (*diagnostics.Engine, error) {
+	build := func(cfg *rest.Config, s clusters.Spec) (*diagnostics.Engine, error) {
 		eng, err := engineFor(cfg, o.timeout, s.Name, forges)
 		if err != nil {
 			return nil, err
 		}
 		eng.Options.ArgoCDServiceAccount = o.argoCDSA
 		return eng, nil
-	}), nil
+	}
+	open = func(ctx context.Context, specs []clusters.Spec) []clusters.Member {
+		return clusters.Open(ctx, specs, conn, build)
+	}
+	return open(ctx, specs), open, nil
+}
+
+// serviceCluster is a member as the chat service reads it.
+func serviceCluster(m clusters.Member) commands.Cluster {
+	c := commands.Cluster{Name: m.Name(), DefaultNamespace: m.Spec.ArgoNamespace(), UpdaterNamespace: m.Spec.ImageUpdaterNamespace(), Down: m.Err}
+	if m.Err == nil {
+		c.Apps, c.Engine, c.Fleet = m.Engine.Cluster, m.Engine, m.Scanner()
+	}
+	return c
 }
 
 type failingSecrets struct{ err error }

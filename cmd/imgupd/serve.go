@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,19 +139,27 @@ func runServe(ctx context.Context, o *serveOptions, v *viper.Viper, io streams, 
 		case o.clusterName != "":
 			return fail(errors.New("--cluster names imgupd's one cluster; with a clusters: section each cluster has its name there: leave --cluster out"))
 		}
-		members, err := serveClusters(ctx, o, specs, lookupEnv)
+		members, open, err := serveClusters(ctx, o, specs, lookupEnv)
 		if err != nil {
 			return fail(err)
 		}
-		svc = &commands.Service{Policy: policy}
-		for _, m := range members {
-			c := commands.Cluster{Name: m.Name(), DefaultNamespace: m.Spec.ArgoNamespace(), UpdaterNamespace: m.Spec.ImageUpdaterNamespace(), Down: m.Err}
-			if m.Err != nil {
-				log.Warn("a cluster cannot be read: its apps are unknown until imgupd restarts with it fixed", "cluster", m.Name(), "reason", m.Err.Error())
-			} else {
-				c.Apps, c.Engine, c.Fleet = m.Engine.Cluster, m.Engine, m.Scanner()
+		svc = &commands.Service{Policy: policy, Reopen: func(ctx context.Context, name string) (commands.Cluster, error) {
+			i := slices.IndexFunc(specs, func(s clusters.Spec) bool { return s.Name == name })
+			if i < 0 {
+				return commands.Cluster{}, fmt.Errorf("cluster %s: not in the configuration", name)
 			}
-			svc.Clusters = append(svc.Clusters, c)
+			m := open(ctx, specs[i:i+1])[0]
+			if m.Err == nil {
+				log.Info("a cluster that could not be read connects now", "cluster", name)
+			}
+			return serviceCluster(m), nil
+		}}
+		for _, m := range members {
+			if m.Err != nil {
+				log.Warn("a cluster cannot be read: its apps are unknown; imgupd tries it again when asked, at most every "+commands.DefaultReopenEvery.String(),
+					"cluster", m.Name(), "reason", m.Err.Error())
+			}
+			svc.Clusters = append(svc.Clusters, serviceCluster(m))
 		}
 	} else {
 		eng, closeSrc, err := serveEngine(ctx, o)
