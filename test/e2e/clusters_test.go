@@ -473,13 +473,6 @@ func TestClustersInSlack(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secretName = "imgupd-staging" // one of clusterSecrets
-	remove, err := createObjects(context.Background(), srv, []*unstructured.Unstructured{{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": secretName, "namespace": chartClusters.ns},
-		"stringData": map[string]any{"token": tc.tokenB, "ca.crt": string(ca)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remove)
 	own := kubeconfigFile(t, filepath.Join(t.TempDir(), "own.kubeconfig"), srv.config.Host, srv.config.BearerToken,
 		"system:serviceaccount:"+chartClusters.ns+":"+chartClusters.name)
 
@@ -512,6 +505,19 @@ func TestClustersInSlack(t *testing.T) {
 	defer cancel()
 	multi, alone := startServe(ctx, t, bin, both, own, onlyA, every), startServe(ctx, t, bin, aOnly, own, onlyA, every)
 
+	// b's Secret is created only now, after the bot started without it (b down, its apps unknown):
+	// the first command tries b again and reads it, with no restart.
+	if !strings.Contains(multi.stderr.String(), "a cluster cannot be read") {
+		t.Errorf("the bot started with b's Secret missing and did not say b cannot be read:\n%s", multi.stderr.String())
+	}
+	remove, err := createObjects(context.Background(), srv, []*unstructured.Unstructured{{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": secretName, "namespace": chartClusters.ns},
+		"stringData": map[string]any{"token": tc.tokenB, "ca.crt": string(ca)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
+
 	// The app in b only, asked where only a is granted, and asked of a bot that reads a alone:
 	// answered once either names the app (a report, or why there is none).
 	namesIt := func(m slacklab.Message) bool { return strings.Contains(shown(m), "web-legacy") }
@@ -525,6 +531,9 @@ func TestClustersInSlack(t *testing.T) {
 	multi.ask(ctx, t, every, "diagnose web-legacy", func(m slacklab.Message) bool {
 		return m.Via == "chat.postMessage" && strings.Contains(shown(m), "web-legacy")
 	})
+	if !strings.Contains(multi.stderr.String(), "a cluster that could not be read connects now") {
+		t.Errorf("b's Secret created after the start: the bot did not say b connects:\n%s", multi.stderr.String())
+	}
 
 	for _, cmd := range []string{"summary", "where " + tc.image} {
 		// web-private (blocked, in a only) is named by both answers.
