@@ -204,6 +204,12 @@ func (s *Selector) Matches(app Application) bool {
 type RefSet struct {
 	byName map[string]bool // exact namePatterns without labelSelectors
 	refs   []*preparedRef  // the others
+	named  []AppKey        // see Named
+}
+
+// AppKey is an Application's namespace and name.
+type AppKey struct {
+	Namespace, Name string
 }
 
 // Refs are the applicationRefs, of every CR whatever its state (failed,
@@ -216,21 +222,37 @@ func (s *Selector) Refs(keep func(cr *ImageUpdater, ref *ApplicationRef) bool) *
 	if !s.opts.Version.UsesCRs() {
 		return rs
 	}
+	seen := map[AppKey]bool{}
 	for k := range s.crs {
 		p := &s.crs[k]
 		for i := range p.refs {
 			r := &p.refs[i]
-			switch {
-			case !keep(p.cr, r.ref):
-			case r.exact && r.ref.LabelSelectors == nil:
+			if !keep(p.cr, r.ref) {
+				continue
+			}
+			if r.exact && p.fail == nil && p.listing != "" {
+				if k := (AppKey{Namespace: p.listing, Name: r.ref.NamePattern}); !seen[k] {
+					seen[k] = true
+					rs.named = append(rs.named, k)
+				}
+			}
+			if r.exact && r.ref.LabelSelectors == nil {
 				rs.byName[r.ref.NamePattern] = true
-			default:
+			} else {
 				rs.refs = append(rs.refs, r)
 			}
 		}
 	}
 	return rs
 }
+
+// Named are the Applications the set's refs name exactly, in the one
+// namespace their CR lists (a CR that reaches Applications, watched and
+// valid): before the Applications are listed, the apps a ref may select
+// by name, in the set's order (each once). An app whose labels a ref's
+// labelSelectors refuse, or that does not exist, is among them; an app
+// that only an image-list annotation or a glob names is not.
+func (rs *RefSet) Named() []AppKey { return rs.named }
 
 // Matches reports whether one of the refs matches the app by name and
 // labels.

@@ -273,7 +273,7 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 		n = 200
 	}
 	none := func(*ImageUpdater, *ApplicationRef) bool { return false }
-	checked := 0
+	checked, namedChecked := 0, 0
 	for w := 0; w < n; w++ {
 		world := genWorld(r)
 		for i := range world.apps { // a source, so that configurations build (or, without one, fall through)
@@ -298,6 +298,27 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 				if !rs.Matches(app) {
 					t.Fatalf("world %d, app %s: the set of %s's ref %d does not match it\n%s", w, app.Key(), f.CR, f.RefIndex, dumpTargeting(got))
 				}
+				// Named: a ref that names the app exactly names it in its
+				// own namespace, whenever the CR lists one namespace.
+				named := rs.Named()
+				if slices.ContainsFunc(named, func(k AppKey) bool { return k.Name == app.Name && k.Namespace != app.Namespace }) {
+					t.Fatalf("world %d, app %s: Named %v has its name in another namespace", w, app.Key(), named)
+				}
+				if strings.ContainsAny(app.Name, `*?[\`) {
+					continue
+				}
+				for _, c := range got.CRs {
+					if c.CR == f.CR && c.SelectedRef >= 0 && c.ListingNamespace != "" && slices.Contains(named, AppKey{Namespace: app.Namespace, Name: app.Name}) {
+						namedChecked++
+					}
+					if c.CR == f.CR && c.SelectedRef >= 0 && c.ListingNamespace != "" && c.Refs != nil && !slices.Contains(named, AppKey{Namespace: app.Namespace, Name: app.Name}) {
+						for _, rt := range c.Refs {
+							if rt.Outcome == RefSelected && rt.NamePattern == app.Name {
+								t.Fatalf("world %d, app %s: followed the exact ref %d of %s, not in Named %v", w, app.Key(), f.RefIndex, f.CR, named)
+							}
+						}
+					}
+				}
 				checked++
 			}
 			if s.Refs(none).Matches(app) {
@@ -305,8 +326,8 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 			}
 		}
 	}
-	if checked < n/10 {
-		t.Errorf("%d selections checked in %d worlds", checked, n)
+	if checked < n/10 || namedChecked < n/100 {
+		t.Errorf("%d selections checked in %d worlds, %d of them named", checked, n, namedChecked)
 	}
 }
 
