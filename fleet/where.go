@@ -316,7 +316,10 @@ func (u *users) in(name string) bool {
 		return ok
 	}
 	r := updater.ParseImageRef(name, u.v)
-	ok = r.Legacy || repoKey(r, u.conf) == u.want
+	// The repository path ends in the image's last path segment whatever
+	// registries.conf adds (defaultns, Docker Hub's library/): a name
+	// whose segment differs is not in it, with no endpoint resolved.
+	ok = r.Legacy || lastSegment(r.Name) == lastSegment(u.want) && repoKey(r, u.conf) == u.want
 	u.mu.Lock()
 	u.seen[name] = ok
 	u.mu.Unlock()
@@ -335,6 +338,9 @@ func (u *users) uses(item string) bool {
 	}
 	return false
 }
+
+// lastSegment is what follows the last "/" of a repository's path.
+func lastSegment(path string) string { return path[strings.LastIndex(path, "/")+1:] }
 
 // mayUse reports whether the app (its metadata suffices) may use the
 // repository: an image of its image-list annotation, or of an

@@ -27,6 +27,8 @@ var (
 		"web-prod", "web-dev", "api-1", "db", "nothing", "",
 		// globs, escapes, sets
 		"*", "web-*", "api-?", "[wa]*", "*-prod", `we\b-prod`, `a\-b`, "[!w]*", "api-[0-9]*",
+		// globs with a literal end (Matches looks them up by it)
+		"*-1", "[ad]*-1", "w?b-*d", "?b", "*-[0-9]2", "web*", "a*[!x]-b",
 		// invalid: the whole CR fails
 		"[", `web\`, "a[-]",
 	}
