@@ -230,18 +230,26 @@ type early struct {
 }
 
 // diagnoseNamed starts the diagnoses of the apps that the refs of u name
-// exactly (updater.RefSet.Named, the first Concurrency of them), each read
-// by name and diagnosed when it is in scope, managed and may use the
-// repository, as it would be once listed. Only a scope without a Visible
+// exactly (updater.RefSet.Named, the first Concurrency of them whose
+// namespace and name may be in scope), each read by name and diagnosed
+// when it is in scope, managed and may use the repository, as it would be
+// once listed. Only a scope without a Visible
 // filter or projects: no app is read by name before it is known to be
 // seen. The diagnosis (p.diagnose) of an app the list keeps takes its
 // report; the others are dropped.
 func (p *scan) diagnoseNamed(u *users) {
-	named := u.refs.Named()
+	var named []updater.AppKey
+	for _, k := range u.refs.Named() {
+		if len(named) == p.conc {
+			break
+		}
+		if mayBeIn(p.scope, k.Namespace, k.Name) { // no read outside the scope's namespaces and names
+			named = append(named, k)
+		}
+	}
 	if len(named) == 0 {
 		return
 	}
-	named = named[:min(len(named), p.conc)]
 	p.early = make(map[updater.AppKey]*early, len(named))
 	for _, k := range named {
 		e := &early{done: make(chan struct{})}

@@ -48,8 +48,9 @@ func TestRepoKey(t *testing.T) {
 // whereScopes are the scopes TestWhereNarrowAnswersAsWhereAll asks in:
 // none; a Visible filter that hides namespace team (the lab fleet
 // where-web's second namespace) and one that hides nothing; projects; and
-// names that leave out apps a CR names exactly (web, api), which a
-// "where" may have read before the list says they are not in scope.
+// names that leave out apps a CR names exactly (web, api); namespaces; a
+// label selector, which a "where" checks only once it has read the apps a
+// CR names.
 var whereScopes = []struct {
 	name string
 	q    Query
@@ -59,6 +60,8 @@ var whereScopes = []struct {
 	{"visible all, in argocd and team", Query{Visible: func(string, string) bool { return true }, VisibleNamespaces: []string{"argocd", "team"}}},
 	{"project default", Query{Scope: report.Scope{Projects: []string{"default"}}}},
 	{"names web-*", Query{Scope: report.Scope{Names: []string{"web-*"}}}},
+	{"namespace team, visible in argocd and team", Query{Scope: report.Scope{Namespaces: []string{"team"}}, VisibleNamespaces: []string{"argocd", "team"}}},
+	{"selector tier=web", Query{Scope: report.Scope{Selector: "tier=web"}}},
 }
 
 const sixtyFour = "6c02ad6d1cb125ce5cc63f1ffb0fb1dd1f12fe28c6bf3a9899f8a77cf97b0095"
