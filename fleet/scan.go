@@ -374,7 +374,7 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 				if e := p.early[updater.AppKey{Namespace: a.Namespace, Name: a.Name}]; e != nil {
 					<-e.done
 					if e.app == a { // the object listed and read: its diagnosis is this one's
-						rep = e.rep
+						rep, e.rep = e.rep, nil // held no longer than keep holds it
 					}
 				}
 				if rep == nil {
