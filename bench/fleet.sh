@@ -21,7 +21,8 @@
 #   IMGUPD_FLEET_BENCH_VS=FLEETSCAN           also scan each fleet with this fleetscan binary (built from
 #                                             another commit) and this checkout's in turn, side by side
 #   IMGUPD_FLEET_BENCH_RUNS=5                 pairs of those runs (medians and ratios logged)
-#   IMGUPD_FLEET_BENCH_WHERE=1                also `where` (app 0's image) vs the summary of each fleet, in turn
+#   IMGUPD_FLEET_BENCH_WHERE=1                also `where` (app 0's image) vs the summary of each fleet, in turn (with
+#                                             IMGUPD_FLEET_BENCH_VS, that binary's too, in the same pairs)
 #   IMGUPD_FLEET_BENCH_HOLD=FILE              keep each stored fleet until FILE is removed (fleetscan arguments in it)
 #
 # See bench/README.md.

@@ -55,6 +55,7 @@ type clusterCache struct {
 	// answers from them before it lists a namespace.
 	gotMu      sync.Mutex
 	got        map[string]*argo.Application
+	gets       flight.Group[*argo.Application] // one read at a time per app, failures forgotten
 	projects   flight.Group[*argo.AppProject]
 	crs        flight.Group[[]updater.ImageUpdater]
 	updater    flight.Group[*cluster.UpdaterInstall]
@@ -69,7 +70,9 @@ type clusterCache struct {
 }
 
 func newClusterCache(ctx context.Context, inner diagnostics.Cluster) *clusterCache {
-	return &clusterCache{ctx: ctx, inner: inner}
+	c := &clusterCache{ctx: ctx, inner: inner}
+	c.gets.ForgetErrors = true
+	return c
 }
 
 func (c *clusterCache) read() { c.reads.Add(1) }
@@ -102,27 +105,25 @@ func (c *clusterCache) ApplicationsMetadata(ctx context.Context, ns string) ([]a
 	})
 }
 
-// get reads one Application by name, through the cache of Application
-// (the read is kept for the diagnosis).
+// get reads one Application by name once (a "where" may ask for it
+// before the Applications are listed and again after), through the cache
+// of Application (the read is kept for the diagnosis); a failed read is
+// tried again by the next caller.
 func (c *clusterCache) get(ns, name string) (*argo.Application, error) {
-	c.gotMu.Lock()
-	a, ok := c.got[ns+"/"+name]
-	c.gotMu.Unlock()
-	if ok {
+	return c.gets.Do(c.ctx, ns+"/"+name, func() (*argo.Application, error) {
+		c.read()
+		a, err := c.inner.Application(c.ctx, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		c.gotMu.Lock()
+		if c.got == nil {
+			c.got = map[string]*argo.Application{}
+		}
+		c.got[ns+"/"+name] = a
+		c.gotMu.Unlock()
 		return a, nil
-	}
-	c.read()
-	a, err := c.inner.Application(c.ctx, ns, name)
-	if err != nil {
-		return nil, err
-	}
-	c.gotMu.Lock()
-	if c.got == nil {
-		c.got = map[string]*argo.Application{}
-	}
-	c.got[ns+"/"+name] = a
-	c.gotMu.Unlock()
-	return a, nil
+	})
 }
 
 // Application is answered from the Applications read one by one, else

@@ -128,8 +128,12 @@ type scan struct {
 	// targets are the managed apps' selections (v1.x, kept for a "where",
 	// which reads their images before it diagnoses some of them): a
 	// diagnosis is handed its app's, made once.
-	targets   map[*argo.Application]*updater.Targeting
-	shared    *diagnostics.SharedLog
+	targets map[*argo.Application]*updater.Targeting
+	shared  *diagnostics.SharedLog
+	logOnce sync.Once // a "where" reads the log when it needs it (readLog)
+	// early are the diagnoses a "where" started before the Applications
+	// were listed (diagnoseNamed), by app; set before the list is read.
+	early     map[updater.AppKey]*early
 	inst      *cluster.UpdaterInstall
 	regBefore int64
 	done      int
@@ -144,7 +148,7 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	apps, err := p.readShared(p.cc.Applications, false)
+	apps, err := p.readShared(p.cc.Applications, false, nil)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -189,10 +193,12 @@ func (s *Scanner) begin(ctx context.Context, scope Query, keepTargets bool) (*sc
 // one namespace at a time) and, on v1.x, the CRs; it settles the version
 // and prepares the CRs' selector.
 //
-// With light (the Applications' metadata only, a "where"), the CRs are
-// listed beside the Applications, not after them, and the log is not
-// read.
-func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Application, error), light bool) ([]argo.Application, error) {
+// With light (a "where"), the CRs are listed beside the Applications,
+// not after them, and the log is not read; settled (when not nil) is
+// called as soon as the installation and the CRs are read and settled,
+// while the Applications are still being listed (never when those reads
+// failed).
+func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Application, error), light bool, settled func()) ([]argo.Application, error) {
 	ctx, s, scope := p.ctx, p.s, p.scope
 
 	// The shared reads do not depend on one another: Image Updater's
@@ -224,22 +230,50 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 	}
 	var apps []argo.Application
 	var listErr error
-	for _, ns := range listNamespaces(scope) {
-		list, err := list(ctx, ns)
-		if err != nil {
-			listErr = err
-			break
+	listAll := func() {
+		for _, ns := range listNamespaces(scope) {
+			list, err := list(ctx, ns)
+			if err != nil {
+				listErr = err
+				break
+			}
+			apps = append(apps, list...)
 		}
-		apps = append(apps, list...)
 	}
-	crsRead := crsBeside || listErr == nil && assumed.UsesCRs()
-	if crsRead && !crsBeside {
+	if crsBeside {
+		// Everything but the Applications is known once the installation
+		// and the CRs are read: settled may start on it while they are
+		// listed.
+		var listed sync.WaitGroup
+		listed.Go(listAll)
+		wg.Wait()
+		err := p.settle(inst, instErr, crsErr, assumed, true)
+		if err == nil && settled != nil {
+			settled()
+		}
+		listed.Wait()
+		if listErr != nil {
+			return nil, fmt.Errorf("listing Applications: %w", listErr)
+		}
+		return apps, err
+	}
+	listAll()
+	crsRead := listErr == nil && assumed.UsesCRs()
+	if crsRead {
 		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
 	}
 	wg.Wait()
 	if listErr != nil {
 		return nil, fmt.Errorf("listing Applications: %w", listErr)
 	}
+	return apps, p.settle(inst, instErr, crsErr, assumed, crsRead)
+}
+
+// settle keeps the installation read (inst, unless instErr), settles the
+// version (the installation's, else assumed), reads the CRs when the
+// version needs them and they were not read (crsRead) and prepares their
+// selector.
+func (p *scan) settle(inst *cluster.UpdaterInstall, instErr, crsErr error, assumed updater.Version, crsRead bool) error {
 	if instErr == nil {
 		p.inst = inst
 	}
@@ -248,10 +282,10 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 	case !p.version.UsesCRs():
 		p.crs = nil
 	case !crsRead:
-		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
+		p.crs, crsErr = p.cc.ImageUpdaters(p.ctx, "")
 	}
 	if p.version.UsesCRs() && crsErr != nil {
-		return nil, fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
+		return fmt.Errorf("listing ImageUpdater CRs: %w", crsErr)
 	}
 	p.sel = updater.SelectOptions{Version: p.version}
 	if inst != nil {
@@ -261,7 +295,7 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 		}
 	}
 	p.selector = updater.NewSelector(p.crs, p.sel)
-	return apps, nil
+	return nil
 }
 
 // classify keeps the Applications in scope Image Updater manages, by
@@ -336,11 +370,17 @@ func (p *scan) diagnose(apps []*argo.Application, keep func(i int, a *argo.Appli
 			defer wg.Done()
 			for i := range work {
 				a := apps[i]
-				req := diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}
-				if t := p.selectionOf(a); t != nil {
-					req.Selection = &diagnostics.Selection{Target: *t, CRs: p.crs, Options: p.sel}
+				var rep *report.Report
+				if e := p.early[updater.AppKey{Namespace: a.Namespace, Name: a.Name}]; e != nil {
+					<-e.done
+					if e.app == a { // the object listed and read: its diagnosis is this one's
+						rep, e.rep = e.rep, nil // held no longer than keep holds it
+					}
 				}
-				keep(i, a, p.eng.Diagnose(p.ctx, req))
+				if rep == nil {
+					rep = p.eng.Diagnose(p.ctx, p.request(a, p.selectionOf(a)))
+				}
+				keep(i, a, rep)
 				mu.Lock()
 				p.done++
 				d := p.done
@@ -361,6 +401,16 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+}
+
+// request is the diagnosis of app a under the selection t (nil: the
+// diagnosis makes its own).
+func (p *scan) request(a *argo.Application, t *updater.Targeting) diagnostics.Request {
+	req := diagnostics.Request{App: a.Name, Namespace: a.Namespace, UpdaterNamespace: p.updNS, SharedLog: p.shared}
+	if t != nil {
+		req.Selection = &diagnostics.Selection{Target: *t, CRs: p.crs, Options: p.sel}
+	}
+	return req
 }
 
 // selectionOf is the app's target selection: the one a "where" kept, else

@@ -65,6 +65,14 @@ func matches(s Query, app *argo.Application) bool {
 	return true
 }
 
+// mayBeIn reports whether an Application of this namespace and name may
+// be in the scope (matches, before anything else about it is known): its
+// namespace is visible and in scope, its name in scope.
+func mayBeIn(s Query, ns, name string) bool {
+	return (s.VisibleNamespaces == nil || slices.Contains(s.VisibleNamespaces, ns)) &&
+		(len(s.Namespaces) == 0 || anyGlob(s.Namespaces, ns)) && (len(s.Names) == 0 || anyGlob(s.Names, name))
+}
+
 func anyGlob(globs []string, s string) bool {
 	for _, g := range globs {
 		if ok, _ := path.Match(g, s); ok {

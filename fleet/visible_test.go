@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
@@ -131,5 +132,51 @@ func TestScanNeverReadsHiddenApps(t *testing.T) {
 	res, reads := scan(withEnv, fleet.Query{Scope: report.Scope{Namespaces: []string{"team-*"}}, Visible: notVault, VisibleNamespaces: []string{"argocd"}})
 	if len(res.Apps) != 0 || slices.ContainsFunc(reads, func(r string) bool { return strings.HasPrefix(r, "applications") }) {
 		t.Errorf("a scope outside the visible namespaces lists %v and finds %d apps", reads, len(res.Apps))
+	}
+}
+
+// TestWhereNeverReadsHiddenApps: a "where" whose Visible filter leaves out project vault
+// answers exactly as a "where" over the cluster without vault's Applications (Duration and
+// Stats apart: the one lists the Applications whole, for their projects), and nothing it
+// reads is about them: not their Applications, their project, their repository's tags. Asked
+// for vault's repository, it offers the others; asked for another, it answers for its apps.
+func TestWhereNeverReadsHiddenApps(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	notVault := func(_, project string) bool { return project != "vault" }
+	withEnv, vault := teamFleet(t, true)
+	withoutEnv, _ := teamFleet(t, false)
+	for _, repo := range []string{"team/svc-000", "team/svc-001"} {
+		where := func(env *lab.Env, scope fleet.Query) (string, []string) {
+			eng, s := recorded(env)
+			q, err := fleet.ParseImageQuery(env.Vars["REGISTRY"] + "/" + repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := (&fleet.Scanner{Engine: eng, Now: func() time.Time { return at }}).Where(context.Background(), scope, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Duration, w.Stats = 0, report.ScanStats{}
+			b, err := json.Marshal(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return unlab(env, string(b)), s.Reads()
+		}
+		got, reads := where(withEnv, fleet.Query{Visible: notVault})
+		want, _ := where(withoutEnv, fleet.Query{})
+		if got != want {
+			t.Errorf("%s:\nwith vault hidden %s\nwithout vault     %s", repo, got, want)
+		}
+		for _, r := range reads {
+			for _, name := range vault {
+				if strings.Contains(r, name) {
+					t.Errorf("%s: read of a hidden app: %s", repo, r)
+				}
+			}
+			if strings.Contains(r, "vault") || strings.Contains(r, "team/svc-000") {
+				t.Errorf("%s: read for the hidden apps only: %s", repo, r)
+			}
+		}
 	}
 }

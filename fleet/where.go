@@ -83,19 +83,22 @@ type match struct {
 // stops it (the app's own diagnosis). It reads what a summary reads, and
 // diagnoses only the apps that use the repository.
 //
-// Without a Visible filter or projects in the scope (which need each
-// Application's spec), its cost follows the apps that may use the
-// repository, not the fleet: the Applications are listed with their
-// metadata only (which decides which ones Image Updater manages), the CRs
-// and annotations say which of those may use the repository (mayUse),
-// only those are read whole, selected and diagnosed, and Image Updater's
-// log is read only when one of them does use it. When none does, the
-// Applications are listed whole for the repositories they use instead
-// (the nearest are offered): the answer is the one the whole fleet gives.
+// Its cost follows the apps that may use the repository, not the fleet:
+// the Applications are listed with their metadata only (which decides
+// which ones Image Updater manages), the CRs and annotations say which of
+// those may use the repository (mayUse), only those are read whole,
+// selected and diagnosed, and Image Updater's log is read only when one
+// of them does use it. The apps that a CR's ref names exactly (in the
+// namespace it lists) are read, selected and diagnosed as soon as the
+// installation and the CRs are read, while the Applications are listed;
+// the list then decides, and a diagnosis of an app it does not keep is
+// dropped. With a Visible filter or projects in the scope, each app's
+// project (its spec) decides whether it is seen and counted: the
+// Applications are listed whole, and none is read by name. When no app
+// uses the repository, the Applications are listed whole for the
+// repositories they use instead (the nearest are offered): the answer is
+// the one the whole fleet gives (whereAll).
 func (s *Scanner) Where(ctx context.Context, scope Query, q ImageQuery) (*report.Where, error) {
-	if scope.Visible != nil || len(scope.Projects) > 0 {
-		return s.whereAll(ctx, scope, q)
-	}
 	return s.whereNarrow(ctx, scope, q)
 }
 
@@ -123,32 +126,55 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	metas, err := p.readShared(p.cc.ApplicationsMetadata, true)
+	done := func() { cancel(); p.waitEarly() }
+	defer done()
+	whole := scope.Visible != nil || len(scope.Projects) > 0
+	list := p.cc.ApplicationsMetadata
+	if whole {
+		list = p.cc.Applications
+	}
+	var conf updater.RegistriesConf
+	var u *users
+	usersOf := func() {
+		conf = p.registriesConf()
+		u = newUsers(p.selector, p.version, conf, repoKey(q.ref, conf))
+	}
+	metas, err := p.readShared(list, true, func() {
+		usersOf()
+		if !whole {
+			p.diagnoseNamed(u)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
+	if u == nil { // the CRs were not listed beside the Applications
+		usersOf()
+	}
 	p.classify(metas) // the managed apps by their metadata: what Managed reads, no selection made
 	p.targets = map[*argo.Application]*updater.Targeting{}
-	conf := p.registriesConf()
 	w := p.whereOf(q, conf)
 	var maybe []*argo.Application
-	u := newUsers(p.selector, p.version, conf, w.Repository)
 	for _, a := range p.managed {
 		if u.mayUse(a) {
 			maybe = append(maybe, a)
 		}
 	}
 	// The apps that may use the repository, read whole (in the order of
-	// p.managed), and Image Updater's log beside them when there are any.
+	// p.managed) unless listed whole, and Image Updater's log beside them
+	// when there are any.
 	full := make([]*argo.Application, len(maybe))
 	errs := make([]error, len(maybe))
 	var wg sync.WaitGroup
 	if len(maybe) > 0 && p.inst != nil {
-		wg.Go(func() { p.shared = p.eng.ReadSharedLog(p.ctx, p.inst, p.version) })
+		wg.Go(p.readLog)
 	}
 	sem := make(chan struct{}, p.conc)
 	for i, a := range maybe {
+		if whole {
+			full[i] = a
+			continue
+		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -164,7 +190,7 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 			}
 			// Not readable by name (a reader that may list but not get):
 			// the whole fleet's way, from the lists.
-			cancel()
+			done()
 			return s.whereAll(ctx, scope, q)
 		}
 		if t := selection(a.ToModel(), p.selector, p.version); t != nil {
@@ -194,19 +220,88 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 	return p.answer(w, q, conf, matches, apps), nil
 }
 
-// users tells the apps that may use a repository (mayUse).
+// early is a diagnosis started before the Applications were listed
+// (diagnoseNamed): rep is app's, nil when the app was not to be
+// diagnosed; done is closed when both are set.
+type early struct {
+	done chan struct{}
+	app  *argo.Application
+	rep  *report.Report
+}
+
+// diagnoseNamed starts the diagnoses of the apps that the refs of u name
+// exactly (updater.RefSet.Named, the first Concurrency of them whose
+// namespace and name may be in scope), each read by name and diagnosed
+// when it is in scope, managed and may use the repository, as it would be
+// once listed. Only a scope without a Visible
+// filter or projects: no app is read by name before it is known to be
+// seen. The diagnosis (p.diagnose) of an app the list keeps takes its
+// report; the others are dropped.
+func (p *scan) diagnoseNamed(u *users) {
+	var named []updater.AppKey
+	for _, k := range u.refs.Named() {
+		if len(named) == p.conc {
+			break
+		}
+		if mayBeIn(p.scope, k.Namespace, k.Name) { // no read outside the scope's namespaces and names
+			named = append(named, k)
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	p.early = make(map[updater.AppKey]*early, len(named))
+	for _, k := range named {
+		e := &early{done: make(chan struct{})}
+		p.early[k] = e
+		go func() {
+			defer close(e.done)
+			a, err := p.cc.get(k.Namespace, k.Name)
+			if err != nil {
+				return
+			}
+			m := a.ToModel()
+			if !matches(p.scope, a) || !managed(m, p.selector) || !u.mayUse(a) {
+				return
+			}
+			t := selection(m, p.selector, p.version)
+			p.readLog()
+			e.app, e.rep = a, p.eng.Diagnose(p.ctx, p.request(a, t))
+		}()
+	}
+}
+
+// waitEarly waits for the diagnoses diagnoseNamed started.
+func (p *scan) waitEarly() {
+	for _, e := range p.early {
+		<-e.done
+	}
+}
+
+// readLog reads Image Updater's log for the scan's diagnoses, once.
+func (p *scan) readLog() {
+	p.logOnce.Do(func() { p.shared = p.eng.ReadSharedLog(p.ctx, p.inst, p.version) })
+}
+
+// users tells the apps that may use a repository (mayUse). It may be
+// used by many goroutines at once.
 type users struct {
-	in   func(name string) bool
+	v    updater.Version
+	conf updater.RegistriesConf
+	want string
 	refs *updater.RefSet
+	// seen are the names read so far and whether they may name the
+	// repository: a CR's ref spells one image several ways (alias=image,
+	// trimmed or not), and parsing a name and resolving its registry is
+	// most of what a "where" spends before its apps are read.
+	mu   sync.Mutex
+	seen map[string]bool
 }
 
 // newUsers: the apps that may use the repository want, under the CRs of
 // sel, version v and registries.conf conf.
 func newUsers(sel *updater.Selector, v updater.Version, conf updater.RegistriesConf, want string) *users {
-	u := &users{in: func(name string) bool {
-		r := updater.ParseImageRef(name, v)
-		return r.Legacy || repoKey(r, conf) == want
-	}}
+	u := &users{v: v, conf: conf, want: want, seen: map[string]bool{}}
 	u.refs = sel.Refs(func(_ *updater.ImageUpdater, ref *updater.ApplicationRef) bool {
 		for _, im := range ref.Images {
 			if u.uses(im.Alias+"="+im.ImageName) || u.uses(im.ImageName) {
@@ -216,6 +311,27 @@ func newUsers(sel *updater.Selector, v updater.Version, conf updater.RegistriesC
 		return false
 	})
 	return u
+}
+
+// in: the name, read as Image Updater reads an image, is in the
+// repository, or cannot be told apart from one that is (a name the
+// reference grammar does not parse).
+func (u *users) in(name string) bool {
+	u.mu.Lock()
+	ok, known := u.seen[name]
+	u.mu.Unlock()
+	if known {
+		return ok
+	}
+	r := updater.ParseImageRef(name, u.v)
+	// The repository path ends in the image's last path segment whatever
+	// registries.conf adds (defaultns, Docker Hub's library/): a name
+	// whose segment differs is not in it, with no endpoint resolved.
+	ok = r.Legacy || lastSegment(r.Name) == lastSegment(u.want) && repoKey(r, u.conf) == u.want
+	u.mu.Lock()
+	u.seen[name] = ok
+	u.mu.Unlock()
+	return ok
 }
 
 // uses: an image-list item or an imageName may name the repository, read
@@ -230,6 +346,9 @@ func (u *users) uses(item string) bool {
 	}
 	return false
 }
+
+// lastSegment is what follows the last "/" of a repository's path.
+func lastSegment(path string) string { return path[strings.LastIndex(path, "/")+1:] }
 
 // mayUse reports whether the app (its metadata suffices) may use the
 // repository: an image of its image-list annotation, or of an

@@ -51,6 +51,68 @@ type preparedCR struct {
 	refs []preparedRef
 	// glob: a ref's namePattern is a glob, which may match any name.
 	glob bool
+	// names are the refs (indexes in refs) that may match an app's name,
+	// for Matches: which matches, not which comes first.
+	names refNames
+}
+
+// refNames indexes a CR's refs by what an app's name must be to match
+// them: its exact namePattern, else the literal end of its glob (after
+// its last *, ?, [ or ], a suffix of every name it matches: "app-*-r042"
+// matches only names ending in "-r042"); a glob with no literal end or
+// with an escape is tried for every name. With one CR of a glob ref per
+// repository, an app's name is matched against one ref, not a thousand.
+type refNames struct {
+	exact map[string][]int
+	tails map[string][]int
+	lens  []int // the lengths of the tails, each once
+	any   []int
+}
+
+func (x *refNames) add(i int, pattern string, exact bool) {
+	if exact {
+		if x.exact == nil {
+			x.exact = map[string][]int{}
+		}
+		x.exact[pattern] = append(x.exact[pattern], i)
+		return
+	}
+	tail := pattern[strings.LastIndexAny(pattern, "*?[]")+1:]
+	if tail == "" || strings.Contains(pattern, `\`) {
+		x.any = append(x.any, i)
+		return
+	}
+	if x.tails == nil {
+		x.tails = map[string][]int{}
+	}
+	if !slices.Contains(x.lens, len(tail)) {
+		x.lens = append(x.lens, len(tail))
+	}
+	x.tails[tail] = append(x.tails[tail], i)
+}
+
+// each calls f with every ref that may match name, until f returns true.
+func (x *refNames) each(name string, f func(i int) bool) bool {
+	for _, i := range x.exact[name] {
+		if f(i) {
+			return true
+		}
+	}
+	for _, n := range x.lens {
+		if n <= len(name) {
+			for _, i := range x.tails[name[len(name)-n:]] {
+				if f(i) {
+					return true
+				}
+			}
+		}
+	}
+	for _, i := range x.any {
+		if f(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // preparedRef is one applicationRef, scored and parsed once.
@@ -150,6 +212,7 @@ func prepareCR(p *preparedCR, cr *ImageUpdater, key string, opts SelectOptions) 
 			r.selector, r.selErr = metav1.LabelSelectorAsSelector(ref.LabelSelectors)
 		}
 		p.glob = p.glob || !r.exact
+		p.names.add(len(p.refs), ref.NamePattern, r.exact)
 		p.refs = append(p.refs, r)
 	}
 }
@@ -190,10 +253,8 @@ func (s *Selector) Matches(app Application) bool {
 		if p.fail != nil || p.listing != "" && p.listing != app.Namespace {
 			continue
 		}
-		for i := range p.refs {
-			if ok, _ := p.refs[i].matches(app); ok {
-				return true
-			}
+		if p.names.each(app.Name, func(i int) bool { ok, _ := p.refs[i].matches(app); return ok }) {
+			return true
 		}
 	}
 	return false
@@ -204,6 +265,12 @@ func (s *Selector) Matches(app Application) bool {
 type RefSet struct {
 	byName map[string]bool // exact namePatterns without labelSelectors
 	refs   []*preparedRef  // the others
+	named  []AppKey        // see Named
+}
+
+// AppKey is an Application's namespace and name.
+type AppKey struct {
+	Namespace, Name string
 }
 
 // Refs are the applicationRefs, of every CR whatever its state (failed,
@@ -216,21 +283,37 @@ func (s *Selector) Refs(keep func(cr *ImageUpdater, ref *ApplicationRef) bool) *
 	if !s.opts.Version.UsesCRs() {
 		return rs
 	}
+	seen := map[AppKey]bool{}
 	for k := range s.crs {
 		p := &s.crs[k]
 		for i := range p.refs {
 			r := &p.refs[i]
-			switch {
-			case !keep(p.cr, r.ref):
-			case r.exact && r.ref.LabelSelectors == nil:
+			if !keep(p.cr, r.ref) {
+				continue
+			}
+			if r.exact && p.fail == nil && p.listing != "" {
+				if k := (AppKey{Namespace: p.listing, Name: r.ref.NamePattern}); !seen[k] {
+					seen[k] = true
+					rs.named = append(rs.named, k)
+				}
+			}
+			if r.exact && r.ref.LabelSelectors == nil {
 				rs.byName[r.ref.NamePattern] = true
-			default:
+			} else {
 				rs.refs = append(rs.refs, r)
 			}
 		}
 	}
 	return rs
 }
+
+// Named are the Applications the set's refs name exactly, in the one
+// namespace their CR lists (a CR that reaches Applications, watched and
+// valid): before the Applications are listed, the apps a ref may select
+// by name, in the set's order (each once). An app whose labels a ref's
+// labelSelectors refuse, or that does not exist, is among them; an app
+// that only an image-list annotation or a glob names is not.
+func (rs *RefSet) Named() []AppKey { return rs.named }
 
 // Matches reports whether one of the refs matches the app by name and
 // labels.

@@ -27,6 +27,8 @@ var (
 		"web-prod", "web-dev", "api-1", "db", "nothing", "",
 		// globs, escapes, sets
 		"*", "web-*", "api-?", "[wa]*", "*-prod", `we\b-prod`, `a\-b`, "[!w]*", "api-[0-9]*",
+		// globs with a literal end (Matches looks them up by it)
+		"*-1", "[ad]*-1", "w?b-*d", "?b", "*-[0-9]2", "web*", "a*[!x]-b",
 		// invalid: the whole CR fails
 		"[", `web\`, "a[-]",
 	}
@@ -273,7 +275,7 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 		n = 200
 	}
 	none := func(*ImageUpdater, *ApplicationRef) bool { return false }
-	checked := 0
+	checked, namedChecked := 0, 0
 	for w := 0; w < n; w++ {
 		world := genWorld(r)
 		for i := range world.apps { // a source, so that configurations build (or, without one, fall through)
@@ -298,6 +300,27 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 				if !rs.Matches(app) {
 					t.Fatalf("world %d, app %s: the set of %s's ref %d does not match it\n%s", w, app.Key(), f.CR, f.RefIndex, dumpTargeting(got))
 				}
+				// Named: a ref that names the app exactly names it in its
+				// own namespace, whenever the CR lists one namespace.
+				named := rs.Named()
+				if slices.ContainsFunc(named, func(k AppKey) bool { return k.Name == app.Name && k.Namespace != app.Namespace }) {
+					t.Fatalf("world %d, app %s: Named %v has its name in another namespace", w, app.Key(), named)
+				}
+				if strings.ContainsAny(app.Name, `*?[\`) {
+					continue
+				}
+				for _, c := range got.CRs {
+					if c.CR == f.CR && c.SelectedRef >= 0 && c.ListingNamespace != "" && slices.Contains(named, AppKey{Namespace: app.Namespace, Name: app.Name}) {
+						namedChecked++
+					}
+					if c.CR == f.CR && c.SelectedRef >= 0 && c.ListingNamespace != "" && c.Refs != nil && !slices.Contains(named, AppKey{Namespace: app.Namespace, Name: app.Name}) {
+						for _, rt := range c.Refs {
+							if rt.Outcome == RefSelected && rt.NamePattern == app.Name {
+								t.Fatalf("world %d, app %s: followed the exact ref %d of %s, not in Named %v", w, app.Key(), f.RefIndex, f.CR, named)
+							}
+						}
+					}
+				}
 				checked++
 			}
 			if s.Refs(none).Matches(app) {
@@ -305,8 +328,8 @@ func TestRefSetHoldsTheSelectedRefs(t *testing.T) {
 			}
 		}
 	}
-	if checked < n/10 {
-		t.Errorf("%d selections checked in %d worlds", checked, n)
+	if checked < n/10 || namedChecked < n/100 {
+		t.Errorf("%d selections checked in %d worlds, %d of them named", checked, n, namedChecked)
 	}
 }
 

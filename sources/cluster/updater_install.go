@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -170,6 +171,12 @@ func (r *Reader) FindUpdater(ctx context.Context, preferNS string) (*UpdaterInst
 	var deps []appsv1.Deployment
 	var partial []error
 	listedPrefer := false
+	// The two lists at once: each is a round trip, and a fleet scan or a
+	// "where" waits for the installation before it selects any app.
+	var all *appsv1.DeploymentList
+	var allErr error
+	var listed sync.WaitGroup
+	listed.Go(func() { all, allErr = r.Kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{}) })
 	if preferNS != "" {
 		list, err := r.Kube.AppsV1().Deployments(preferNS).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -178,9 +185,9 @@ func (r *Reader) FindUpdater(ctx context.Context, preferNS string) (*UpdaterInst
 			deps, listedPrefer = append(deps, list.Items...), true
 		}
 	}
-	all, err := r.Kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		partial = append(partial, newAccessError("list", "apps", "deployments", "", "", err))
+	listed.Wait()
+	if allErr != nil {
+		partial = append(partial, newAccessError("list", "apps", "deployments", "", "", allErr))
 	} else {
 		for _, d := range all.Items {
 			if !listedPrefer || d.Namespace != preferNS {
@@ -297,6 +304,11 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.Tag, u.Digest = splitImage(c.Image)
 	u.Version, u.VersionErr = versionFromTag(c.Image, u.Tag)
 
+	// The pods are listed while the ConfigMaps the container reads are.
+	var pods []Pod
+	var podsErr error
+	var listed sync.WaitGroup
+	listed.Go(func() { pods, podsErr = r.updaterPods(ctx, d, c.Name) })
 	cms := configMapCache{r: r, ns: d.Namespace, data: map[string]map[string]string{}, errs: map[string]error{}}
 	u.Env, u.EnvFromSecrets = resolveEnv(ctx, c, &cms)
 	u.Args = redactArgs(expandArgs(append(append([]string{}, c.Command...), c.Args...), u.Env))
@@ -316,8 +328,9 @@ func (r *Reader) describeUpdater(ctx context.Context, d *appsv1.Deployment, why 
 	u.SSHKnownHostsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, u.SSHDataPath)
 	u.TLSCertsConfigMap = mountedConfigMap(&d.Spec.Template.Spec, c, u.TLSDataPath)
 	u.Partial = append(u.Partial, cms.failures()...)
-	if pods, err := r.updaterPods(ctx, d, c.Name); err != nil {
-		u.Partial = append(u.Partial, err)
+	listed.Wait()
+	if podsErr != nil {
+		u.Partial = append(u.Partial, podsErr)
 	} else {
 		u.Pods = pods
 	}

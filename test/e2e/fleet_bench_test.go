@@ -590,7 +590,9 @@ func sideBySide(t *testing.T, bin, vs string, args []string, dir string, env *la
 // the summary of the same stored fleet, each in a process of its own, in
 // turn (IMGUPD_FLEET_BENCH_RUNS pairs, default 5, the order reversed every
 // other pair), and logs the medians and the median of the pairs' ratios
-// where / summary (issue 28's target: at most 0.3).
+// where / summary (issue 28's target: at most 0.3); with
+// IMGUPD_FLEET_BENCH_VS, that binary's where and summary too, in the same
+// pairs (before and after a change, side by side).
 func whereVsSummary(t *testing.T, bin string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) {
 	t.Helper()
 	runs := 5
@@ -608,25 +610,43 @@ func whereVsSummary(t *testing.T, bin string, args []string, dir string, env *la
 	}
 	image := env.Vars["REGISTRY"] + "/team/svc-000:1.0.0"
 	where := append(slices.Clip(plain), "--where", image)
-	var ws, ss, rs, wc []float64
+	// With IMGUPD_FLEET_BENCH_VS, that binary's where and summary too, in
+	// the same pairs (B), the order reversed every other pair.
+	bins := []string{bin}
+	if vs := os.Getenv("IMGUPD_FLEET_BENCH_VS"); vs != "" {
+		bins = append(bins, vs)
+	}
+	type series struct{ ws, ss, rs, wc []float64 }
+	got := make([]series, len(bins))
 	apps := 0
 	for i := range runs {
-		var w, s fleetRow
-		if i%2 == 0 {
-			w = runWhere(t, bin, where, env)
-			s = runFleetScan(t, bin, plain, dir, env, spec)
-		} else {
-			s = runFleetScan(t, bin, plain, dir, env, spec)
-			w = runWhere(t, bin, where, env)
+		for k := range bins {
+			if i%2 == 1 {
+				k = len(bins) - 1 - k
+			}
+			b := bins[k]
+			var w, s fleetRow
+			if i%2 == 0 {
+				w = runWhere(t, b, where, env)
+				s = runFleetScan(t, b, plain, dir, env, spec)
+			} else {
+				s = runFleetScan(t, b, plain, dir, env, spec)
+				w = runWhere(t, b, where, env)
+			}
+			if k == 0 {
+				apps = w.Apps
+			}
+			g := &got[k]
+			g.ws, g.ss, g.wc = append(g.ws, w.Wall.Seconds()), append(g.ss, s.Wall.Seconds()), append(g.wc, w.CPU.Seconds())
+			g.rs = append(g.rs, w.Wall.Seconds()/s.Wall.Seconds())
+			t.Logf("%s, %d apps, pair %d (%s): where %s %.3f s (CPU %.3f s, %d answers, %d registry and %d Kubernetes requests); summary %.3f s", spec.CRs, spec.Apps, i+1, "AB"[k:k+1], image,
+				w.Wall.Seconds(), w.CPU.Seconds(), w.Apps, w.RegistryRequests, w.KubeRequests, s.Wall.Seconds())
 		}
-		apps = w.Apps
-		ws, ss, wc = append(ws, w.Wall.Seconds()), append(ss, s.Wall.Seconds()), append(wc, w.CPU.Seconds())
-		rs = append(rs, w.Wall.Seconds()/s.Wall.Seconds())
-		t.Logf("%s, %d apps, pair %d: where %s %.3f s (CPU %.3f s, %d answers, %d registry and %d Kubernetes requests); summary %.3f s", spec.CRs, spec.Apps, i+1, image,
-			w.Wall.Seconds(), w.CPU.Seconds(), w.Apps, w.RegistryRequests, w.KubeRequests, s.Wall.Seconds())
 	}
-	t.Logf("%s, %d apps, where vs summary, medians of %d pairs: where %.3f s (CPU %.3f s, %d answers), summary %.3f s, where/summary %.2f (target at most 0.3)",
-		spec.CRs, spec.Apps, runs, median(ws), median(wc), apps, median(ss), median(rs))
+	for k, g := range got {
+		t.Logf("%s, %d apps, where vs summary (%s), medians of %d pairs: where %.3f s (CPU %.3f s, %d answers), summary %.3f s, where/summary %.2f (target at most 0.3)",
+			spec.CRs, spec.Apps, []string{"A, this checkout", "B, IMGUPD_FLEET_BENCH_VS"}[k], runs, median(g.ws), median(g.wc), apps, median(g.ss), median(g.rs))
+	}
 }
 
 // runWhere runs fleetscan --where over the stored fleet.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"runtime"
@@ -84,6 +85,10 @@ type counter struct {
 	n      int64
 	byPath map[string]int64
 	next   http.RoundTripper
+	// timeline, when set, gets each request's start and end (from t0)
+	// and its method and path, one line each, after the response.
+	timeline io.Writer
+	t0       time.Time
 }
 
 func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -91,7 +96,40 @@ func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.n++
 	c.byPath[r.Method+" "+r.URL.Path]++
 	c.mu.Unlock()
-	return c.next.RoundTrip(r)
+	if c.timeline == nil {
+		return c.next.RoundTrip(r)
+	}
+	start := time.Since(c.t0)
+	resp, err := c.next.RoundTrip(r)
+	if err == nil {
+		// The body is read by the caller: the end is when it is closed.
+		resp.Body = &timedBody{ReadCloser: resp.Body, c: c, start: start, what: r.Method + " " + r.URL.Path}
+		return resp, nil
+	}
+	c.line(start, r.Method+" "+r.URL.Path+" "+err.Error())
+	return resp, err
+}
+
+func (c *counter) line(start time.Duration, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.timeline, "kube %7.1f ms .. %7.1f ms  %s\n", ms(start), ms(time.Since(c.t0)), what)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// timedBody writes its request's line when it is closed.
+type timedBody struct {
+	io.ReadCloser
+	c     *counter
+	start time.Duration
+	what  string
+	once  sync.Once
+}
+
+func (b *timedBody) Close() error {
+	b.once.Do(func() { b.c.line(b.start, b.what) })
+	return b.ReadCloser.Close()
 }
 
 // staticLog serves the given text as every pod's log: the test tier's
@@ -116,6 +154,7 @@ func main() {
 	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
 	traceFile := flag.String("trace", "", "write an execution trace of the scan (runtime/trace) to this file: where its goroutines wait")
 	where := flag.String("where", "", "instead of the scan, answer `where IMAGE` over the same fleet (Scanner.Where): scanNs is its time, apps its answers")
+	timeline := flag.Bool("timeline", false, "write each Kubernetes request's start and end (ms from the scan's start) to stderr, and the answer's time")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -128,13 +167,13 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile, *traceFile, *where); err != nil {
+	if err := run(t0, *kubeconfig, *logFile, *now, *conc, *memProfile, *peakProfile, *traceFile, *where, *timeline); err != nil {
 		fmt.Fprintln(os.Stderr, "fleetscan:", err)
 		exit = 1
 	}
 }
 
-func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile, traceFile, where string) error {
+func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, peakProfile, traceFile, where string, timeline bool) error {
 	cfg, err := cluster.RESTConfig(cluster.ConfigOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
@@ -185,9 +224,17 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 		}
 		cpu0 := cpuTime()
 		start := time.Now()
+		if timeline {
+			cnt.mu.Lock()
+			cnt.timeline, cnt.t0 = os.Stderr, start
+			cnt.mu.Unlock()
+		}
 		w, err := s.Where(context.Background(), fleet.Query{}, q)
 		if err != nil {
 			return err
+		}
+		if timeline {
+			fmt.Fprintf(os.Stderr, "answer  %7.1f ms\n", ms(time.Since(start)))
 		}
 		out := Output{Apps: len(w.Apps), ScanNs: time.Since(start).Nanoseconds(), ScanCPUNs: (cpuTime() - cpu0).Nanoseconds(), ProcessNs: time.Since(t0).Nanoseconds(),
 			Stats: w.Stats, RegistryRequests: eng.Registry.Stats().Total(), VmHWMKiB: vmHWM()}
