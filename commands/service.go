@@ -187,13 +187,13 @@ func (s *Service) Handle(ctx context.Context, pr Principal, cmd Command) Result 
 	if cmd == nil {
 		return Result{Kind: KindInvalid, Text: HelpText()}
 	}
-	s.reopenDown(ctx)
 	// Every command needs a rule that admits the asker here; commands that
 	// read an Application are then decided for it (Deps.App).
 	d := s.Policy.Admits(pr)
 	if !d.Allowed {
 		return Result{Kind: KindDenied, Command: cmd, Text: d.Reason}
 	}
+	s.reopenDown(ctx) // only for an admitted asker: a refused one makes imgupd read no Secret
 	spec, ok := SpecOf(cmd)
 	if !ok || !spec.In(Chat) || spec.Chat.Handle == nil {
 		return Result{Kind: KindInvalid, Command: cmd, Text: HelpText()}
