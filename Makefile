@@ -20,12 +20,13 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 ## beside them e2e then dockerfile-test (they mostly wait on servers and processes). `make unit TESTJSON=unit.json` also keeps go test's events for scripts/testtime.
 ## In `make test` the unit tier leaves out the packages the race tier runs (RACE_PKGS): the same tests,
 ## run once, under the race detector; and each fuzz target runs TEST_FUZZTIME (the seed corpora run in
-## the unit and race tiers anyway; `make fuzz` alone fuzzes FUZZTIME each). `make unit` alone runs
-## every package.
+## the unit and race tiers anyway; `make fuzz` alone fuzzes FUZZTIME each), guided by this module's
+## packages only (FUZZ_INSTRUMENT=module: the dependencies are those the unit tier compiled, not a third
+## instrumented build of them). `make unit` alone runs every package.
 TIERS ?= vet fmt-check 'unit,race,fuzz|e2e,dockerfile-test'
 TEST_FUZZTIME ?= 3s
 test:
-	@MAKE="$(MAKE)" UNIT_EXCEPT="$(RACE_PKGS)" FUZZTIME="$(TEST_FUZZTIME)" ./scripts/tiers.sh $(TIERS)
+	@MAKE="$(MAKE)" UNIT_EXCEPT="$(RACE_PKGS)" FUZZTIME="$(TEST_FUZZTIME)" FUZZ_INSTRUMENT=module ./scripts/tiers.sh $(TIERS)
 
 build:
 	$(GO) build -o bin/imgupd ./cmd/imgupd
@@ -70,13 +71,15 @@ race:
 	CGO_ENABLED=1 $(GO) test -count=1 -race -parallel 4 -timeout 30m $(RACE_PKGS)
 
 ## fuzz: every Fuzz target for FUZZTIME each, one worker each, as many targets at once as CPUs
-## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time)
+## (make fuzz FUZZTIME=2m for a longer run; FUZZJOBS=1 for one target at a time; FUZZ_INSTRUMENT=module
+## for coverage counters in this module's packages only, see scripts/fuzz-all.sh)
+FUZZ_INSTRUMENT ?= all
 fuzz:
-	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all.sh
+	FUZZTIME=$(FUZZTIME) FUZZ_INSTRUMENT=$(FUZZ_INSTRUMENT) GO=$(GO) ./scripts/fuzz-all.sh
 
 ## e2e: the real-API-server tier (test/e2e, its own module), the chart, Kustomize and RBAC tests included;
-## builds and caches etcd, kube-apiserver, helm and kustomize on first use (about 9 minutes on 2 cores,
-## see scripts/e2e-deps.sh)
+## builds and caches etcd, kube-apiserver, helm and kustomize on first use (about 5½ minutes on 2 cores
+## once imgupd's packages are compiled, see scripts/e2e-deps.sh and scripts/install-tools.sh)
 e2e:
 	@bin=$$(GO=$(GO) ./scripts/e2e-deps.sh) && cd test/e2e && $(GO) vet ./... && \
 	  IMGUPD_E2E_BIN=$$bin $(GO) test -count=1 -timeout 30m ./...

@@ -36,7 +36,9 @@ type Repository struct {
 	// template for https://github.com matching
 	// https://github.com.evil.example/...): the template's host[:port],
 	// which is not the repository's. Argo CD sends the credentials to the
-	// repository's host anyway; imgupd must not.
+	// repository's host anyway; imgupd must not. A template whose url names
+	// no host ("https://") is for every host under its prefix and crosses no
+	// host boundary: not set.
 	TemplateOtherHost string
 	// TemplateURL is that template's url (credentials in it redacted).
 	TemplateURL string
@@ -185,7 +187,7 @@ func ResolveRepository(creds []RepoCred, repoURL, project string) Repository {
 				out.Data[k] = best.Data[k]
 			}
 			why = append(why, fmt.Sprintf("credentials from repo-creds %s (longest url prefix %s)", best.SecretName, redactURL(best.URL)))
-			if th, rh := OriginOf(best.URL), OriginOf(repoURL); th != rh {
+			if th, rh := OriginOf(best.URL), OriginOf(repoURL); th != "" && th != rh {
 				out.TemplateOtherHost, out.TemplateURL = th, redactURL(best.URL)
 				why = append(why, fmt.Sprintf("the template is for host %s, the repository is on %s", th, rh))
 			}
