@@ -39,6 +39,9 @@ type ConnectError struct {
 func (e *ConnectError) Error() string { return fmt.Sprintf("cluster %s: %v", e.Cluster, e.Err) }
 func (e *ConnectError) Unwrap() error { return e.Err }
 
+// NamedCluster is the cluster e's text names (command.NamesCluster).
+func (e *ConnectError) NamedCluster() string { return e.Cluster }
+
 // RESTConfig is the client configuration of s. Its error is a *ConnectError.
 func (c Connector) RESTConfig(ctx context.Context, s Spec) (*rest.Config, error) {
 	cfg, err := c.restConfig(ctx, s)

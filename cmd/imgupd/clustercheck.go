@@ -8,6 +8,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 
+	"github.com/imgupd/imgupd/commands/command"
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/internal/netclass"
 	"github.com/imgupd/imgupd/internal/shell"
@@ -66,10 +67,10 @@ func (in reachedAs) unreachable(ue *cluster.UnreachableError) error {
 	if in.checking {
 		check = ""
 	}
-	return fmt.Errorf("cannot reach the Kubernetes API server of cluster %s%s: %s (%w). "+
+	return &command.ClusterError{Cluster: in.name, Err: fmt.Errorf("cannot reach the Kubernetes API server of cluster %s%s: %s (%w). "+
 		"Is its entry under clusters: in imgupd's configuration right (its server, kubeconfig and context, or the Secret it names), "+
 		"and is that API server up and reachable from here?%s",
-		in.name, server, ue.Kind.Phrase(nil), innermost(ue.Err), check)
+		in.name, server, ue.Kind.Phrase(nil), innermost(ue.Err), check)}
 }
 
 // clusterExit is what stops imgupd from reading the cluster, as its message and exit status:

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,6 +36,27 @@ type ClusterSet interface {
 	// and the namespaces of Argo CD and Image Updater there. Its error is an ExitError: 64 for
 	// a name not configured, 78 for a cluster whose Secret or kubeconfig is unusable.
 	Cluster(ctx context.Context, name string) (Cluster, ClusterNamespaces, error)
+}
+
+// ClusterError is an error about one cluster of the configuration whose text names it already
+// (its API server cannot be reached, its Secret is missing): a command that says which cluster
+// an error is about asks NamesCluster instead of naming it twice.
+type ClusterError struct {
+	Cluster string
+	Err     error
+}
+
+func (e *ClusterError) Error() string { return e.Err.Error() }
+func (e *ClusterError) Unwrap() error { return e.Err }
+
+// NamedCluster is the cluster e's text names.
+func (e *ClusterError) NamedCluster() string { return e.Cluster }
+
+// NamesCluster reports whether err's text names cluster name already: an error in its chain
+// says so by its NamedCluster method (a *ClusterError, clusters.ConnectError).
+func NamesCluster(err error, name string) bool {
+	var n interface{ NamedCluster() string }
+	return errors.As(err, &n) && n.NamedCluster() == name
 }
 
 // ClusterNamespaces are Argo CD's and Image Updater's namespaces in a configured cluster.

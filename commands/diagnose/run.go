@@ -145,8 +145,8 @@ func findAcross(ctx context.Context, o Options, io command.IO, forges []forge.En
 			}
 			if err != nil {
 				l.err = err
-				if !strings.Contains(err.Error(), "cluster "+name) { // said once
-					l.err = fmt.Errorf("cluster %s: %w", name, err)
+				if !command.NamesCluster(err, name) { // said once
+					l.err = &command.ClusterError{Cluster: name, Err: fmt.Errorf("cluster %s: %w", name, err)}
 				}
 			}
 		})

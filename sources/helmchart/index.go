@@ -129,10 +129,30 @@ func parseIndexFor(b []byte, chart string) (*repoIndex, error) {
 	return parseIndex(part)
 }
 
+// otherLineBreak reports whether b breaks a line where indexPart, which cuts at LF (and CRLF),
+// would not: YAML (go.yaml.in/yaml/v2, under sigs.k8s.io/yaml, as Helm reads index.yaml) also
+// breaks at a CR alone and at NEL, LS and PS, so such an index is not cut but refused.
+func otherLineBreak(b []byte) bool {
+	for rest := b; ; {
+		i := bytes.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 < len(rest) && rest[i+1] != '\n' {
+			return true
+		}
+		rest = rest[i+1:]
+	}
+	return bytes.Contains(b, []byte("\u0085")) || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029"))
+}
+
 // indexPart is the apiVersion line and the entries of chart, from a block
 // YAML index.
 func indexPart(b []byte, chart string) ([]byte, error) {
 	notBlock := &tooLargeError{what: fmt.Sprintf("index.yaml (%d bytes, not in the block form imgupd reads in part)", len(b)), limit: maxParseBytes}
+	if otherLineBreak(b) {
+		return nil, notBlock
+	}
 	var out bytes.Buffer
 	// The whole index decodes as JSON into Helm's struct, whose field names
 	// encoding/json matches case-insensitively (enTries: is entries): the
