@@ -7,7 +7,8 @@
 #
 # Each is built once per version and flags, then reused. All are built in one throwaway module
 # ($cache/tools-build) that also requires every module of the project's own build list, with the
-# project's build flags (CGO_ENABLED=0, -trimpath, as the Makefile sets them): the packages they share
+# project's build flags (CGO_ENABLED=0 and the GOFLAGS the Makefile exports: run it through make, as
+# `make e2e-deps` and `make e2e` do, or give them): the packages they share
 # with each other and with imgupd (client-go, api, apimachinery, protobuf, golang.org/x/...) resolve to
 # the same versions and so to the same Go build cache entries, compiled once for all of them. On a cold
 # 2-core machine that is about a third less compiling than building each tool on its own. The tools are
@@ -90,7 +91,7 @@ if [ ${#want[@]} -gt 0 ]; then
   for name in "${want[@]}"; do
     tool "$name"
     start=$SECONDS
-    (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath" "$GO" build -ldflags "$ldflags" -o "$bin/$name.new" "$pkg" >&2)
+    (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-mod=mod ${GOFLAGS:-}" "$GO" build -ldflags "$ldflags" -o "$bin/$name.new" "$pkg" >&2)
     mv "$bin/$name.new" "$bin/$name"
     stamp "$name" > "$bin/$name.version"
     echo "install-tools: $name $version built in $((SECONDS - start)) s" >&2

@@ -490,7 +490,9 @@ func goBuild(ctx context.Context, o *Options, p platform, tmp string) ([]byte, e
 		}
 	}
 	out := filepath.Join(tmp, "imgupd-"+strings.ReplaceAll(p.String(), "/", "-"))
-	cmd := exec.CommandContext(ctx, o.Go, "build", "-trimpath",
+	// No DWARF from the compiler: -s -w drops it at the link anyway. The Makefile's tiers compile
+	// with the same flags, so a build here reuses their build cache.
+	cmd := exec.CommandContext(ctx, o.Go, "build", "-trimpath", "-gcflags=all=-dwarf=false",
 		"-ldflags", "-s -w -X main.version="+o.Version,
 		"-o", out, "./cmd/imgupd")
 	cmd.Dir = o.Dir
