@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/internal/giturl"
 )
@@ -124,21 +126,22 @@ func splitRepoURL(raw string) (host, port string, ssh bool, segs []string, ok bo
 
 func validHost(h string) bool {
 	for _, r := range h {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(`/\@?#[]%`, r) {
+		if r <= ' ' || !unicode.IsPrint(r) || r == utf8.RuneError || strings.ContainsRune(`/\@?#[]%`, r) {
 			return false
 		}
 	}
 	return true
 }
 
-// validSegment rejects empty, relative and control-character segments and
-// characters no forge allows in owner or repository names.
+// validSegment rejects empty, relative and control-character segments (C0, DEL, C1, format
+// characters such as bidi overrides, bytes that are not UTF-8) and characters no forge allows in
+// owner or repository names.
 func validSegment(s string) bool {
 	if s == "" || s == "." || s == ".." {
 		return false
 	}
 	for _, r := range s {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(`/\?#%:@"<>|*`, r) {
+		if r <= ' ' || !unicode.IsPrint(r) || r == utf8.RuneError || strings.ContainsRune(`/\?#%:@"<>|*`, r) {
 			return false
 		}
 	}

@@ -161,15 +161,21 @@ func indexPart(b []byte, chart string) ([]byte, error) {
 	seen := map[string]bool{}
 	for len(b) > 0 {
 		var line []byte
-		line, b, _ = bytes.Cut(b, []byte("\n"))
+		var broken bool // the line ends with a line break: the last may not, and a block scalar's value then has none
+		line, b, broken = bytes.Cut(b, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
+		chartLine := func() {
+			out.Write(line)
+			if broken {
+				out.WriteByte('\n')
+			}
+		}
 		trimmed := bytes.TrimLeft(line, " ")
 		indent := len(line) - len(trimmed)
 		switch {
 		case len(trimmed) == 0 || trimmed[0] == '#':
 			if inChart {
-				out.Write(line)
-				out.WriteByte('\n')
+				chartLine()
 			}
 			continue
 		case indent == 0:
@@ -219,8 +225,7 @@ func indexPart(b []byte, chart string) ([]byte, error) {
 			inChart = key == chart
 		}
 		if inChart {
-			out.Write(line)
-			out.WriteByte('\n')
+			chartLine()
 			if out.Len() > maxParseBytes {
 				return nil, &tooLargeError{what: "the entries of " + chart + " in index.yaml", limit: maxParseBytes}
 			}
