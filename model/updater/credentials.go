@@ -783,6 +783,8 @@ func MatchDockerConfig(dockerconfigjson []byte, ep Endpoint) (DockerAuthMatch, e
 	for _, k := range keys {
 		v := DockerAuthKey{Key: k}
 		switch {
+		case strings.TrimSpace(k) == "":
+			v.Reason = "is empty: it names no registry"
 		case strings.HasPrefix(k, registryURL):
 			v.Matched, v.Reason = true, fmt.Sprintf("starts with the API URL %q", registryURL)
 		case strings.HasPrefix(k, regPrefix):

@@ -77,6 +77,18 @@ func Redact(s string) string {
 
 func redactOnce(s string) string {
 	// Cheap literal checks keep the regexps off the common line without secrets.
+	// First the rule anchored on Image Updater's message: a key=value rule before it would mask the
+	// message's first word under a secret-like key before it ("pass= Invalid credential reference
+	// specified: user:S3cret") and leave the reference unmasked.
+	if strings.Contains(s, credRefPrefix) {
+		s = credRefRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := credRefRE().FindStringSubmatch(m)
+			if knownCredRE().MatchString(sub[2]) {
+				return m
+			}
+			return sub[1] + Mask
+		})
+	}
 	lower := strings.ToLower(s)
 	if strings.Contains(s, "PRIVATE KEY") {
 		s = privateKeyRE().ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
@@ -117,15 +129,6 @@ func redactOnce(s string) string {
 	}
 	if containsAny(s, tokenPrefixes) {
 		s = tokenShapeRE().ReplaceAllString(s, Mask)
-	}
-	if strings.Contains(s, credRefPrefix) {
-		s = credRefRE().ReplaceAllStringFunc(s, func(m string) string {
-			sub := credRefRE().FindStringSubmatch(m)
-			if knownCredRE().MatchString(sub[2]) {
-				return m
-			}
-			return sub[1] + Mask
-		})
 	}
 	return s
 }

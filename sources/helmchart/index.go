@@ -163,7 +163,9 @@ func indexPart(b []byte, chart string) ([]byte, error) {
 		var line []byte
 		var broken bool // the line ends with a line break: the last may not, and a block scalar's value then has none
 		line, b, broken = bytes.Cut(b, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		if l, cr := bytes.CutSuffix(line, []byte("\r")); cr {
+			line, broken = l, true // a CR ends a line in YAML too, even the last
+		}
 		chartLine := func() {
 			out.Write(line)
 			if broken {
