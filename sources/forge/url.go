@@ -4,10 +4,10 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/imgupd/imgupd/internal/giturl"
+	"github.com/imgupd/imgupd/internal/textutil"
 )
 
 // Repo is a repository on a recognised forge, as parsed from its git URL.
@@ -126,22 +126,22 @@ func splitRepoURL(raw string) (host, port string, ssh bool, segs []string, ok bo
 
 func validHost(h string) bool {
 	for _, r := range h {
-		if r <= ' ' || !unicode.IsPrint(r) || r == utf8.RuneError || strings.ContainsRune(`/\@?#[]%`, r) {
+		if r <= ' ' || textutil.IsHidden(r) || r == utf8.RuneError || strings.ContainsRune(`/\@?#[]%`, r) {
 			return false
 		}
 	}
 	return true
 }
 
-// validSegment rejects empty, relative and control-character segments (C0, DEL, C1, format
-// characters such as bidi overrides, bytes that are not UTF-8) and characters no forge allows in
-// owner or repository names.
+// validSegment rejects empty, relative and hidden-character segments (textutil.IsHidden: C0,
+// DEL, C1, format characters such as bidi overrides, fillers; and bytes that are not UTF-8) and
+// characters no forge allows in owner or repository names.
 func validSegment(s string) bool {
 	if s == "" || s == "." || s == ".." {
 		return false
 	}
 	for _, r := range s {
-		if r <= ' ' || !unicode.IsPrint(r) || r == utf8.RuneError || strings.ContainsRune(`/\?#%:@"<>|*`, r) {
+		if r <= ' ' || textutil.IsHidden(r) || r == utf8.RuneError || strings.ContainsRune(`/\?#%:@"<>|*`, r) {
 			return false
 		}
 	}
