@@ -88,7 +88,9 @@ files=$(grep -rl --include='*_test.go' -E '^func Fuzz' . | sed 's|^\./||' | sort
 # One instrumented test binary per package, $FUZZJOBS packages at a time: the go command
 # compiles a package's dependencies in parallel, but links each binary on one CPU.
 instrument=(-fuzz=.)
-[ "$FUZZ_INSTRUMENT" = all ] || instrument=("-gcflags=$module/...=-d=libfuzzer")
+# A -gcflags for this module's packages replaces, for them, the Makefile's -gcflags=all=-dwarf=false:
+# it is given again (the instrumented packages are compiled for fuzzing only; no DWARF needed).
+[ "$FUZZ_INSTRUMENT" = all ] || instrument=("-gcflags=$module/...=-d=libfuzzer -dwarf=false")
 build_binary() {
   local dir=$1 bin
   bin=$(binary "$dir")
