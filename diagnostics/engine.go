@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/imgupd/imgupd/internal/hostfail"
@@ -98,6 +99,8 @@ type Engine struct {
 
 	// shared: Git and Charts are one scope's already (Share).
 	shared bool
+	// regConfs is the scope's registries.conf, parsed once (Share).
+	regConfs *regConfMemo
 }
 
 // Share returns a copy of the engine whose diagnoses, run with the
@@ -111,6 +114,7 @@ type Engine struct {
 func (e *Engine) Share(ctx context.Context) (*Engine, context.Context) {
 	cp := *e
 	cp.shared = true
+	cp.regConfs = &regConfMemo{}
 	if g, ok := e.Git.(interface{ Share() *gitsource.Shared }); ok {
 		cp.Git = g.Share()
 	}
@@ -215,3 +219,43 @@ func logWindow(o Options, pod string) string { return fmt.Sprintf("last %s of %s
 // DefaultArgoCDServiceAccount is the ServiceAccount Argo CD's own install
 // runs its application controller as; it reads the repository Secrets.
 const DefaultArgoCDServiceAccount = "argocd-application-controller"
+
+// regConfMemo is registries.conf as a scope's diagnoses parsed it: every
+// app of a fleet scan reads the same ConfigMap, parsed once (a YAML parse
+// and a strict one, about 0.3 ms, for each of thousands of apps). The
+// parsed value is read-only.
+type regConfMemo struct {
+	mu sync.Mutex
+	m  map[regConfKey]regConfParsed
+}
+
+type regConfKey struct {
+	data    string
+	version updater.Version
+}
+
+type regConfParsed struct {
+	conf updater.RegistriesConf
+	err  error
+}
+
+// registriesConf is updater.ParseRegistriesConfFor, once per scope for the
+// same bytes and version.
+func (e *Engine) registriesConf(data []byte, v updater.Version) (updater.RegistriesConf, error) {
+	m := e.regConfs
+	if m == nil {
+		return updater.ParseRegistriesConfFor(data, v)
+	}
+	k := regConfKey{data: string(data), version: v}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.m[k]; ok {
+		return p.conf, p.err
+	}
+	conf, err := updater.ParseRegistriesConfFor(data, v)
+	if m.m == nil {
+		m.m = map[regConfKey]regConfParsed{}
+	}
+	m.m[k] = regConfParsed{conf: conf, err: err}
+	return conf, err
+}

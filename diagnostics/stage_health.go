@@ -97,7 +97,7 @@ func checkHealth(ctx context.Context, r *run) []report.Finding {
 	}
 
 	if len(inst.RegistriesConf) > 0 {
-		conf, err := updater.ParseRegistriesConfFor(inst.RegistriesConf, r.version)
+		conf, err := r.e.registriesConf(inst.RegistriesConf, r.version)
 		if err != nil {
 			f := find(report.CodeRegistriesConfInvalid, report.Fail, "registries.conf does not parse: "+textutil.OneLine(err.Error())).
 				With(ev("source", inst.RegistriesConfSource))

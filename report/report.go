@@ -415,9 +415,16 @@ type LogLine struct {
 
 // Findings returns every finding in stage order.
 func (r *Report) Findings() []Finding {
-	var out []Finding
-	for _, s := range r.Stages {
-		out = append(out, s.Findings...)
+	n := 0
+	for i := range r.Stages {
+		n += len(r.Stages[i].Findings)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Finding, 0, n)
+	for i := range r.Stages {
+		out = append(out, r.Stages[i].Findings...)
 	}
 	return out
 }
@@ -434,9 +441,11 @@ func (r *Report) Stage(id StageID) *StageResult {
 
 // HasCode reports whether any finding carries the code.
 func (r *Report) HasCode(c Code) bool {
-	for _, f := range r.Findings() {
-		if f.Code == c {
-			return true
+	for i := range r.Stages {
+		for j := range r.Stages[i].Findings {
+			if r.Stages[i].Findings[j].Code == c {
+				return true
+			}
 		}
 	}
 	return false

@@ -395,7 +395,7 @@ func (s *Selector) selectApp(app Application, concerned bool) (Targeting, bool) 
 		var chosen []*crSelection
 		var notes []Problem
 		for _, k := range s.candidates(app.Name) {
-			sel := s.crs[k].evaluate(app, opts)
+			sel := s.crs[k].evaluate(app, opts, true)
 			if sel.refIdx >= 0 {
 				chosen = append(chosen, sel)
 				t.CRs = append(t.CRs, sel.trace)
@@ -416,7 +416,7 @@ func (s *Selector) selectApp(app Application, concerned bool) (Targeting, bool) 
 	var notes []Problem // per-CR reasons, reported fully only if nothing selects the app
 	t.CRs = make([]CRTrace, 0, len(s.crs))
 	for k := range s.crs {
-		sel := s.crs[k].evaluate(app, opts)
+		sel := s.crs[k].evaluate(app, opts, false)
 		t.CRs = append(t.CRs, sel.trace)
 		if sel.refIdx >= 0 {
 			chosen = append(chosen, sel)
@@ -437,8 +437,19 @@ func (s *crSelection) reachesNot() bool {
 	return c == ProblemNoMatchingRef || c == ProblemAppNotInCRNamespace
 }
 
-// evaluate walks the CR's refs for the app, as Image Updater does.
-func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection {
+// evaluate walks the CR's refs for the app, as Image Updater does. With
+// lean (SelectConcerned: a fleet scan's selection) only the refs the names
+// index says may match are tried, and a CR that selects the app keeps no
+// ref trace (CRTrace.Refs nil): the trace of a selecting CR is never read
+// (a diagnosis explains the refs of the CRs that do not select the app),
+// and with one CR of a ref per repository it was a thousand entries per
+// app. A CR that does not select the app is walked in full, as without lean.
+func (p *preparedCR) evaluate(app Application, opts SelectOptions, lean bool) *crSelection {
+	if lean && p.fail == nil && (p.listing == "" || p.listing == app.Namespace) {
+		if sel := p.evaluateLean(app, opts); sel != nil {
+			return sel
+		}
+	}
 	cr := p.cr
 	sel := &crSelection{cr: cr, refIdx: -1}
 	tr := CRTrace{CR: p.key, SelectedRef: -1, Watched: p.watched, Error: p.errText}
@@ -460,9 +471,7 @@ func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection 
 		return sel
 	}
 
-	matchedAny := false
-	var lastErr error
-	var failed []int // indexes in sel.details of errors of refs that failed to build
+	w := refWalk{p: p, app: app, opts: opts, sel: sel}
 	tr.Refs = make([]RefTrace, 0, len(p.refs))
 	for ri := range p.refs {
 		r := &p.refs[ri]
@@ -481,60 +490,114 @@ func (p *preparedCR) evaluate(app Application, opts SelectOptions) *crSelection 
 			}
 			continue
 		}
-		i, ref := r.index, *r.ref
-		rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: r.specificity, UsesAnnotations: r.annotations}
-		if ref.LabelSelectors != nil {
-			if r.selErr != nil {
-				rt.Outcome, rt.Err = RefInvalidSelector, r.selErr
-				sel.details = append(sel.details, problemf(ProblemInvalidLabelSelector, SeverityWarning,
-					"ImageUpdater %s applicationRefs[%d] (namePattern %q): invalid labelSelectors (%v); the ref matches no application", p.key, i, ref.NamePattern, r.selErr))
-				tr.Refs = append(tr.Refs, rt)
-				continue
-			}
-			if !r.selector.Matches(labels.Set(app.Labels)) {
-				rt.Outcome, rt.Labels, rt.Selector = RefLabelsMismatch, app.Labels, r.selector
-				tr.Refs = append(tr.Refs, rt)
-				continue
-			}
-		}
-		matchedAny = true
-		if probs, err := buildRefConfig(app, cr, ref, opts, sel); err != nil {
-			rt.Outcome, rt.Err = RefConfigError, err
-			lastErr = err
-			// The specific problems (a typo with "did you mean", an
-			// unparsable value) come first: they are the cause and carry
-			// the key and value to fix.
-			for _, pr := range probs {
-				if pr.Severity == SeverityError {
-					failed = append(failed, len(sel.details))
-				}
-				sel.details = append(sel.details, pr)
-			}
-			sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
-				"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
-				p.key, i, ref.NamePattern, err))
-			tr.Refs = append(tr.Refs, rt)
-			continue
-		}
-		rt.Outcome = RefSelected
-		sel.refIdx, tr.SelectedRef = i, i
-		tr.Refs = append(tr.Refs, rt)
+		tr.Refs = append(tr.Refs, w.try(r))
 	}
-	if sel.refIdx >= 0 {
-		// A broader ref took over: the specific ref's errors explain the
-		// fall-through, they do not stop the app.
-		for _, i := range failed {
-			sel.details[i].Severity = SeverityWarning
+	tr.SelectedRef = sel.refIdx
+	w.finish()
+	return sel
+}
+
+// evaluateLean is evaluate of a listed, valid CR through the names index:
+// the refs that may match the app's name, in Image Updater's order, until
+// one is selected. It returns nil when none is (the caller walks every ref
+// then, for the trace of a CR that does not select the app).
+func (p *preparedCR) evaluateLean(app Application, opts SelectOptions) *crSelection {
+	var try []int
+	p.names.each(app.Name, func(i int) bool { try = append(try, i); return false })
+	if len(try) == 0 {
+		return nil
+	}
+	slices.Sort(try) // p.refs is in Image Updater's order
+	sel := &crSelection{cr: p.cr, refIdx: -1}
+	sel.details = append(sel.details, p.nsNotes...)
+	w := refWalk{p: p, app: app, opts: opts, sel: sel}
+	for _, ri := range try {
+		if r := &p.refs[ri]; r.nameMatches(app.Name) {
+			if w.try(r); sel.refIdx >= 0 {
+				break
+			}
 		}
 	}
 	if sel.refIdx < 0 {
-		if matchedAny {
-			sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
-				"ImageUpdater %s: every applicationRef matching %s failed to build its configuration (%v) and no less specific ref was left; Image Updater skips the application (the CR still reports Ready)", p.key, app.Key(), lastErr))
-		} else {
-			sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
-				"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", p.key, app.Key()))
+		return nil
+	}
+	w.finish()
+	sel.trace = CRTrace{CR: p.key, SelectedRef: sel.refIdx, Watched: p.watched, Error: p.errText, ListingNamespace: p.listing, AppListed: true}
+	return sel
+}
+
+// refWalk is one CR's refs tried for one app, in Image Updater's order:
+// the selection it writes and what the refs that matched left behind.
+type refWalk struct {
+	p          *preparedCR
+	app        Application
+	opts       SelectOptions
+	sel        *crSelection
+	matchedAny bool
+	lastErr    error
+	failed     []int // indexes in sel.details of errors of refs that failed to build
+}
+
+// try is a ref reached whose name matches the app: its labels, then its
+// configuration; the ref is selected when both hold. It returns the ref's
+// trace.
+func (w *refWalk) try(r *preparedRef) RefTrace {
+	p, app, sel := w.p, w.app, w.sel
+	i, ref := r.index, *r.ref
+	rt := RefTrace{Index: i, NamePattern: ref.NamePattern, Specificity: r.specificity, UsesAnnotations: r.annotations}
+	if ref.LabelSelectors != nil {
+		if r.selErr != nil {
+			rt.Outcome, rt.Err = RefInvalidSelector, r.selErr
+			sel.details = append(sel.details, problemf(ProblemInvalidLabelSelector, SeverityWarning,
+				"ImageUpdater %s applicationRefs[%d] (namePattern %q): invalid labelSelectors (%v); the ref matches no application", p.key, i, ref.NamePattern, r.selErr))
+			return rt
+		}
+		if !r.selector.Matches(labels.Set(app.Labels)) {
+			rt.Outcome, rt.Labels, rt.Selector = RefLabelsMismatch, app.Labels, r.selector
+			return rt
 		}
 	}
-	return sel
+	w.matchedAny = true
+	if probs, err := buildRefConfig(app, p.cr, ref, w.opts, sel); err != nil {
+		rt.Outcome, rt.Err = RefConfigError, err
+		w.lastErr = err
+		// The specific problems (a typo with "did you mean", an
+		// unparsable value) come first: they are the cause and carry
+		// the key and value to fix.
+		for _, pr := range probs {
+			if pr.Severity == SeverityError {
+				w.failed = append(w.failed, len(sel.details))
+			}
+			sel.details = append(sel.details, pr)
+		}
+		sel.details = append(sel.details, problemf(ProblemRefConfigErrorFellThrough, SeverityWarning,
+			"ImageUpdater %s applicationRefs[%d] (namePattern %q) matches but its configuration cannot be built (%v); Image Updater logs a warning and falls through to the next, less specific ref",
+			p.key, i, ref.NamePattern, err))
+		return rt
+	}
+	rt.Outcome = RefSelected
+	sel.refIdx = i
+	return rt
+}
+
+// finish is the CR's word once its refs are walked: a broader ref's
+// selection makes the specific refs' errors warnings; no selection is
+// an error.
+func (w *refWalk) finish() {
+	sel := w.sel
+	if sel.refIdx >= 0 {
+		// A broader ref took over: the specific ref's errors explain the
+		// fall-through, they do not stop the app.
+		for _, i := range w.failed {
+			sel.details[i].Severity = SeverityWarning
+		}
+		return
+	}
+	if w.matchedAny {
+		sel.details = append(sel.details, problemf(ProblemRefConfigErrorNoFallback, SeverityError,
+			"ImageUpdater %s: every applicationRef matching %s failed to build its configuration (%v) and no less specific ref was left; Image Updater skips the application (the CR still reports Ready)", w.p.key, w.app.Key(), w.lastErr))
+	} else {
+		sel.details = append(sel.details, problemf(ProblemNoMatchingRef, SeverityError,
+			"ImageUpdater %s: no applicationRef matches %s by name and labels; unmatched applications are ignored silently", w.p.key, w.app.Key()))
+	}
 }

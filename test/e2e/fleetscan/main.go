@@ -154,7 +154,7 @@ func main() {
 	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
 	traceFile := flag.String("trace", "", "write an execution trace of the scan (runtime/trace) to this file: where its goroutines wait")
 	where := flag.String("where", "", "instead of the scan, answer `where IMAGE` over the same fleet (Scanner.Where): scanNs is its time, apps its answers")
-	timeline := flag.Bool("timeline", false, "write each Kubernetes request's start and end (ms from the scan's start) to stderr, and the answer's time")
+	timeline := flag.Bool("timeline", false, "write each Kubernetes request's start and end (ms from the scan's or where's start) to stderr, and the (first) answer's time")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -248,13 +248,24 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	stopSampling := sampleHeap(peakProfile)
 	cpu0 := cpuTime()
 	start := time.Now()
+	if timeline {
+		cnt.mu.Lock()
+		cnt.timeline, cnt.t0 = os.Stderr, start
+		cnt.mu.Unlock()
+	}
 	ctx := fleet.WithProgress(context.Background(), func(done, total int) {
 		if done == 1 {
 			firstAnswer.Store(int64(time.Since(start)))
+			if timeline {
+				fmt.Fprintf(os.Stderr, "first answer  %7.1f ms\n", ms(time.Since(start)))
+			}
 		}
 	})
 	res, err := s.Scan(ctx, fleet.Query{})
 	scan, scanCPU := time.Since(start), cpuTime()-cpu0
+	if timeline {
+		fmt.Fprintf(os.Stderr, "scan end  %7.1f ms\n", ms(scan))
+	}
 	peakHeap := stopSampling()
 	if err != nil {
 		return err
