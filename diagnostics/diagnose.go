@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/imgupd/imgupd/internal/textutil"
+	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/model/updaterlog"
 	"github.com/imgupd/imgupd/report"
+	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/registry"
 )
 
@@ -123,8 +125,7 @@ func (e *Engine) Diagnose(ctx context.Context, req Request) *report.Report {
 		UpdaterVersion: opts.DefaultVersion.String(),
 		StartedAt:      start,
 	}
-	r := &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
-		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}, access: map[string]accessResult{}}
+	r := newRun(e, opts, req, rep)
 	var before registry.Stats
 	if e.Registry != nil {
 		before = e.Registry.Stats()
@@ -212,4 +213,33 @@ func appLogLines(a *updaterlog.Analysis) []report.LogLine {
 		out = append(out, report.LogLine{Time: l.Time, Level: l.Level, Message: textutil.OneLine(msg), Code: e.Code})
 	}
 	return out
+}
+
+// newRun is a diagnosis of req before its first stage.
+func newRun(e *Engine, opts Options, req Request, rep *report.Report) *run {
+	return &run{e: e, opts: opts, req: req, rep: rep, version: opts.DefaultVersion,
+		live: map[string]updater.LiveMatch{}, reg: map[string]*imageRegistry{}, decision: map[string]updater.Decision{}, wantedPick: map[string]updater.Decision{}, cms: map[string]cmEntry{}, sources: map[string]sourceContent{}, access: map[string]accessResult{}}
+}
+
+// Warm reads, into a shared engine's scope (Share), what a diagnosis of app
+// reads before its first answer and the scope's other diagnoses share:
+// Argo CD's identity and repository credentials, and the app's source (a
+// git snapshot, or a chart) as Argo CD reads it. A fleet scan calls it
+// with its first app while it still lists the CRs, which its diagnoses
+// wait for, so that they find these read. It reports nothing and changes
+// no answer: a diagnosis makes the same reads, answered from the scope
+// whether they were warmed or not. inst is Image Updater's installation
+// (nil: not found), updNS the namespace it was looked for in. An engine
+// that is not shared, and an app with several sources (which one a
+// diagnosis reads depends on its selection), are not warmed.
+func (e *Engine) Warm(ctx context.Context, app *argo.Application, inst *cluster.UpdaterInstall, updNS string) {
+	if !e.shared || app == nil || app.Spec.Source == nil || len(app.Spec.Sources) > 0 {
+		return
+	}
+	opts := e.Options.withDefaults()
+	r := newRun(e, opts, Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: updNS}, &report.Report{})
+	r.app, r.install = app, inst
+	ctx, cancel := context.WithTimeout(ctx, opts.StageTimeout)
+	defer cancel()
+	r.readSource(ctx, app.Spec.Source)
 }

@@ -98,6 +98,7 @@ func (s *Scanner) Scan(ctx context.Context, scope Query) (*Result, error) {
 		// The report is dropped here: only its answer is kept.
 		res.Apps[i] = ResultOf(rep, project(a))
 	})
+	p.warming.Wait()
 	p.finish(res)
 	return res, nil
 }
@@ -133,7 +134,11 @@ type scan struct {
 	logOnce sync.Once // a "where" reads the log when it needs it (readLog)
 	// early are the diagnoses a "where" started before the Applications
 	// were listed (diagnoseNamed), by app; set before the list is read.
-	early     map[updater.AppKey]*early
+	early map[updater.AppKey]*early
+	// warmFirst: the first app's shared reads are made while the CRs are
+	// listed (a scan's, warm); warming is that read.
+	warmFirst bool
+	warming   sync.WaitGroup
 	inst      *cluster.UpdaterInstall
 	regBefore int64
 	done      int
@@ -148,9 +153,11 @@ func (s *Scanner) prepare(ctx context.Context, scope Query, keepTargets bool) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	p.warmFirst = !keepTargets // a scan diagnoses every app, a "where" some
 	apps, err := p.readShared(p.cc.Applications, false, nil)
 	if err != nil {
 		cancel()
+		p.warming.Wait()
 		return nil, nil, err
 	}
 	p.classify(apps)
@@ -258,6 +265,9 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 		return apps, err
 	}
 	listAll()
+	if p.warmFirst && listErr == nil {
+		p.warm(apps)
+	}
 	crsRead := listErr == nil && assumed.UsesCRs()
 	if crsRead {
 		p.crs, crsErr = p.cc.ImageUpdaters(ctx, "")
@@ -267,6 +277,35 @@ func (p *scan) readShared(list func(ctx context.Context, ns string) ([]argo.Appl
 		return nil, fmt.Errorf("listing Applications: %w", listErr)
 	}
 	return apps, p.settle(inst, instErr, crsErr, assumed, crsRead)
+}
+
+// warm starts the engine's warm-up (diagnostics.Engine.Warm) with the
+// first of apps in scope, the first a scan diagnoses when Image Updater
+// manages it: the reads every diagnosis waits for at first (Argo CD's
+// repository credentials, the app's git snapshot) are made while the CRs
+// are listed and the apps classified, not after. The scan waits for it
+// (warming) before it ends.
+func (p *scan) warm(apps []argo.Application) {
+	var first *argo.Application
+	for i := range apps {
+		a := &apps[i]
+		if !matches(p.scope, a) {
+			continue
+		}
+		if first == nil || a.Namespace < first.Namespace || a.Namespace == first.Namespace && a.Name < first.Name {
+			first = a
+		}
+	}
+	if first == nil {
+		return
+	}
+	p.warming.Go(func() {
+		inst, err := p.cc.FindUpdater(p.ctx, p.updNS) // the read under way: joined, not repeated
+		if err != nil {
+			inst = nil
+		}
+		p.eng.Warm(p.ctx, first, inst, p.updNS)
+	})
 }
 
 // settle keeps the installation read (inst, unless instErr), settles the
