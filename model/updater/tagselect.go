@@ -784,21 +784,26 @@ type fateTable struct {
 // tags in lexical order, which proves there are no duplicates without
 // hashing every tag; other lists go through a set.
 func newFateTable(tags []string) *fateTable {
-	ft := &fateTable{list: make([]TagFate, 0, len(tags))}
+	// The entries are made zero and their tags set in place: appending
+	// whole entries moved 112 bytes with their pointers for every tag.
+	ft := &fateTable{list: make([]TagFate, len(tags))}
 	if strictlyIncreasing(tags) {
-		for _, t := range tags {
-			ft.list = append(ft.list, TagFate{Tag: t})
+		for i, t := range tags {
+			ft.list[i].Tag = t
 		}
 		return ft
 	}
 	seen := make(map[string]struct{}, len(tags))
+	n := 0
 	for _, t := range tags {
 		if _, dup := seen[t]; dup {
 			continue
 		}
 		seen[t] = struct{}{}
-		ft.list = append(ft.list, TagFate{Tag: t})
+		ft.list[n].Tag = t
+		n++
 	}
+	ft.list = ft.list[:n]
 	return ft
 }
 
