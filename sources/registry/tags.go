@@ -189,6 +189,10 @@ func (l *tagList) page(ctx context.Context, hc *http.Client, u *url.URL) (*url.U
 	if err := transport.CheckError(resp, http.StatusOK); err != nil {
 		return nil, err
 	}
+	// Room for a page of tags at once: appended one by one, a list of a
+	// thousand grew and was copied a dozen times (the end of ListTags trims
+	// what a short page left).
+	l.tags = slices.Grow(l.tags, min(pageSize, max(0, l.maxTags-len(l.tags))))
 	body := &bounded.Reader{R: resp.Body, N: l.left, Over: errBudget}
 	err = decodeTags(body, func(tag string) error {
 		if len(l.tags) == l.maxTags {
