@@ -9,6 +9,7 @@
 package jsonindent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,38 +27,52 @@ const flushAt = 32 << 10
 // writes it: HTML characters escaped, a newline after the value (and, as
 // the Encoder, no indentation at all for an empty indent).
 func Encode(w io.Writer, v any, indent string) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	ind := newIndenter(w, indent)
+	// The Encoder marshals into its own buffer and writes it, newline
+	// included, to the indenter: json.Marshal would copy it out first.
+	if err := json.NewEncoder(ind).Encode(v); err != nil {
 		return err
 	}
-	ind := newIndenter(w, indent)
-	ind.write(b)
-	ind.write([]byte{'\n'})
 	return ind.flush()
 }
 
 // EncodeObject is Encode for a v that marshals to a JSON object, with the
 // field name: value first (as if v had it as its first field).
 func EncodeObject(w io.Writer, v any, indent, name string, value any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if len(b) < 2 || b[0] != '{' {
-		return fmt.Errorf("%w: %.20q", ErrNotObject, b)
-	}
 	first, err := json.Marshal(map[string]any{name: value})
 	if err != nil {
 		return err
 	}
 	ind := newIndenter(w, indent)
-	ind.write(first[:len(first)-1]) // {"name":value
-	if len(b) > 2 {
-		ind.write([]byte{','})
+	if err := json.NewEncoder(&splice{ind: ind, first: first}).Encode(v); err != nil {
+		return err
 	}
-	ind.write(b[1:])
-	ind.write([]byte{'\n'})
 	return ind.flush()
+}
+
+// splice is an object's compact JSON written to ind with first's field
+// (first is a compact object of one field) before the object's own.
+type splice struct {
+	ind     *indenter
+	first   []byte
+	started bool
+}
+
+func (s *splice) Write(b []byte) (int, error) {
+	if !s.started {
+		if len(b) < 2 || b[0] != '{' {
+			return 0, fmt.Errorf("%w: %.20q", ErrNotObject, bytes.TrimSuffix(b, []byte{'\n'}))
+		}
+		s.started = true
+		s.ind.write(s.first[:len(s.first)-1]) // {"name":value
+		if b[1] != '}' {
+			s.ind.write([]byte{','})
+		}
+		s.ind.write(b[1:])
+		return len(b), s.ind.err
+	}
+	s.ind.write(b)
+	return len(b), s.ind.err
 }
 
 // indenter is json.Indent's appendIndent without the scanner, over input
@@ -74,6 +89,12 @@ type indenter struct {
 	needIndent bool
 	inString   bool
 	escaped    bool
+}
+
+// Write indents b (io.Writer, for an Encoder).
+func (d *indenter) Write(b []byte) (int, error) {
+	d.write(b)
+	return len(b), d.err
 }
 
 func newIndenter(w io.Writer, indent string) *indenter {
