@@ -182,6 +182,7 @@ func Select(in SelectInput) Decision {
 		return sel.finish()
 	}
 	cands := sel.metadata(kept)
+	sc.cands = cands // what put clears
 	sel.d.Filtered = len(cands)
 	if len(cands) == 0 {
 		if !in.Version.NoTagsMeansNoCandidate() {
@@ -248,10 +249,11 @@ type scratch struct {
 // holds decides nothing.
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// put clears what the candidates point to (tag names, digests) and gives
-// the slices back.
+// put clears what the candidates made point to (tag names, digests) and
+// gives the slices back.
 func (sc *scratch) put() {
-	clear(sc.cands[:cap(sc.cands)])
+	clear(sc.cands)
+	sc.cands = sc.cands[:0]
 	scratchPool.Put(sc)
 }
 
