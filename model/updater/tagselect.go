@@ -240,9 +240,9 @@ type selection struct {
 // an image of a thousand tags per app, and these were a third of what it
 // allocated (bench/README.md).
 type scratch struct {
-	kept  []int
-	cands []candidate
-	avail []int32
+	keptIdx []int
+	cands   []candidate
+	avail   []int32
 }
 
 // scratchPool is the scratch slices Select reuses. It is a cache: what it
@@ -256,6 +256,20 @@ func (sc *scratch) put() {
 	sc.cands = sc.cands[:0]
 	scratchPool.Put(sc)
 }
+
+// work is the selection's scratch: Select's, from the pool, or (a step
+// run alone) its own.
+func (sel *selection) work() *scratch {
+	if sel.scratch == nil {
+		sel.scratch = new(scratch)
+	}
+	return sel.scratch
+}
+
+// kept, candidates and order return the slice emptied, with room for n.
+func (sc *scratch) kept(n int) []int             { sc.keptIdx = grow(sc.keptIdx, n); return sc.keptIdx }
+func (sc *scratch) candidates(n int) []candidate { sc.cands = grow(sc.cands, n); return sc.cands }
+func (sc *scratch) order(n int) []int32          { sc.avail = grow(sc.avail, n); return sc.avail }
 
 // grow returns s emptied, with room for n (s's array when it has it).
 func grow[T any](s []T, n int) []T {
@@ -321,12 +335,7 @@ func (sel *selection) filter() (kept []int, ok bool) {
 		markAll(fates, FateNotConsidered, "the image failed before tag selection: digest strategy without a tag to track")
 		return nil, false
 	}
-	if sc := sel.scratch; sc != nil {
-		sc.kept = grow(sc.kept, len(sel.tags))
-		kept = sc.kept
-	} else {
-		kept = make([]int, 0, len(sel.tags))
-	}
+	kept = sel.work().kept(len(sel.tags))
 	for i, t := range sel.tags {
 		f := &fates.list[i]
 		switch {
@@ -350,13 +359,7 @@ func (sel *selection) filter() (kept []int, ok bool) {
 // metadata or without an image for the platforms.
 func (sel *selection) metadata(kept []int) []candidate {
 	in, s, d, fates, tags := sel.in, sel.in.Settings, &sel.d, sel.fates, sel.tags
-	var cands []candidate
-	if sc := sel.scratch; sc != nil {
-		sc.cands = grow(sc.cands, len(kept))
-		cands = sc.cands
-	} else {
-		cands = make([]candidate, 0, len(kept))
-	}
+	cands := sel.work().candidates(len(kept))
 	timeSorted := in.TagSortMode == "latest-first" || in.TagSortMode == "latest-last"
 	if !s.Strategy.NeedsMetadata() || timeSorted {
 		if s.Strategy.NeedsMetadata() {
@@ -425,13 +428,7 @@ func (sel *selection) metadata(kept []int) []candidate {
 // with sorting); newest-build sorts by build time, then name; alphabetical
 // and digest by name.
 func (sel *selection) sort(cands []candidate) []int32 {
-	var avail []int32
-	if sc := sel.scratch; sc != nil {
-		sc.avail = grow(sc.avail, len(cands))
-		avail = sc.avail
-	} else {
-		avail = make([]int32, 0, len(cands))
-	}
+	avail := sel.work().order(len(cands))
 	switch sel.in.Settings.Strategy {
 	case StrategySemver:
 		for i := range cands {
