@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/imgupd/imgupd/internal/flight"
 	"github.com/imgupd/imgupd/internal/hostfail"
 	"github.com/imgupd/imgupd/model/updater"
 	"github.com/imgupd/imgupd/model/updaterlog"
@@ -100,7 +100,7 @@ type Engine struct {
 	// shared: Git and Charts are one scope's already (Share).
 	shared bool
 	// regConfs is the scope's registries.conf, parsed once (Share).
-	regConfs *regConfMemo
+	regConfs *flight.Group[updater.RegistriesConf]
 }
 
 // Share returns a copy of the engine whose diagnoses, run with the
@@ -114,7 +114,7 @@ type Engine struct {
 func (e *Engine) Share(ctx context.Context) (*Engine, context.Context) {
 	cp := *e
 	cp.shared = true
-	cp.regConfs = &regConfMemo{}
+	cp.regConfs = &flight.Group[updater.RegistriesConf]{}
 	if g, ok := e.Git.(interface{ Share() *gitsource.Shared }); ok {
 		cp.Git = g.Share()
 	}
@@ -220,42 +220,17 @@ func logWindow(o Options, pod string) string { return fmt.Sprintf("last %s of %s
 // runs its application controller as; it reads the repository Secrets.
 const DefaultArgoCDServiceAccount = "argocd-application-controller"
 
-// regConfMemo is registries.conf as a scope's diagnoses parsed it: every
-// app of a fleet scan reads the same ConfigMap, parsed once (a YAML parse
-// and a strict one, about 0.3 ms, for each of thousands of apps). The
-// parsed value is read-only.
-type regConfMemo struct {
-	mu sync.Mutex
-	m  map[regConfKey]regConfParsed
-}
-
-type regConfKey struct {
-	data    string
-	version updater.Version
-}
-
-type regConfParsed struct {
-	conf updater.RegistriesConf
-	err  error
-}
-
-// registriesConf is updater.ParseRegistriesConfFor, once per scope for the
-// same bytes and version.
+// registriesConf is updater.ParseRegistriesConfFor, once per scope (Share)
+// for the same bytes and version: every app of a fleet scan reads the same
+// ConfigMap (a YAML parse and a strict one, about 0.3 ms, for each of
+// thousands of apps). The parsed value is read-only. A caller waits for a
+// parse under way whatever its deadline: it is bounded CPU work, and an
+// error of the caller's own must not read as a file that does not parse.
 func (e *Engine) registriesConf(data []byte, v updater.Version) (updater.RegistriesConf, error) {
-	m := e.regConfs
-	if m == nil {
+	if e.regConfs == nil {
 		return updater.ParseRegistriesConfFor(data, v)
 	}
-	k := regConfKey{data: string(data), version: v}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p, ok := m.m[k]; ok {
-		return p.conf, p.err
-	}
-	conf, err := updater.ParseRegistriesConfFor(data, v)
-	if m.m == nil {
-		m.m = map[regConfKey]regConfParsed{}
-	}
-	m.m[k] = regConfParsed{conf: conf, err: err}
-	return conf, err
+	return e.regConfs.Do(context.Background(), v.String()+"\x00"+string(data), func() (updater.RegistriesConf, error) {
+		return updater.ParseRegistriesConfFor(data, v)
+	})
 }
