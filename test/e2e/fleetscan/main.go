@@ -110,6 +110,13 @@ func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// startTimeline writes each request from here on to w, timed from t0.
+func (c *counter) startTimeline(w io.Writer, t0 time.Time) {
+	c.mu.Lock()
+	c.timeline, c.t0 = w, t0
+	c.mu.Unlock()
+}
+
 func (c *counter) line(start time.Duration, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -225,9 +232,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 		cpu0 := cpuTime()
 		start := time.Now()
 		if timeline {
-			cnt.mu.Lock()
-			cnt.timeline, cnt.t0 = os.Stderr, start
-			cnt.mu.Unlock()
+			cnt.startTimeline(os.Stderr, start)
 		}
 		w, err := s.Where(context.Background(), fleet.Query{}, q)
 		if err != nil {
@@ -249,9 +254,7 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 	cpu0 := cpuTime()
 	start := time.Now()
 	if timeline {
-		cnt.mu.Lock()
-		cnt.timeline, cnt.t0 = os.Stderr, start
-		cnt.mu.Unlock()
+		cnt.startTimeline(os.Stderr, start)
 	}
 	ctx := fleet.WithProgress(context.Background(), func(done, total int) {
 		if done == 1 {
