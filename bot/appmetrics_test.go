@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imgupd/imgupd/lab/kubefake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/imgupd/imgupd/bot"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	kubefake "k8s.io/client-go/kubernetes/fake"
+	"github.com/imgupd/imgupd/lab/kubefake"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/imgupd/imgupd/bot"

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	kubefake "k8s.io/client-go/kubernetes/fake"
+	"github.com/imgupd/imgupd/lab/kubefake"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -85,7 +84,7 @@ type replica struct {
 // standby retries every 100 ms, so a failover takes no Lease expiry; the
 // Lease's own durations are long enough that a loaded machine's leader
 // renews in time (a missed renewal would hand the Lease over mid-test).
-func startLeaderReplica(kube kubernetes.Interface, id string, cfg bot.Config) *replica {
+func startLeaderReplica(kube *kubefake.Clientset, id string, cfg bot.Config) *replica {
 	r := &replica{b: bot.New(cfg), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

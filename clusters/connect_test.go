@@ -68,13 +68,13 @@ users:
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func secretsOf(objs ...*corev1.Secret) clusters.SecretReader {
-	cs := kubefake.NewSimpleClientset()
+	cs := kubefake.NewClientset()
 	for _, s := range objs {
 		if _, err := cs.CoreV1().Secrets(s.Namespace).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
 			panic(err)
 		}
 	}
-	return cluster.Secrets{Client: cs}
+	return cluster.Secrets{Client: cs.CoreV1()}
 }
 
 func secretObj(ns, name string, data map[string]string) *corev1.Secret {

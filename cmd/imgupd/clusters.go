@@ -93,7 +93,7 @@ func (lazySecrets) Secret(ctx context.Context, ns, name string) (map[string][]by
 	if err != nil {
 		return nil, fmt.Errorf("imgupd's own cluster, where the Secret is: %w", err)
 	}
-	return cluster.Secrets{Client: cs}.Secret(ctx, ns, name)
+	return cluster.Secrets{Client: cs.CoreV1()}.Secret(ctx, ns, name)
 }
 
 // restCluster is a cluster of the configuration (command.Cluster): the engine over its client
@@ -126,7 +126,7 @@ func serveClusters(ctx context.Context, o *serveOptions, specs []clusters.Spec, 
 	}
 	conn := clusters.Connector{Namespace: ownNamespace(o, lookupEnv)}
 	if kc, err := ownClient(o, "the clusters' Secrets"); err == nil {
-		conn.Secrets = cluster.Secrets{Client: kc}
+		conn.Secrets = cluster.Secrets{Client: kc.CoreV1()}
 	} else {
 		conn.Secrets = failingSecrets{err: err}
 	}

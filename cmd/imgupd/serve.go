@@ -16,7 +16,6 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/imgupd/imgupd/bot"
@@ -245,12 +244,12 @@ func leaderConfig(o *serveOptions, lookupEnv func(string) (string, bool), log *s
 
 // ownClient is a client of the cluster imgupd runs in (--kubeconfig, or in-cluster), for its own
 // objects: the Lease and the schedules' ConfigMap.
-func ownClient(o *serveOptions, what string) (*kubernetes.Clientset, error) {
+func ownClient(o *serveOptions, what string) (*cluster.Clients, error) {
 	cfg, err := cluster.RESTConfig(o.kube)
 	if err != nil {
 		return nil, err
 	}
-	kc, err := kubernetes.NewForConfig(cfg)
+	kc, err := cluster.NewClients(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s client: %w", what, err)
 	}

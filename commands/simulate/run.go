@@ -143,7 +143,7 @@ func (c *clusterCredentials) Secret(ctx context.Context, ns, name string) (map[s
 		if err != nil {
 			return nil, fmt.Errorf("reading secret %s/%s: %w", ns, name, err)
 		}
-		c.secrets = &cluster.Secrets{Client: cs}
+		c.secrets = &cluster.Secrets{Client: cs.CoreV1()}
 	}
 	return c.secrets.Secret(ctx, ns, name)
 }

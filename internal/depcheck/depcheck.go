@@ -26,9 +26,11 @@ type Package struct {
 	ImportPath string
 	Dir        string
 	GoFiles    []string
-	Imports    []string // production imports only: tests are not in the graph
-	Standard   bool
-	Module     *struct{ Main bool }
+	// TestGoFiles and XTestGoFiles are watched for a cached result (Load's "-test").
+	TestGoFiles, XTestGoFiles []string
+	Imports                   []string // production imports only, but with Load's "-test"
+	Standard                  bool
+	Module                    *struct{ Main bool }
 }
 
 // own reports whether the package belongs to the module under test.
@@ -38,14 +40,16 @@ func (p *Package) own() bool { return p.Module != nil && p.Module.Main && !p.Sta
 type Graph map[string]*Package
 
 // Load runs `go list -json -deps` over patterns in dir and returns the graph of
-// the production build (test files are not followed).
+// the production build (test files are not followed), or, with "-test" among
+// the patterns, of the build with every package's tests (their variants named
+// as go list names them, "p [p.test]").
 //
 // go test caches a passing result by the test binary and the files the test
 // opened, not by the sources go list read: Load therefore stats every source
 // file and lists every directory of the module's packages, so that an import
 // added anywhere in the module runs the rules again.
 func Load(ctx context.Context, dir string, patterns ...string) (Graph, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,Imports,Standard,Module,Error", "-deps"}, patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,TestGoFiles,XTestGoFiles,Imports,Standard,Module,Error", "-deps"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
@@ -73,6 +77,8 @@ func Load(ctx context.Context, dir string, patterns ...string) (Graph, error) {
 		g[pkg.ImportPath] = &pkg
 		if pkg.own() {
 			touch(pkg.Dir, pkg.GoFiles)
+			touch(pkg.Dir, pkg.TestGoFiles)
+			touch(pkg.Dir, pkg.XTestGoFiles)
 		}
 	}
 	return g, nil

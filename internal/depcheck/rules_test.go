@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +174,50 @@ var rules = []namedRule{
 			"lab/kubefake, the same fake over client-go's one scheme.",
 		rule: NoDependency{From: own("cmd/imgupd"), Banned: Patterns{"k8s.io/client-go/kubernetes/fake"}},
 	},
+}
+
+// wholeClientset is client-go's aggregate clientset and what comes with it: the typed client,
+// fake, apply configurations, informer and lister of every Kubernetes API group, about a fifth of
+// the source of imgupd's dependencies, where imgupd uses four groups (sources/cluster.Kube and
+// Clients, lab/kubefake). client-go's leader election brings it through one file imgupd does not
+// use (internal/leaderelection is client-go's election without it).
+var wholeClientset = Patterns{"k8s.io/client-go/kubernetes", "k8s.io/client-go/kubernetes/fake",
+	"k8s.io/client-go/applyconfigurations", "k8s.io/client-go/informers/...", "k8s.io/client-go/listers/...",
+	"k8s.io/client-go/tools/leaderelection"}
+
+// TestWholeClientsetStaysOut: no package of the module, nor any of its tests, reaches
+// wholeClientset. Tests count here (the rules above see the production build only): a test
+// that imports kubernetes/fake makes every tier that builds its package — the race tier's own
+// build of every dependency included — compile all of it.
+func TestWholeClientsetStaysOut(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	g, err := Load(ctx, moduleRoot(t), "-test", "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in []string
+	for path := range g {
+		if wholeClientset.Match(path) {
+			in = append(in, path)
+		}
+	}
+	if len(in) == 0 {
+		return
+	}
+	slices.Sort(in)
+	// Who brings it: the packages outside it that import it.
+	var by []string
+	for path, p := range g {
+		for _, imp := range p.Imports {
+			if wholeClientset.Match(imp) && !wholeClientset.Match(path) && !strings.HasPrefix(path, "k8s.io/client-go/") {
+				by = append(by, path+" imports "+imp)
+			}
+		}
+	}
+	slices.Sort(by)
+	t.Errorf("client-go's whole clientset is in the build (%d of its packages, e.g. %s): use sources/cluster.Clients, "+
+		"lab/kubefake and internal/leaderelection instead of what brings it:\n\t%s", len(in), in[0], strings.Join(by, "\n\t"))
 }
 
 // TestRules checks every rule against the module's production import graph.

@@ -1,21 +1,24 @@
 // Package kubefake is client-go's fake clientset (k8s.io/client-go/kubernetes/fake)
-// over client-go's own scheme (k8s.io/client-go/kubernetes/scheme) instead of
-// a private copy of it: the lab's typed fake cluster for `imgupd demo`,
-// `serve --lab` and the tests.
+// for the API groups imgupd uses — core, apps, authorization and
+// coordination (sources/cluster.Kube, and serve's leader Lease) — over
+// client-go's own scheme (k8s.io/client-go/kubernetes/scheme): the lab's
+// typed fake cluster for `imgupd demo`, `serve --lab` and the tests.
 //
-// kubernetes/fake registers every built-in Kubernetes type in a scheme of its
-// own at program start (about 3 ms and 0.5 MB, in every run of every imgupd
-// command, simulate and version included, because cmd/imgupd links the lab for
-// demo). kubernetes/scheme holds the same types (both register the same group
-// list and the core "v1" meta types) and is registered anyway, for the typed
-// clients, so the fake built here behaves as kubernetes/fake's does, without
-// the second registration. internal/depcheck keeps kubernetes/fake out of the
-// binary.
+// It is built as client-gen builds kubernetes/fake's NewClientset (a
+// field-managed object tracker, its reactions and watches, and client-go's
+// fake typed clients of each group), with two differences:
+//   - only these groups: kubernetes/fake brings the typed client, fake and
+//     apply configurations of every Kubernetes API group (about a fifth of
+//     imgupd's dependencies' source) into every package and test binary that
+//     reaches the lab, the race tier's included;
+//   - the tracker's type converter deduces the objects' structure
+//     (managedfields.NewDeducedTypeConverter) instead of reading the
+//     OpenAPI models of every group (applyconfigurations.NewTypeConverter,
+//     which imports them all): field management still records its
+//     managedFields on create and update; only server-side apply's merge of
+//     lists by key, which no imgupd code uses, differs.
 //
-// clientset_generated.go is client-go's file as it is, but for the package
-// clause: `go generate` copies it again from the client-go that go.mod pins,
-// so that an upgrade that adds an API group is a compile error in
-// clientset_generated.go's interface check, not a gap.
+// kubernetes/scheme holds the same types kubernetes/fake's private scheme
+// registers, once: internal/depcheck keeps kubernetes/fake, and client-go's
+// aggregate clientset, out of imgupd's build.
 package kubefake
-
-//go:generate sh -c "sed 's/^package fake$/package kubefake/' \"$(go list -m -f '{{.Dir}}' k8s.io/client-go)/kubernetes/fake/clientset_generated.go\" > clientset_generated.go"

@@ -2,54 +2,57 @@ package kubefake
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
-// The scheme the fake types its objects with knows exactly the kinds
-// kubernetes/fake's private scheme knows (built here the way its init builds
-// it), so the two fakes read, list and convert the same objects.
-func TestSchemeIsKubernetesFakes(t *testing.T) {
-	want := runtime.NewScheme()
-	metav1.AddToGroupVersion(want, schema.GroupVersion{Version: "v1"})
-	if err := fake.AddToScheme(want); err != nil {
+// Every group the clientset has serves its kind through the typed client,
+// field management records the writer on create and update, as
+// kubernetes/fake's NewClientset does, and a watch sees the change.
+func TestGroupsAndFieldManagement(t *testing.T) {
+	ctx := context.Background()
+	cs := NewClientset()
+	w, err := cs.CoreV1().ConfigMaps("imgupd").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	gvks := func(s *runtime.Scheme) []string {
-		var out []string
-		for gvk, typ := range s.AllKnownTypes() {
-			out = append(out, gvk.String()+" "+typ.String())
-		}
-		slices.Sort(out)
-		return out
+	defer w.Stop()
+	cm, err := cs.CoreV1().ConfigMaps("imgupd").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "imgupd", Name: "state"}}, metav1.CreateOptions{FieldManager: "imgupd"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	got, exp := gvks(scheme), gvks(want)
-	if !slices.Equal(got, exp) {
-		gs, es := map[string]bool{}, map[string]bool{}
-		for _, g := range got {
-			gs[g] = true
-		}
-		for _, e := range exp {
-			es[e] = true
-			if !gs[e] {
-				t.Errorf("missing %s", e)
-			}
-		}
-		for g := range maps.Keys(gs) {
-			if !es[g] {
-				t.Errorf("extra %s", g)
-			}
-		}
+	if ev := <-w.ResultChan(); ev.Type != watch.Added {
+		t.Errorf("watch: %v, want Added", ev.Type)
 	}
-	if len(got) < 500 {
-		t.Errorf("only %d kinds: not client-go's scheme", len(got))
+	cm.Data = map[string]string{"k": "v"}
+	if cm, err = cs.CoreV1().ConfigMaps("imgupd").Update(ctx, cm, metav1.UpdateOptions{FieldManager: "imgupd"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.ManagedFields) == 0 || cm.ManagedFields[0].Manager != "imgupd" {
+		t.Errorf("managed fields %+v: the writer is not recorded", cm.ManagedFields)
+	}
+	if _, err := cs.CoordinationV1().Leases("imgupd").Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "imgupd", Name: "imgupd"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.AppsV1().Deployments("").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var verbs []string
+	for _, a := range cs.Actions() {
+		verbs = append(verbs, a.GetVerb()+" "+a.GetResource().Resource)
+	}
+	want := []string{"watch configmaps", "create configmaps", "update configmaps", "create leases", "list deployments", "create selfsubjectaccessreviews"}
+	if !slices.Equal(verbs, want) {
+		t.Errorf("actions %q, want %q", verbs, want)
 	}
 }
 

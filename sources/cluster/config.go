@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -45,13 +44,13 @@ func (e *KubeconfigError) Error() string {
 
 func (e *KubeconfigError) Unwrap() error { return e.Err }
 
-// NewClientset builds a typed client for the options.
-func NewClientset(o ConfigOptions) (kubernetes.Interface, error) {
+// NewClientset builds the typed clients for the options.
+func NewClientset(o ConfigOptions) (*Clients, error) {
 	cfg, err := RESTConfig(o)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := NewClients(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building a Kubernetes client: %w", err)
 	}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/imgupd/imgupd/lab/kubefake"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
@@ -20,13 +20,13 @@ import (
 // Updater list kinds registered.
 type testReader struct {
 	*Reader
-	kube *fake.Clientset
+	kube *kubefake.Clientset
 	dyn  *dynamicfake.FakeDynamicClient
 }
 
 func newTestReader(t *testing.T, kube []runtime.Object, dyn ...runtime.Object) testReader {
 	t.Helper()
-	k := fake.NewClientset(kube...)
+	k := kubefake.NewClientset(kube...)
 	d := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), argo.ListKinds(), dyn...)
 	return testReader{Reader: &Reader{Kube: k, Dynamic: d}, kube: k, dyn: d}
 }

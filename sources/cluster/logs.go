@@ -8,7 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 // LogOptions select a slice of a container's log.
@@ -47,7 +47,7 @@ const (
 // KubeLogs reads logs through the API server (pods/log), which asks the
 // node's kubelet.
 type KubeLogs struct {
-	Kube kubernetes.Interface
+	Pods corev1client.PodsGetter
 }
 
 // Logs implements LogSource: the newest LimitBytes of the window, cut at a
@@ -64,7 +64,7 @@ func (k KubeLogs) Logs(ctx context.Context, ns, pod, container string, opts LogO
 	}
 	tail := max(lb/logLineBytes, 1)
 	po.TailLines = &tail
-	rc, err := k.Kube.CoreV1().Pods(ns).GetLogs(pod, po).Stream(ctx)
+	rc, err := k.Pods.Pods(ns).GetLogs(pod, po).Stream(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -147,7 +147,7 @@ func (t *tailBuffer) String() string {
 func (r *Reader) PodLogs(ctx context.Context, ns, pod, container string, since time.Duration, limitBytes int64) (string, error) {
 	src := r.Logs
 	if src == nil {
-		src = KubeLogs{Kube: r.Kube}
+		src = KubeLogs{Pods: r.Kube.CoreV1()}
 	}
 	s, err := src.Logs(ctx, ns, pod, container, LogOptions{Since: since, LimitBytes: limitBytes})
 	if err != nil {

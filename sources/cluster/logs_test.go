@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/imgupd/imgupd/internal/heapwatch"
@@ -50,7 +49,7 @@ func endlessLogs(t *testing.T, asked *string) *rest.Config {
 func TestLogsStopAtTheLimit(t *testing.T) {
 	for _, limit := range []int64{4 << 20, 0} {
 		var asked string
-		kube, err := kubernetes.NewForConfig(endlessLogs(t, &asked))
+		kube, err := NewClients(endlessLogs(t, &asked))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +95,7 @@ func TestLogsKeepTheNewestEnd(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	kube, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	kube, err := NewClients(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

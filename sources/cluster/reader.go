@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
@@ -19,7 +18,7 @@ import (
 // server and inject their own LogSource (an API server without kubelets
 // cannot serve logs).
 type Reader struct {
-	Kube    kubernetes.Interface
+	Kube    Kube
 	Dynamic dynamic.Interface
 	// Metadata, when set, lists objects with their metadata only
 	// (ApplicationsMetadata); nil lists them whole through Dynamic.
@@ -29,14 +28,14 @@ type Reader struct {
 	// their types at once, not through the dynamic client's maps; nil
 	// lists them through Dynamic.
 	Raw rest.Interface
-	// Logs serves container logs; nil means KubeLogs{Kube}.
+	// Logs serves container logs; nil means KubeLogs over Kube.
 	Logs LogSource
 }
 
 // NewReader builds a Reader for cfg with client-go's typed and dynamic
 // clients and logs read through the API server.
 func NewReader(cfg *rest.Config) (*Reader, error) {
-	kube, err := kubernetes.NewForConfig(cfg)
+	kube, err := NewClients(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building a Kubernetes client: %w", err)
 	}
@@ -48,11 +47,11 @@ func NewReader(cfg *rest.Config) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a metadata Kubernetes client: %w", err)
 	}
-	return &Reader{Kube: kube, Dynamic: dyn, Metadata: meta, Raw: kube.Discovery().RESTClient(), Logs: KubeLogs{Kube: kube}}, nil
+	return &Reader{Kube: kube, Dynamic: dyn, Metadata: meta, Raw: kube.Root(), Logs: KubeLogs{Pods: kube.CoreV1()}}, nil
 }
 
 // Secret returns the data of a Secret (see Secrets.Secret); with it a Reader
 // serves the Secret half of the updater model's CredentialSource.
 func (r *Reader) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
-	return Secrets{Client: r.Kube}.Secret(ctx, ns, name)
+	return Secrets{Client: r.Kube.CoreV1()}.Secret(ctx, ns, name)
 }

@@ -7,7 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 // AccessError is a read the API server refused or could not answer, with the
@@ -108,12 +108,12 @@ func newAccessError(verb, group, resource, ns, name string, err error) *AccessEr
 // Secrets reads Secrets. It implements the Secret half of the updater
 // model's CredentialSource.
 type Secrets struct {
-	Client kubernetes.Interface
+	Client corev1client.SecretsGetter
 }
 
 // Secret returns the data of a Secret. Errors never include the data.
 func (s Secrets) Secret(ctx context.Context, ns, name string) (map[string][]byte, error) {
-	sec, err := s.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	sec, err := s.Client.Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, newAccessError("get", "", "secrets", ns, name, err)
 	}

@@ -6,22 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imgupd/imgupd/lab/kubefake"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
 func TestSecrets(t *testing.T) {
 	const canary = "CANARY-secret-5d2e"
-	cs := fake.NewSimpleClientset(&corev1.Secret{
+	cs := kubefake.NewClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "regcred"},
 		Data:       map[string][]byte{".dockerconfigjson": []byte(canary)},
 	})
-	s := Secrets{Client: cs}
+	s := Secrets{Client: cs.CoreV1()}
 	data, err := s.Secret(context.Background(), "argocd", "regcred")
 	if err != nil || string(data[".dockerconfigjson"]) != canary {
 		t.Fatalf("got %q, %v", data, err)
