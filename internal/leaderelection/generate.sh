@@ -17,5 +17,5 @@ sed -e '/^\/\/ NewFromKubeconfig /,$d' \
     -e '/^	restclient "k8s.io\/client-go\/rest"$/d' \
     -e '/^	"time"$/d' \
     "$src/resourcelock/interface.go" > resourcelock/interface.go
-# The election's imports, one path changed, sorted again.
-gofmt -w leaderelection.go
+# The election's imports (one path changed) sorted again; the lock's file without its trailing blank line.
+gofmt -w leaderelection.go resourcelock/interface.go

@@ -133,4 +133,3 @@ func New(lockType string, ns string, name string, coreClient corev1.CoreV1Interf
 func NewWithLabels(lockType string, ns string, name string, coreClient corev1.CoreV1Interface, coordinationClient coordinationv1.CoordinationV1Interface, rlc ResourceLockConfig, labels map[string]string) (Interface, error) {
 	return new(lockType, ns, name, coreClient, coordinationClient, rlc, labels)
 }
-
