@@ -6,6 +6,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -197,7 +198,39 @@ func (s *apiServer) hang() (resume func(), err error) {
 		return nil, err
 	}
 	var once sync.Once
-	return func() { once.Do(func() { p.Signal(syscall.SIGCONT) }) }, nil
+	resume = func() { once.Do(func() { p.Signal(syscall.SIGCONT) }) }
+	// The signal returns before the process stops: each thread stops on its own way back to user
+	// space, and on a loaded machine one may still answer a request first (seen: 6 requests in 100
+	// under stress-ng answered just after SIGSTOP). So it hangs once the kernel says every thread is
+	// stopped; the net is for a machine that never schedules them, and fails as such.
+	for deadline := time.Now().Add(time.Minute); !allStopped(p.Pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			resume()
+			return nil, fmt.Errorf("kube-apiserver (pid %d) was not stopped a minute after SIGSTOP: machine too slow", p.Pid)
+		}
+	}
+	return resume, nil
+}
+
+// allStopped: every thread of the process is in the stopped state ("T" in /proc/PID/task/TID/stat).
+func allStopped(pid int) bool {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, t := range tasks {
+		st, err := os.ReadFile(filepath.Join(dir, t.Name(), "stat"))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses, the state follows the last ')'.
+		f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+		if len(f) == 0 || f[0] != "T" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *apiServer) waitReady(limit time.Duration) error {
