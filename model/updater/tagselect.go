@@ -266,17 +266,19 @@ func (sel *selection) work() *scratch {
 	return sel.scratch
 }
 
-// kept, candidates and order return the slice emptied, with room for n.
-func (sc *scratch) kept(n int) []int             { sc.keptIdx = grow(sc.keptIdx, n); return sc.keptIdx }
-func (sc *scratch) candidates(n int) []candidate { sc.cands = grow(sc.cands, n); return sc.cands }
-func (sc *scratch) order(n int) []int32          { sc.avail = grow(sc.avail, n); return sc.avail }
-
-// grow returns s emptied, with room for n (s's array when it has it).
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:0]
-	}
-	return make([]T, 0, n)
+// kept, candidates and order return the slice emptied, with room for n
+// (its array when it has it).
+func (sc *scratch) kept(n int) []int {
+	sc.keptIdx = slices.Grow(sc.keptIdx[:0], n)
+	return sc.keptIdx
+}
+func (sc *scratch) candidates(n int) []candidate {
+	sc.cands = slices.Grow(sc.cands[:0], n)
+	return sc.cands
+}
+func (sc *scratch) order(n int) []int32 {
+	sc.avail = slices.Grow(sc.avail[:0], n)
+	return sc.avail
 }
 
 // newSelection starts the decision: the image, the running image, the
