@@ -292,7 +292,7 @@ func (p *scan) warm(apps []argo.Application) {
 		if !matches(p.scope, a) {
 			continue
 		}
-		if first == nil || a.Namespace < first.Namespace || a.Namespace == first.Namespace && a.Name < first.Name {
+		if first == nil || diagnosedBefore(a, first) {
 			first = a
 		}
 	}
@@ -359,12 +359,16 @@ func (p *scan) classify(apps []argo.Application) {
 			p.unmanaged++
 		}
 	}
-	sort.Slice(p.managed, func(i, j int) bool {
-		if p.managed[i].Namespace != p.managed[j].Namespace {
-			return p.managed[i].Namespace < p.managed[j].Namespace
-		}
-		return p.managed[i].Name < p.managed[j].Name
-	})
+	sort.Slice(p.managed, func(i, j int) bool { return diagnosedBefore(p.managed[i], p.managed[j]) })
+}
+
+// diagnosedBefore is the order a scan diagnoses its apps in (namespace,
+// then name), which warm's first app follows.
+func diagnosedBefore(a, b *argo.Application) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // versionOf is the installation's Image Updater version, or assumed when
