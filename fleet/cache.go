@@ -24,9 +24,19 @@ import (
 // Kubernetes objects read once per kind and namespace, tag lists once per
 // repository. The returned context carries the scope's memory of host
 // failures: the scan's reads and its apps' diagnoses use it.
+//
+// Its lists of Applications and CRs come from the API server's watch
+// cache (cluster.Reader.ListsFromCache): a scan sees the fleet as the
+// controllers' informers do, and an API server over an older etcd does
+// not read thousands of objects from etcd for it. What one app's
+// diagnosis reads by name is read at the newest revision.
 func shareScan(ctx context.Context, e *diagnostics.Engine) (*diagnostics.Engine, context.Context, *clusterCache, *registryCache) {
 	eng, ctx := e.Share(ctx)
-	cc := newClusterCache(ctx, e.Cluster)
+	inner := e.Cluster
+	if r, ok := inner.(*cluster.Reader); ok {
+		inner = r.WithListsFromCache()
+	}
+	cc := newClusterCache(ctx, inner)
 	rc := &registryCache{ctx: ctx, inner: e.Registry}
 	eng.Cluster, eng.Registry = cc, rc
 	return eng, ctx, cc, rc

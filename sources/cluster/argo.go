@@ -44,9 +44,9 @@ func (r *Reader) ApplicationsMetadata(ctx context.Context, ns string) ([]argo.Ap
 	var list *metav1.PartialObjectMetadataList
 	var err error
 	if ns == "" {
-		list, err = r.Metadata.Resource(gvr).List(ctx, metav1.ListOptions{})
+		list, err = r.Metadata.Resource(gvr).List(ctx, r.listOptions())
 	} else {
-		list, err = r.Metadata.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err = r.Metadata.Resource(gvr).Namespace(ns).List(ctx, r.listOptions())
 	}
 	if err != nil {
 		return nil, newAccessError("list", gvr.Group, gvr.Resource, ns, "", err)
@@ -102,9 +102,9 @@ func (r *Reader) getObject(ctx context.Context, gvr schema.GroupVersionResource,
 
 func listObjects[T any](ctx context.Context, r *Reader, gvr schema.GroupVersionResource, ns string) ([]T, error) {
 	if r.Raw != nil {
-		return listTyped[T](ctx, r.Raw, gvr, ns)
+		return listTyped[T](ctx, r.Raw, gvr, ns, r.listOptions())
 	}
-	list, err := r.resource(gvr, ns).List(ctx, metav1.ListOptions{})
+	list, err := r.resource(gvr, ns).List(ctx, r.listOptions())
 	if err != nil {
 		return nil, newAccessError("list", gvr.Group, gvr.Resource, ns, "", err)
 	}
@@ -125,13 +125,17 @@ func listObjects[T any](ctx context.Context, r *Reader, gvr schema.GroupVersionR
 // thousands of Applications is not first built as maps and then
 // converted, which cost a fleet scan more CPU than anything it read but
 // the tag lists.
-func listTyped[T any](ctx context.Context, rc rest.Interface, gvr schema.GroupVersionResource, ns string) ([]T, error) {
+func listTyped[T any](ctx context.Context, rc rest.Interface, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions) ([]T, error) {
 	path := "/apis/" + gvr.Group + "/" + gvr.Version
 	if ns != "" {
 		path += "/namespaces/" + ns
 	}
 	path += "/" + gvr.Resource
-	body, err := rc.Get().AbsPath(path).SetHeader("Accept", "application/json").Do(ctx).Raw()
+	req := rc.Get().AbsPath(path).SetHeader("Accept", "application/json")
+	if opts.ResourceVersion != "" {
+		req = req.Param("resourceVersion", opts.ResourceVersion)
+	}
+	body, err := req.Do(ctx).Raw()
 	if err != nil {
 		return nil, newAccessError("list", gvr.Group, gvr.Resource, ns, "", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -30,6 +31,34 @@ type Reader struct {
 	Raw rest.Interface
 	// Logs serves container logs; nil means KubeLogs over Kube.
 	Logs LogSource
+	// ListsFromCache, when set, asks the API server for its lists of
+	// Applications, ApplicationSets and ImageUpdater CRs from its watch
+	// cache (resourceVersion=0, as the informers of Argo CD's and Image
+	// Updater's controllers list them): what they see, without the read
+	// of every object from etcd that a list at the newest revision costs
+	// an API server whose etcd cannot prove its cache fresh (etcd before
+	// 3.4.31 and 3.5.13, Kubernetes before 1.31). A write may reach the
+	// cache a few milliseconds after it is acknowledged. Reads of one
+	// object by name are always at the newest revision. See
+	// WithListsFromCache.
+	ListsFromCache bool
+}
+
+// WithListsFromCache is r with ListsFromCache set (the fleet scan's
+// reads: a summary or a "where" over many apps); r is not changed.
+func (r *Reader) WithListsFromCache() *Reader {
+	c := *r
+	c.ListsFromCache = true
+	return &c
+}
+
+// listOptions are the options of a list of Argo CD or Image Updater
+// objects (see ListsFromCache).
+func (r *Reader) listOptions() metav1.ListOptions {
+	if r.ListsFromCache {
+		return metav1.ListOptions{ResourceVersion: "0"}
+	}
+	return metav1.ListOptions{}
 }
 
 // NewReader builds a Reader for cfg with client-go's typed and dynamic

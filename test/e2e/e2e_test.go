@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,13 +140,86 @@ func equalJSON(a, b any) bool {
 	return string(x) == string(y)
 }
 
+// delete deletes the object and waits until the watch cache no longer
+// has it (settle).
 func (c *client) delete(ctx context.Context, u *unstructured.Unstructured) {
 	ri, err := c.resource(u)
 	if err != nil {
 		return
 	}
 	zero := int64(0)
-	_ = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	if err := ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero}); err == nil {
+		_ = c.settle(ctx, []*unstructured.Unstructured{u}, true)
+	}
+}
+
+// listedFromCache are the kinds imgupd's fleet scan lists from the API
+// server's watch cache (cluster.Reader.ListsFromCache).
+var listedFromCache = map[string]bool{"Application": true, "ApplicationSet": true, "ImageUpdater": true}
+
+// settle waits until the API server's watch cache, which a fleet scan's
+// lists of the kinds listedFromCache read, holds objs as their writes
+// returned them (with gone: no longer holds them): the API server
+// acknowledges a write before its cache has it, and a test that writes
+// then scans would otherwise race the cache. The cache takes each
+// resource's changes in order, so for writes it waits for the newest
+// object of each resource; for deletes, for each object. It asks by
+// name at resourceVersion=0 (what the cache holds) every few
+// milliseconds, for at most a minute.
+func (c *client) settle(ctx context.Context, objs []*unstructured.Unstructured, gone bool) error {
+	type target struct {
+		ri dynamic.ResourceInterface
+		o  *unstructured.Unstructured
+	}
+	var targets []target
+	newest := map[string]int{} // kind → index in targets
+	for _, o := range objs {
+		if !listedFromCache[o.GetKind()] {
+			continue
+		}
+		ri, err := c.resource(o)
+		if err != nil {
+			return err
+		}
+		if gone {
+			targets = append(targets, target{ri, o})
+			continue
+		}
+		if i, ok := newest[o.GetKind()]; ok {
+			if rvNumber(o.GetResourceVersion()) > rvNumber(targets[i].o.GetResourceVersion()) {
+				targets[i] = target{ri, o}
+			}
+			continue
+		}
+		newest[o.GetKind()] = len(targets)
+		targets = append(targets, target{ri, o})
+	}
+	deadline := time.Now().Add(time.Minute)
+	for _, t := range targets {
+		for {
+			got, err := t.ri.Get(ctx, t.o.GetName(), metav1.GetOptions{ResourceVersion: "0"})
+			switch {
+			case gone && apierrors.IsNotFound(err),
+				!gone && err == nil && rvNumber(got.GetResourceVersion()) >= rvNumber(t.o.GetResourceVersion()):
+			case err != nil && !apierrors.IsNotFound(err):
+				return err
+			case time.Now().After(deadline):
+				return fmt.Errorf("the API server's watch cache has not caught up with %s %s/%s (resourceVersion %s) in a minute", t.o.GetKind(), t.o.GetNamespace(), t.o.GetName(), t.o.GetResourceVersion())
+			default:
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// rvNumber is a resourceVersion as a number: opaque to clients, an etcd
+// revision on every API server this tier runs.
+func rvNumber(rv string) uint64 {
+	n, _ := strconv.ParseUint(rv, 10, 64)
+	return n
 }
 
 func readYAMLDocs(path string) ([]*unstructured.Unstructured, error) {
@@ -325,6 +399,10 @@ func createObjects(ctx context.Context, s *apiServer, objs []*unstructured.Unstr
 			return nil, err
 		}
 		created = append(created, c)
+	}
+	if err := admin.settle(ctx, created, false); err != nil {
+		remove()
+		return nil, err
 	}
 	return remove, nil
 }

@@ -433,6 +433,9 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec, also func(args [
 	t0 := time.Now()
 	created, err := admin.createAll(ctx, objs, 16)
 	defer admin.deleteAll(context.Background(), created, 16)
+	if err == nil {
+		err = admin.settle(ctx, created, false)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -102,7 +103,15 @@ func breakApp(t *testing.T, name string) {
 	img := fmt.Sprint(summary["images"].([]any)[0])
 	host, path, _ := strings.Cut(img, "/")
 	summary["images"] = []any{host + "/other/" + path}
-	if _, err := ri.Update(context.Background(), u, metav1.UpdateOptions{}); err != nil {
+	updated, err := ri.Update(context.Background(), u, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := newClient(srv.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.settle(context.Background(), []*unstructured.Unstructured{updated}, false); err != nil {
 		t.Fatal(err)
 	}
 }
