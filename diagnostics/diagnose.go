@@ -243,3 +243,25 @@ func (e *Engine) Warm(ctx context.Context, app *argo.Application, inst *cluster.
 	defer cancel()
 	r.readSource(ctx, app.Spec.Source)
 }
+
+// WarmArgo reads, into a shared engine's scope (Share), what every view of
+// a repository as Argo CD reads it starts with, whatever the app and its
+// repository: Argo CD's identity (its application controller's
+// ServiceAccount), whether the API server lets it list its repository
+// Secrets, and, when it does, those Secrets. A "where" calls it while it
+// reads the apps it will diagnose, so that their diagnoses find these
+// read. It reports nothing and changes no answer: a diagnosis makes the
+// same reads, answered from the scope whether they were warmed or not.
+// inst and updNS are as Warm's. An engine that is not shared is not
+// warmed.
+func (e *Engine) WarmArgo(ctx context.Context, inst *cluster.UpdaterInstall, updNS string) {
+	if !e.shared {
+		return
+	}
+	opts := e.Options.withDefaults()
+	r := newRun(e, opts, Request{UpdaterNamespace: updNS}, &report.Report{})
+	r.install = inst
+	ctx, cancel := context.WithTimeout(ctx, opts.StageTimeout)
+	defer cancel()
+	_, _ = r.repoCredsFor(ctx, r.argoUser(ctx))
+}

@@ -139,6 +139,8 @@ type scan struct {
 	// listed (a scan's, warm); warming is that read.
 	warmFirst bool
 	warming   sync.WaitGroup
+	// argoWarm: a "where" warms Argo CD's reads once (warmArgo).
+	argoWarm sync.Once
 	inst      *cluster.UpdaterInstall
 	regBefore int64
 	done      int

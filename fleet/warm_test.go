@@ -11,7 +11,9 @@ import (
 	"github.com/imgupd/imgupd/diagnostics"
 	"github.com/imgupd/imgupd/fleet"
 	"github.com/imgupd/imgupd/lab"
+	"github.com/imgupd/imgupd/model/argo"
 	"github.com/imgupd/imgupd/model/updater"
+	"github.com/imgupd/imgupd/sources/cluster"
 	"github.com/imgupd/imgupd/sources/gitsource"
 )
 
@@ -78,6 +80,67 @@ func TestScanWarmsWhileCRsAreListed(t *testing.T) {
 		a, b := res.Apps[i], want.Apps[i]
 		if a.App != b.App || a.State != b.State || a.Code != b.Code || a.Headline != b.Headline || !reflect.DeepEqual(a.Answer, b.Answer) {
 			t.Errorf("%s: %s %s %q, without the warm-up %s %s %q", a.App, a.State, a.Code, a.Headline, b.State, b.Code, b.Headline)
+		}
+	}
+}
+
+// argoAfterApps is a cluster whose Applications, read by name, answer once
+// Argo CD's repository Secrets were asked for (or after a net of 30 s, for
+// a machine too busy: the answers are then the same, the test fails on
+// the order).
+type argoAfterApps struct {
+	diagnostics.Cluster
+	once  sync.Once
+	asked chan struct{}
+	// early counts the reads answered before the Secrets were asked for.
+	early atomic.Int32
+}
+
+func (c *argoAfterApps) RepoCredentials(ctx context.Context, ns string) ([]cluster.RepoCred, error) {
+	c.once.Do(func() { close(c.asked) })
+	return c.Cluster.RepoCredentials(ctx, ns)
+}
+
+func (c *argoAfterApps) Application(ctx context.Context, ns, name string) (*argo.Application, error) {
+	select {
+	case <-c.asked:
+	case <-time.After(30 * time.Second):
+		c.early.Add(1)
+	}
+	return c.Cluster.Application(ctx, ns, name)
+}
+
+// TestWhereWarmsArgoWhileAppsAreRead: a "where" reads Argo CD's
+// repository Secrets (and who Argo CD is, and whether it may read them)
+// while it reads the apps that may use the repository, not after; its
+// answers are those of a "where" whose Argo CD reads come after.
+func TestWhereWarmsArgoWhileAppsAreRead(t *testing.T) {
+	env := startWhereFleet(t)
+	q, err := fleet.ParseImageQuery(env.Vars["REGISTRY"] + "/team/web:1.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := *env.Engine()
+	slow := &argoAfterApps{Cluster: eng.Cluster, asked: make(chan struct{})}
+	eng.Cluster = slow
+	got, err := (&fleet.Scanner{Engine: &eng}).Where(context.Background(), fleet.Query{}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.early.Load(); n > 0 {
+		t.Errorf("%d app(s) read before Argo CD's repository Secrets were: each diagnosis reads them after its app, not while the apps are read", n)
+	}
+	want, err := (&fleet.Scanner{Engine: env.Engine()}).Where(context.Background(), fleet.Query{}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Apps) != 6 || len(want.Apps) != 6 {
+		t.Fatalf("%d and %d answers, want 6", len(got.Apps), len(want.Apps))
+	}
+	for i := range want.Apps {
+		a, b := got.Apps[i], want.Apps[i]
+		if a.App != b.App || a.Answer != b.Answer || a.State != b.State || a.Code != b.Code || a.Pick != b.Pick {
+			t.Errorf("%s: %s %s %s %q, without the warm-up %s %s %s %q", a.App, a.Answer, a.State, a.Code, a.Pick, b.Answer, b.State, b.Code, b.Pick)
 		}
 	}
 }

@@ -126,7 +126,7 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 	if err != nil {
 		return nil, err
 	}
-	done := func() { cancel(); p.waitEarly() }
+	done := func() { cancel(); p.waitEarly(); p.warming.Wait() }
 	defer done()
 	whole := scope.Visible != nil || len(scope.Projects) > 0
 	list := p.cc.ApplicationsMetadata
@@ -142,6 +142,9 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 	metas, err := p.readShared(list, true, func() {
 		usersOf()
 		if !whole {
+			if !u.refs.Empty() { // a CR's ref may name the repository: an app is likely diagnosed
+				p.warmArgo()
+			}
 			p.diagnoseNamed(u)
 		}
 	})
@@ -166,6 +169,9 @@ func (s *Scanner) whereNarrow(ctx context.Context, scope Query, q ImageQuery) (*
 	full := make([]*argo.Application, len(maybe))
 	errs := make([]error, len(maybe))
 	var wg sync.WaitGroup
+	if len(maybe) > 0 {
+		p.warmArgo()
+	}
 	if len(maybe) > 0 && p.inst != nil {
 		wg.Go(p.readLog)
 	}
@@ -236,7 +242,7 @@ type early struct {
 // once listed. Only a scope without a Visible
 // filter or projects: no app is read by name before it is known to be
 // seen. The diagnosis (p.diagnose) of an app the list keeps takes its
-// report; the others are dropped.
+// report; the others are dropped. The log is read beside them.
 func (p *scan) diagnoseNamed(u *users) {
 	var named []updater.AppKey
 	for _, k := range u.refs.Named() {
@@ -250,6 +256,9 @@ func (p *scan) diagnoseNamed(u *users) {
 	if len(named) == 0 {
 		return
 	}
+	// Image Updater's log, which each diagnosis waits for, is read and
+	// parsed while the apps are.
+	p.warming.Go(p.readLog)
 	p.early = make(map[updater.AppKey]*early, len(named))
 	for _, k := range named {
 		e := &early{done: make(chan struct{})}
@@ -269,6 +278,18 @@ func (p *scan) diagnoseNamed(u *users) {
 			e.app, e.rep = a, p.eng.Diagnose(p.ctx, p.request(a, t))
 		}()
 	}
+}
+
+// warmArgo starts, once, the engine's warm-up of Argo CD's reads that no
+// app changes (diagnostics.Engine.WarmArgo), beside the reads of the apps
+// that may use the repository (as soon as the CRs are read when a ref may
+// name it, else once the apps that may use it are known): their
+// diagnoses then find them made. The "where" waits for it (warming)
+// before it ends.
+func (p *scan) warmArgo() {
+	p.argoWarm.Do(func() {
+		p.warming.Go(func() { p.eng.WarmArgo(p.ctx, p.inst, p.updNS) })
+	})
 }
 
 // waitEarly waits for the diagnoses diagnoseNamed started.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -46,14 +49,19 @@ func (r *Reader) ArgoController(ctx context.Context, ns string) (*ArgoController
 		labels         []map[string]string
 	}
 	var cands []cand
-	sts, err := r.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, newAccessError("list", "apps", "statefulsets", ns, "", err)
+	// Both lists at once: the answer waits for both.
+	var sts *appsv1.StatefulSetList
+	var stsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { sts, stsErr = r.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{}) })
+	deps, err := r.Kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	wg.Wait()
+	if stsErr != nil {
+		return nil, newAccessError("list", "apps", "statefulsets", ns, "", stsErr)
 	}
 	for _, s := range sts.Items {
 		cands = append(cands, cand{"StatefulSet", s.Name, s.Spec.Template.Spec.ServiceAccountName, []map[string]string{s.Labels, s.Spec.Template.Labels}})
 	}
-	deps, err := r.Kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, newAccessError("list", "apps", "deployments", ns, "", err)
 	}
