@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/imgupd/imgupd/internal/lazyre"
 	"github.com/imgupd/imgupd/model/updater"
 )
 
@@ -40,7 +41,10 @@ type Entry struct {
 }
 
 type pattern struct {
-	re     *regexp.Regexp
+	// re is compiled when a message first has its prefix: a log reaches
+	// a few of the catalogue's formats, and compiling them all cost a
+	// one-shot command (a diagnosis, a "where") more than reading its log.
+	re     func() *regexp.Regexp
 	prefix string
 	verbs  []byte // the verb letter of each capture
 }
@@ -380,14 +384,14 @@ func compileCatalogue(src []Entry) []Entry {
 	out := make([]Entry, len(src))
 	for i, e := range src {
 		for _, f := range e.Formats {
-			re, verbs, err := compileFormat(f, e.Prefix)
+			expr, verbs, err := formatExpr(f, e.Prefix)
 			if err != nil {
 				panic(err) // a mistake in the table above; caught by TestCatalogueCompiles
 			}
 			if len(verbs) != len(e.Captures) {
 				panic(&FormatError{Format: f, Reason: "capture names do not match the verbs"})
 			}
-			e.patterns = append(e.patterns, pattern{re: re, prefix: literalPrefix(f), verbs: verbs})
+			e.patterns = append(e.patterns, pattern{re: lazyre.New(expr), prefix: literalPrefix(f), verbs: verbs})
 		}
 		out[i] = e
 	}
@@ -444,7 +448,7 @@ func Classify(l Line) (Match, bool) {
 			if !strings.HasPrefix(msg, p.prefix) {
 				continue
 			}
-			sub := p.re.FindStringSubmatch(msg)
+			sub := p.re().FindStringSubmatch(msg)
 			if sub == nil {
 				continue
 			}

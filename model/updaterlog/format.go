@@ -30,6 +30,20 @@ func (e *FormatError) Error() string {
 // match the beginning of the message (for messages whose tail varies between
 // releases). The regexp is compiled with (?s) so captures may span newlines.
 func compileFormat(format string, prefix bool) (*regexp.Regexp, []byte, error) {
+	expr, verbs, err := formatExpr(format, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, nil, &FormatError{Format: format, Reason: err.Error()}
+	}
+	return re, verbs, nil
+}
+
+// formatExpr is compileFormat's regular expression, not compiled, and the
+// verbs' letters.
+func formatExpr(format string, prefix bool) (string, []byte, error) {
 	var b strings.Builder
 	b.WriteString(`(?s)^`)
 	var verbs []byte
@@ -40,7 +54,7 @@ func compileFormat(format string, prefix bool) (*regexp.Regexp, []byte, error) {
 		}
 		b.WriteString(regexp.QuoteMeta(format[lit:i]))
 		if i+1 >= len(format) {
-			return nil, nil, &FormatError{Format: format, Reason: "trailing %"}
+			return "", nil, &FormatError{Format: format, Reason: "trailing %"}
 		}
 		switch format[i+1] {
 		case 's', 'v':
@@ -52,7 +66,7 @@ func compileFormat(format string, prefix bool) (*regexp.Regexp, []byte, error) {
 		case '%':
 			b.WriteString(`%`)
 		default:
-			return nil, nil, &FormatError{Format: format, Reason: fmt.Sprintf("unsupported verb %%%c", format[i+1])}
+			return "", nil, &FormatError{Format: format, Reason: fmt.Sprintf("unsupported verb %%%c", format[i+1])}
 		}
 		if format[i+1] != '%' {
 			verbs = append(verbs, format[i+1])
@@ -64,11 +78,7 @@ func compileFormat(format string, prefix bool) (*regexp.Regexp, []byte, error) {
 	if !prefix {
 		b.WriteString(`$`)
 	}
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, nil, &FormatError{Format: format, Reason: err.Error()}
-	}
-	return re, verbs, nil
+	return b.String(), verbs, nil
 }
 
 // literalPrefix is the text before the first verb, used to skip the regexp

@@ -22,6 +22,13 @@ func TestLazyPatternsCompile(t *testing.T) {
 	if len(catalogue()) != len(entries) {
 		t.Errorf("catalogue: %d entries compiled, %d in the table", len(catalogue()), len(entries))
 	}
+	for _, e := range catalogue() { // each format's pattern, compiled when a message first has its prefix
+		for i, p := range e.patterns {
+			if p.re() == nil || p.re() != p.re() || p.re().NumSubexp() != len(e.Captures) {
+				t.Errorf("%s, format %q: not compiled once, or not with a group per capture", e.Code, e.Formats[i])
+			}
+		}
+	}
 	if len(causes()) != len(causeTable) {
 		t.Errorf("causes: %d compiled, %d in the table", len(causes()), len(causeTable))
 	}
