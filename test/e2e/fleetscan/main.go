@@ -161,7 +161,7 @@ func main() {
 	peakProfile := flag.String("peakprofile", "", "write a heap profile to this file each time the heap grows 10% past the last one written: what is in use near the scan's peak")
 	traceFile := flag.String("trace", "", "write an execution trace of the scan (runtime/trace) to this file: where its goroutines wait")
 	where := flag.String("where", "", "instead of the scan, answer `where IMAGE` over the same fleet (Scanner.Where): scanNs is its time, apps its answers")
-	timeline := flag.Bool("timeline", false, "write each Kubernetes request's start and end (ms from the scan's or where's start) to stderr, and the (first) answer's time")
+	timeline := flag.Bool("timeline", false, "write each Kubernetes request's start and end (ms from the scan's or where's start) to stderr, each stage of a where's diagnoses as it begins, and the (first) answer's time")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -209,6 +209,16 @@ func run(t0 time.Time, kubeconfig, logFile, now string, conc int, memProfile, pe
 			return fmt.Errorf("--now: %w", err)
 		}
 		opts.Now = func() time.Time { return t }
+	}
+	if timeline && where != "" {
+		// Each stage of the answer's diagnoses as it begins.
+		opts.OnStage = func(st report.StageInfo) {
+			cnt.mu.Lock()
+			defer cnt.mu.Unlock()
+			if cnt.timeline != nil {
+				fmt.Fprintf(cnt.timeline, "stage %7.1f ms  %s\n", ms(time.Since(cnt.t0)), st.ID)
+			}
+		}
 	}
 	eng := &diagnostics.Engine{Cluster: reader, Registry: registry.New(), Git: gitsource.New(), Forge: fc, Charts: helmchart.New(), Options: opts}
 	var firstAnswer atomic.Int64
