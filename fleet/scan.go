@@ -140,7 +140,7 @@ type scan struct {
 	warmFirst bool
 	warming   sync.WaitGroup
 	// argoWarm: a "where" warms Argo CD's reads once (warmArgo).
-	argoWarm sync.Once
+	argoWarm  sync.Once
 	inst      *cluster.UpdaterInstall
 	regBefore int64
 	done      int
