@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/imgupd/imgupd/internal/kubeclient"
 	"github.com/imgupd/imgupd/internal/leaderelection"
 	"github.com/imgupd/imgupd/internal/leaderelection/resourcelock"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 )
 
 // LeaderConfig is the Lease that decides which replica talks to Slack.
@@ -20,7 +20,7 @@ import (
 // connected replicas would each see about half the commands, with their
 // own de-duplication and rate limits; standbys therefore keep no socket.
 type LeaderConfig struct {
-	Client    coordinationv1.LeasesGetter
+	Client    kubeclient.LeasesGetter
 	Namespace string
 	Name      string
 	// Identity names this replica in the Lease (the pod name, made unique).

@@ -12,10 +12,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/imgupd/imgupd/fleet"
+	"github.com/imgupd/imgupd/internal/kubeclient"
 )
 
 // ScheduleState is what a schedule remembers between runs, across restarts and leader changes:
@@ -96,7 +96,7 @@ const DefaultStateConfigMap = "imgupd-summaries"
 // Kubernetes cannot restrict a create to one name. It needs get and update on that ConfigMap,
 // by name, and reads and writes nothing else.
 type ConfigMapStore struct {
-	Client    corev1client.ConfigMapsGetter
+	Client    kubeclient.ConfigMapsGetter
 	Namespace string
 	Name      string
 }

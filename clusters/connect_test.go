@@ -15,7 +15,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
 	"github.com/imgupd/imgupd/clusters"
@@ -88,11 +87,11 @@ func secretObj(ns, name string, data map[string]string) *corev1.Secret {
 // version asks the server its version with cfg: the configuration really reaches it.
 func version(t *testing.T, cfg *rest.Config) error {
 	t.Helper()
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	c, err := cluster.NewClients(cfg)
 	if err != nil {
 		return err
 	}
-	_, err = dc.ServerVersion()
+	_, err = c.Root().Get().AbsPath("/version").DoRaw(t.Context())
 	return err
 }
 

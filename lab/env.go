@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	"github.com/imgupd/imgupd/diagnostics"
@@ -409,7 +408,7 @@ func (e *Env) fakeCluster() (*cluster.Reader, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+		obj, _, err := kubefake.Codecs().UniversalDeserializer().Decode(data, nil, nil)
 		if err != nil {
 			return nil, &ScenarioError{File: e.Scenario.Name, Field: fmt.Sprintf("objects[%d] (%s)", i, u.GetKind()), Reason: "does not decode", Err: err}
 		}

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/testing"
 
 	"github.com/imgupd/imgupd/lab/kubefake"
@@ -56,7 +55,7 @@ func (e *Env) Apply(ctx context.Context, objects string) error {
 			if err != nil {
 				return err
 			}
-			if obj, _, err = scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil); err != nil {
+			if obj, _, err = kubefake.Codecs().UniversalDeserializer().Decode(data, nil, nil); err != nil {
 				return fmt.Errorf("lab: %s %s does not decode: %w", gvk.Kind, u.GetName(), err)
 			}
 			tracker = kube.Tracker()

@@ -7,8 +7,12 @@
 // (the bot, its tests, the race tier's build) compiles the typed client,
 // the apply configurations, the informer and the lister of every
 // Kubernetes API group, about a fifth of imgupd's dependencies' source,
-// for an election that reads and writes one Lease. The Lease lock stays
-// client-go's own (k8s.io/client-go/tools/leaderelection/resourcelock).
+// for an election that reads and writes one Lease. Its Lease lock
+// (resourcelock) is client-go's too, without the constructors by lock type
+// (New, NewWithLabels, NewFromKubeconfig), which take client-go's generated
+// clients, and over internal/kubeclient's Leases client: a generated client
+// of any group imports client-go's scheme of every group, registered at the
+// start of every imgupd process.
 //
 // leaderelection.go, healthzadaptor.go and metrics.go are client-go's
 // files as they are: `go generate` copies them again from the client-go

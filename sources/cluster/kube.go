@@ -7,26 +7,22 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/client-go/kubernetes/scheme"
-	appsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
-	authorizationv1 "k8s.io/client-go/kubernetes/typed/authorization/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/imgupd/imgupd/internal/kubeclient"
 )
 
 // Kube is the typed part of the Kubernetes API that the Reader reads: the
-// core, apps and authorization groups. client-go's Clientset and its fake
-// have it; so do Clients and the lab's fake (lab/kubefake), which hold only
-// the groups imgupd uses. client-go's aggregate clientset
-// (k8s.io/client-go/kubernetes) would bring the typed client and the apply
-// configurations of every API group into every package that reaches the
-// Reader (internal/depcheck keeps it out).
+// core, apps and authorization groups, as internal/kubeclient has them.
+// Clients and the lab's fake (lab/kubefake) have it. client-go's generated
+// clients (k8s.io/client-go/kubernetes/...) would bring the scheme of every
+// API group, registered at start by every imgupd process, and their apply
+// configurations (internal/depcheck keeps them out).
 type Kube interface {
-	CoreV1() corev1.CoreV1Interface
-	AppsV1() appsv1.AppsV1Interface
-	AuthorizationV1() authorizationv1.AuthorizationV1Interface
+	CoreV1() kubeclient.CoreV1
+	AppsV1() kubeclient.AppsV1
+	AuthorizationV1() kubeclient.AuthorizationV1
 }
 
 // Clients are typed clients of the API groups imgupd uses (Kube, and the
@@ -34,26 +30,14 @@ type Kube interface {
 // server's root, as client-go's kubernetes.NewForConfig builds its groups:
 // one HTTP client and one client-side rate limiter for all of them.
 type Clients struct {
-	core          *corev1.CoreV1Client
-	apps          *appsv1.AppsV1Client
-	authorization *authorizationv1.AuthorizationV1Client
-	coordination  *coordinationv1.CoordinationV1Client
-	root          *rest.RESTClient
+	*kubeclient.Groups
+	root *rest.RESTClient
 }
 
 var _ Kube = (*Clients)(nil)
 
-func (c *Clients) CoreV1() corev1.CoreV1Interface { return c.core }
-
-func (c *Clients) AppsV1() appsv1.AppsV1Interface { return c.apps }
-
-func (c *Clients) AuthorizationV1() authorizationv1.AuthorizationV1Interface { return c.authorization }
-
-func (c *Clients) CoordinationV1() coordinationv1.CoordinationV1Interface { return c.coordination }
-
-// Root is a client of the API server's root paths (Reader.Raw), configured as
-// client-go's discovery client is (no API path or group version, a 32 s
-// timeout unless cfg sets one), which served these reads before.
+// Root is a client of the API server's root (the paths of any group), as
+// client-go's discovery client builds it: the Reader's Raw.
 func (c *Clients) Root() rest.Interface { return c.root }
 
 // NewClients builds the clients for cfg, as kubernetes.NewForConfig does for
@@ -74,16 +58,7 @@ func NewClients(cfg *rest.Config) (*Clients, error) {
 		c.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(c.QPS, c.Burst)
 	}
 	var cs Clients
-	if cs.core, err = corev1.NewForConfigAndClient(&c, httpClient); err != nil {
-		return nil, err
-	}
-	if cs.apps, err = appsv1.NewForConfigAndClient(&c, httpClient); err != nil {
-		return nil, err
-	}
-	if cs.authorization, err = authorizationv1.NewForConfigAndClient(&c, httpClient); err != nil {
-		return nil, err
-	}
-	if cs.coordination, err = coordinationv1.NewForConfigAndClient(&c, httpClient); err != nil {
+	if cs.Groups, err = kubeclient.NewGroups(&c, httpClient); err != nil {
 		return nil, err
 	}
 	if cs.root, err = rootClient(c, httpClient); err != nil {
@@ -103,7 +78,7 @@ func rootClient(c rest.Config, httpClient *http.Client) (*rest.RESTClient, error
 	if c.Burst == 0 {
 		c.Burst = 300
 	}
-	codec := runtime.NoopEncoder{Decoder: scheme.Codecs.UniversalDecoder()}
+	codec := runtime.NoopEncoder{Decoder: kubeclient.Codecs().UniversalDecoder()}
 	c.NegotiatedSerializer = serializer.NegotiatedSerializerWrapper(runtime.SerializerInfo{Serializer: codec})
 	return rest.UnversionedRESTClientForConfigAndClient(&c, httpClient)
 }

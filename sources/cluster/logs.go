@@ -8,7 +8,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/imgupd/imgupd/internal/kubeclient"
 )
 
 // LogOptions select a slice of a container's log.
@@ -47,7 +48,7 @@ const (
 // KubeLogs reads logs through the API server (pods/log), which asks the
 // node's kubelet.
 type KubeLogs struct {
-	Pods corev1client.PodsGetter
+	Pods kubeclient.PodsGetter
 }
 
 // Logs implements LogSource: the newest LimitBytes of the window, cut at a

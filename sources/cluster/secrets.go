@@ -7,7 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/imgupd/imgupd/internal/kubeclient"
 )
 
 // AccessError is a read the API server refused or could not answer, with the
@@ -108,7 +109,7 @@ func newAccessError(verb, group, resource, ns, name string, err error) *AccessEr
 // Secrets reads Secrets. It implements the Secret half of the updater
 // model's CredentialSource.
 type Secrets struct {
-	Client corev1client.SecretsGetter
+	Client kubeclient.SecretsGetter
 }
 
 // Secret returns the data of a Secret. Errors never include the data.

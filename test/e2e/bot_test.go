@@ -9,7 +9,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/imgupd/imgupd/bot"
 	"github.com/imgupd/imgupd/bot/slacklab"
@@ -124,7 +123,7 @@ func TestDeployManifestsAreValid(t *testing.T) {
 // server; only the holder connects to Slack; when it stops, the other
 // takes over.
 func TestLeaderElectionWithShippedRBAC(t *testing.T) {
-	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", "imgupd"))
+	kc, err := cluster.NewClients(asServiceAccount("imgupd", "imgupd"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestLeaderElectionWithShippedRBAC(t *testing.T) {
 // the Lease Role gets a start-up error naming the rule, not a standby that
 // waits for ever.
 func TestLeaderElectionWithoutTheRoleFailsClearly(t *testing.T) {
-	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", "no-such-account"))
+	kc, err := cluster.NewClients(asServiceAccount("imgupd", "no-such-account"))
 	if err != nil {
 		t.Fatal(err)
 	}

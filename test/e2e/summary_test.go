@@ -126,7 +126,7 @@ type summaryBotRun struct {
 // kept as the ServiceAccount sa (in namespace imgupd); leader runs it under the Lease.
 func runSummaryBot(t *testing.T, srv *slacklab.Server, eng *diagnostics.Engine, clock *testingclock.FakeClock, sa, leader string) *summaryBotRun {
 	t.Helper()
-	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", sa))
+	kc, err := cluster.NewClients(asServiceAccount("imgupd", sa))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestOnlyTheLeaderRunsSchedulesOnRealAPIServer(t *testing.T) {
 // TestSchedulesWithoutTheRoleFailClearly: a ServiceAccount without the summaries' Role stops
 // at start with what to grant.
 func TestSchedulesWithoutTheRoleFailClearly(t *testing.T) {
-	kc, err := kubernetes.NewForConfig(asServiceAccount("imgupd", "no-such-account"))
+	kc, err := cluster.NewClients(asServiceAccount("imgupd", "no-such-account"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,13 +18,10 @@ package resourcelock
 
 import (
 	"context"
-	"fmt"
 
 	v1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 const (
@@ -94,42 +91,4 @@ type Interface interface {
 	// Describe is used to convert details on current resource lock
 	// into a string
 	Describe() string
-}
-
-// new will create a lock of a given type according to the input parameters
-func new(lockType string, ns string, name string, coreClient corev1.CoreV1Interface, coordinationClient coordinationv1.CoordinationV1Interface, rlc ResourceLockConfig, labels map[string]string) (Interface, error) {
-	leaseLock := &LeaseLock{
-		LeaseMeta: metav1.ObjectMeta{
-			Namespace: ns,
-			Name:      name,
-		},
-		Client:     coordinationClient,
-		LockConfig: rlc,
-		Labels:     labels,
-	}
-	switch lockType {
-	case endpointsResourceLock:
-		return nil, fmt.Errorf("endpoints lock is removed, migrate to %s", LeasesResourceLock)
-	case configMapsResourceLock:
-		return nil, fmt.Errorf("configmaps lock is removed, migrate to %s", LeasesResourceLock)
-	case LeasesResourceLock:
-		return leaseLock, nil
-	case endpointsLeasesResourceLock:
-		return nil, fmt.Errorf("endpointsleases lock is removed, migrate to %s", LeasesResourceLock)
-	case configMapsLeasesResourceLock:
-		return nil, fmt.Errorf("configmapsleases lock is removed, migrated to %s", LeasesResourceLock)
-	default:
-		return nil, fmt.Errorf("Invalid lock-type %s", lockType)
-	}
-}
-
-// New will create a lock of a given type according to the input parameters
-func New(lockType string, ns string, name string, coreClient corev1.CoreV1Interface, coordinationClient coordinationv1.CoordinationV1Interface, rlc ResourceLockConfig) (Interface, error) {
-	return new(lockType, ns, name, coreClient, coordinationClient, rlc, nil)
-}
-
-// NewWithLabels will create a lock of a given type according to the input parameters
-// When the holder of the lock changes, that holder will apply their labels
-func NewWithLabels(lockType string, ns string, name string, coreClient corev1.CoreV1Interface, coordinationClient coordinationv1.CoordinationV1Interface, rlc ResourceLockConfig, labels map[string]string) (Interface, error) {
-	return new(lockType, ns, name, coreClient, coordinationClient, rlc, labels)
 }
