@@ -124,6 +124,10 @@ type preparedRef struct {
 	// exact: namePattern has no glob or escape, so it matches only
 	// itself (filepath.Match would say the same).
 	exact bool
+	// head and tail are a glob's literal text before its first and after
+	// its last special character (globEnds): a name that does not start
+	// and end with them is no match, told without matching the glob.
+	head, tail string
 	// selector is the parsed labelSelectors (nil for none), or selErr.
 	selector labels.Selector
 	selErr   error
@@ -208,6 +212,9 @@ func prepareCR(p *preparedCR, cr *ImageUpdater, key string, opts SelectOptions) 
 		ref := &refs[i]
 		r := preparedRef{index: i, ref: ref, specificity: Specificity(*ref), annotations: ref.UsesAnnotations(v),
 			exact: !strings.ContainsAny(ref.NamePattern, `*?[\`)}
+		if !r.exact {
+			r.head, r.tail = globEnds(ref.NamePattern)
+		}
 		if ref.LabelSelectors != nil {
 			r.selector, r.selErr = metav1.LabelSelectorAsSelector(ref.LabelSelectors)
 		}
@@ -368,8 +375,28 @@ func (r *preparedRef) nameMatches(name string) bool {
 	if r.exact {
 		return r.ref.NamePattern == name
 	}
+	// A fleet's refs are often one glob per team or repository
+	// (app-*-payments): most names differ at an end, told here.
+	if len(name) < len(r.head)+len(r.tail) || !strings.HasPrefix(name, r.head) || !strings.HasSuffix(name, r.tail) {
+		return false
+	}
 	ok, _ := filepath.Match(r.ref.NamePattern, name)
 	return ok
+}
+
+// globEnds is the literal text of a filepath.Match pattern before its first
+// and after its last special character (*, ?, [, ] or \): every name the
+// pattern matches starts with head and ends with tail, apart. The special
+// characters include ] (literal outside a class) and exclude none of the
+// class's contents, so head and tail are literal whatever the classes
+// hold; a malformed pattern matches nothing.
+func globEnds(pattern string) (head, tail string) {
+	const special = `*?[]\`
+	i := strings.IndexAny(pattern, special)
+	if i < 0 {
+		return pattern, ""
+	}
+	return pattern[:i], pattern[strings.LastIndexAny(pattern, special)+1:]
 }
 
 // selectApp is SelectTarget; with concerned, the CRs that do not reach the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -370,6 +371,42 @@ func BenchmarkSelectConcernedOneCR(b *testing.B) {
 			if t := s.SelectConcerned(a); t.CR == "" {
 				b.Fatalf("%s not selected", a.Name)
 			}
+		}
+	}
+}
+
+// TestNameMatchesIsFilepathMatch: a ref's name test, with its shortcut on
+// the glob's literal ends, says what filepath.Match says, for patterns of
+// every shape (classes holding ] or -, ranges, negations, escapes, stars
+// at either end, malformed ones) over names from the same letters.
+func TestNameMatchesIsFilepathMatch(t *testing.T) {
+	letters := []string{"a", "b", "-", "*", "?", "[", "]", "^", "\\", "0", "9", "[0-9]", "[]a]", "[^b]", "\\*"}
+	rng := rand.New(rand.NewPCG(28, 5000))
+	gen := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n) {
+			b.WriteString(letters[rng.IntN(len(letters))])
+		}
+		return b.String()
+	}
+	patterns := []string{"app-*-r000", "app-[0-9][0-9]-r0", "*", "a*", "*a", "[]a]b", "a\\*b", "a[b", "a]b*", "\\", "ab*ba"}
+	for range 3000 {
+		patterns = append(patterns, gen(7))
+	}
+	for _, p := range patterns {
+		r := preparedRef{ref: &ApplicationRef{NamePattern: p}, exact: !strings.ContainsAny(p, `*?[\`)}
+		if !r.exact {
+			r.head, r.tail = globEnds(p)
+		}
+		for range 40 {
+			name := strings.NewReplacer("[", "", "]", "", "\\", "").Replace(gen(8)) + gen(2)
+			want, _ := filepath.Match(p, name)
+			if got := r.nameMatches(name); got != want {
+				t.Fatalf("pattern %q, name %q: %v, filepath.Match %v", p, name, got, want)
+			}
+		}
+		if want, _ := filepath.Match(p, p); r.nameMatches(p) != want {
+			t.Fatalf("pattern %q against itself: %v, filepath.Match %v", p, r.nameMatches(p), want)
 		}
 	}
 }
