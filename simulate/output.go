@@ -7,29 +7,50 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/imgupd/imgupd/internal/jsonindent"
 	"github.com/imgupd/imgupd/internal/textutil"
 	"github.com/imgupd/imgupd/model/updater"
 )
 
-// JSON is the documented JSON form of a simulation (docs/cli.md).
+// JSON is the documented JSON form of a simulation (docs/cli.md): the
+// decision's fields (JSONDecision), every tag's fate, the log lines.
 type JSON struct {
-	Image             string            `json:"image"`
-	UpdaterVersion    string            `json:"updaterVersion"`
-	Registry          JSONRegistry      `json:"registry"`
-	Strategy          string            `json:"strategy"`
-	Constraint        string            `json:"constraint"`
-	ConstraintMeaning string            `json:"constraintMeaning,omitempty"`
-	Platforms         []string          `json:"platforms,omitempty"`
-	Selected          *string           `json:"selected"`
-	SelectedDigest    string            `json:"selectedDigest,omitempty"`
-	CurrentTag        *string           `json:"currentTag"`
-	UpdateNeeded      *bool             `json:"updateNeeded"`
-	Outcome           string            `json:"outcome"`
-	Reason            string            `json:"reason"`
-	Error             string            `json:"error,omitempty"`
-	Counts            JSONCounts        `json:"counts"`
-	Tags              []updater.TagFate `json:"tags"`
-	Logs              []string          `json:"logs,omitempty"`
+	JSONDecision
+	Tags []updater.TagFate `json:"tags"`
+	Logs []string          `json:"logs,omitempty"`
+}
+
+// JSONDecision is what a simulation decided, the fields of JSON before its
+// tags.
+type JSONDecision struct {
+	Image             string       `json:"image"`
+	UpdaterVersion    string       `json:"updaterVersion"`
+	Registry          JSONRegistry `json:"registry"`
+	Strategy          string       `json:"strategy"`
+	Constraint        string       `json:"constraint"`
+	ConstraintMeaning string       `json:"constraintMeaning,omitempty"`
+	Platforms         []string     `json:"platforms,omitempty"`
+	Selected          *string      `json:"selected"`
+	SelectedDigest    string       `json:"selectedDigest,omitempty"`
+	CurrentTag        *string      `json:"currentTag"`
+	UpdateNeeded      *bool        `json:"updateNeeded"`
+	Outcome           string       `json:"outcome"`
+	Reason            string       `json:"reason"`
+	Error             string       `json:"error,omitempty"`
+	Counts            JSONCounts   `json:"counts"`
+}
+
+// JSONParts writes j in parts (jsonindent.Parted): the tags, thousands
+// for a busy repository, a slice at a time instead of marshalled whole
+// first; the bytes are those of j marshalled whole.
+func (j JSON) JSONParts() []jsonindent.Part {
+	return []jsonindent.Part{
+		jsonindent.Fields(j.JSONDecision),
+		jsonindent.Array("tags", len(j.Tags), func(i, k int) any { return j.Tags[i:k] }),
+		jsonindent.Fields(struct {
+			Logs []string `json:"logs,omitempty"`
+		}{j.Logs}),
+	}
 }
 
 // JSONRegistry says which endpoint was used and why.
@@ -51,7 +72,7 @@ type JSONCounts struct {
 // NewJSON converts a result to its JSON form.
 func NewJSON(r Result) JSON {
 	d := r.Decision
-	j := JSON{
+	j := JSON{JSONDecision: JSONDecision{
 		Image:             d.Image,
 		UpdaterVersion:    d.Version,
 		Strategy:          d.Strategy.String(),
@@ -61,13 +82,11 @@ func NewJSON(r Result) JSON {
 		Outcome:           string(d.Outcome),
 		Reason:            d.Reason,
 		Counts:            JSONCounts{Listed: d.Listed, AfterFilters: d.Filtered, Candidates: d.Candidates},
-		Tags:              d.Tags,
-		Logs:              d.Logs,
 		Registry: JSONRegistry{
 			Name: r.Endpoint.Name, APIURL: r.APIURL, Repository: r.Repository,
 			Matched: r.Resolution.Summary, Credentials: r.CredentialsUsed,
 		},
-	}
+	}, Tags: d.Tags, Logs: d.Logs}
 	if j.Tags == nil {
 		j.Tags = []updater.TagFate{}
 	}

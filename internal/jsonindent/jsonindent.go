@@ -37,8 +37,12 @@ func Encode(w io.Writer, v any, indent string) error {
 }
 
 // EncodeObject is Encode for a v that marshals to a JSON object, with the
-// field name: value first (as if v had it as its first field).
+// field name: value first (as if v had it as its first field). A v that is
+// Parted is written part by part.
 func EncodeObject(w io.Writer, v any, indent, name string, value any) error {
+	if p, ok := v.(Parted); ok {
+		return encodeParts(newIndenter(w, indent), append([]Part{Fields(map[string]any{name: value})}, p.JSONParts()...))
+	}
 	first, err := json.Marshal(map[string]any{name: value})
 	if err != nil {
 		return err
@@ -46,6 +50,102 @@ func EncodeObject(w io.Writer, v any, indent, name string, value any) error {
 	ind := newIndenter(w, indent)
 	if err := json.NewEncoder(&splice{ind: ind, first: first}).Encode(v); err != nil {
 		return err
+	}
+	return ind.flush()
+}
+
+// Parted is a value whose JSON object is written in parts, in order: its
+// large arrays a slice at a time, not marshalled whole before the first
+// byte is written (encoding/json builds the whole value in one buffer,
+// grown by doubling: every page of it new memory for a short command).
+// The output is the bytes of the object the parts make, marshalled whole.
+type Parted interface {
+	JSONParts() []Part
+}
+
+// Part is one piece of a Parted object: an object's fields (Fields) or
+// one array field (Array).
+type Part struct {
+	fields any
+	name   string
+	n      int
+	slice  func(i, j int) any
+}
+
+// Fields is the fields of v, which marshals to a JSON object (none when
+// it marshals to {}).
+func Fields(v any) Part { return Part{fields: v} }
+
+// Array is the field name holding an array of n elements, written
+// arrayChunk elements at a time: slice(i, j) is elements i to j (excluded)
+// as a value that marshals to a JSON array (a sub-slice).
+func Array(name string, n int, slice func(i, j int) any) Part {
+	return Part{name: name, n: n, slice: slice}
+}
+
+// arrayChunk is how many elements of an Array are marshalled at once: few
+// enough that the buffer stays small, enough that the calls cost nothing.
+const arrayChunk = 256
+
+// encodeParts writes the object the parts make to ind.
+func encodeParts(ind *indenter, parts []Part) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // as Encode: HTML characters escaped
+	// inner marshals v and returns what is between its outer brackets,
+	// checked to be open, close.
+	inner := func(v any, open, close byte) ([]byte, error) {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+		if len(b) < 2 || b[0] != open || b[len(b)-1] != close {
+			return nil, fmt.Errorf("%w: %.20q", ErrNotObject, b)
+		}
+		return b[1 : len(b)-1], nil
+	}
+	ind.write([]byte{'{'})
+	wrote := false
+	for _, p := range parts {
+		if p.slice == nil {
+			b, err := inner(p.fields, '{', '}')
+			if err != nil {
+				return err
+			}
+			if len(b) > 0 {
+				if wrote {
+					ind.write([]byte{','})
+				}
+				ind.write(b)
+				wrote = true
+			}
+			continue
+		}
+		if wrote {
+			ind.write([]byte{','})
+		}
+		buf.Reset()
+		if err := enc.Encode(p.name); err != nil {
+			return err
+		}
+		ind.write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		ind.write([]byte(":["))
+		for i := 0; i < p.n; i += arrayChunk {
+			b, err := inner(p.slice(i, min(i+arrayChunk, p.n)), '[', ']')
+			if err != nil {
+				return err
+			}
+			if i > 0 && len(b) > 0 {
+				ind.write([]byte{','})
+			}
+			ind.write(b)
+		}
+		ind.write([]byte{']'})
+		wrote = true
+	}
+	ind.write([]byte("}\n"))
+	if ind.err != nil {
+		return ind.err
 	}
 	return ind.flush()
 }

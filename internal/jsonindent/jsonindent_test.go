@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,87 @@ func BenchmarkEncoderSetIndent5000Tags(b *testing.B) {
 		if err := enc.Encode(v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// partedAnswer is written in parts: head's fields, the items a slice at a
+// time, tail's fields.
+type partedAnswer struct {
+	partedHead
+	Items []partedItem `json:"items"`
+	Tail  []string     `json:"tail,omitempty"`
+}
+
+type partedHead struct {
+	Name  string `json:"name"`
+	Empty string `json:"empty,omitempty"`
+	N     int    `json:"n"`
+}
+
+type partedItem struct {
+	S string `json:"s"`
+	K []int  `json:"k,omitempty"`
+}
+
+func (a partedAnswer) JSONParts() []Part {
+	return []Part{Fields(a.partedHead), Array("items", len(a.Items), func(i, j int) any { return a.Items[i:j] }),
+		Fields(struct {
+			Tail []string `json:"tail,omitempty"`
+		}{a.Tail})}
+}
+
+// TestPartedIsTheWholeObject: an object written in parts is, byte for
+// byte, the object marshalled whole (EncodeObject of its plain form):
+// arrays empty, shorter and longer than a chunk and on its edges, strings
+// with brackets, quotes, escapes and HTML, fields left out when empty,
+// indented or not; and it is written as it goes, not at the end.
+func TestPartedIsTheWholeObject(t *testing.T) {
+	type plain partedAnswer // the same fields, no JSONParts
+	for _, n := range []int{0, 1, arrayChunk - 1, arrayChunk, arrayChunk + 1, 3*arrayChunk + 7} {
+		for _, tail := range [][]string{nil, {"<b>", `"]}`}} {
+			a := partedAnswer{partedHead: partedHead{Name: `x"{[<&>`, N: n}, Tail: tail}
+			for i := range n {
+				a.Items = append(a.Items, partedItem{S: fmt.Sprintf("%d]},\\\"\u2028", i), K: make([]int, i%3)})
+			}
+			if n == 0 {
+				a.Items = []partedItem{}
+			}
+			for _, indent := range []string{"", "  "} {
+				var got, want bytes.Buffer
+				if err := EncodeObject(&got, a, indent, "schemaVersion", 1); err != nil {
+					t.Fatal(err)
+				}
+				if err := EncodeObject(&want, plain(a), indent, "schemaVersion", 1); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Fatalf("%d items, tail %q, indent %q: parts\n%.300s\nwhole\n%.300s", n, tail, indent, got.Bytes(), want.Bytes())
+				}
+			}
+		}
+	}
+	// Not marshalled whole first: what writing 20,000 items allocates is a
+	// fraction of the whole object's compact form.
+	a := partedAnswer{Items: make([]partedItem, 20000)}
+	for i := range a.Items {
+		a.Items[i].S = fmt.Sprintf("1.%d.%d", i/100, i%100)
+	}
+	allocated := func(v any) uint64 {
+		runtime.GC() // twice: encoding/json's pooled buffers go too
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := EncodeObject(io.Discard, v, "  ", "schemaVersion", 1); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	compact, err := json.Marshal(plain(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts, whole := allocated(a), allocated(plain(a)); parts > uint64(len(compact))/4 {
+		t.Errorf("written in parts, %d bytes allocated (whole, %d) for %d bytes of compact JSON: marshalled whole first", parts, whole, len(compact))
 	}
 }
