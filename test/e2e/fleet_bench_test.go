@@ -50,6 +50,10 @@ type fleetRow struct {
 	// system: on a shared machine, the scan's cost without the
 	// neighbours').
 	Wall, Process, CPU time.Duration
+	// Walls are the walls of every scan of a 500-app fleet, Wall's first
+	// (benchRuns scans: the target against Image Updater's cycle is
+	// judged by their median, not by one scan on a shared machine).
+	Walls []time.Duration
 	// FirstAnswer is when the scan's first answer came (the shared reads,
 	// then one diagnosis).
 	FirstAnswer time.Duration
@@ -205,8 +209,9 @@ func benchShape(t *testing.T, bin string, shape lab.FleetCRShape, sizes []fleetS
 		if n == 500 && row.Wall >= updaterCycle500 {
 			t.Errorf("%s, 500 apps: one scan took %s, Image Updater v1.3.0's cycle with nothing due takes 7.9 s", shape, row.Wall)
 		}
-		if n == 500 && float64(row.Wall) > 0.1*float64(updaterCycle500) {
-			t.Errorf("%s, 500 apps: one scan took %s, %.2f× Image Updater v1.3.0's cycle with nothing due (7.9 s; target at most 0.1×)", shape, row.Wall, float64(row.Wall)/float64(updaterCycle500))
+		if med := row.medianWall(); n == 500 && float64(med) > 0.1*float64(updaterCycle500) {
+			t.Errorf("%s, 500 apps: the median of %d scans took %s, %.2f× Image Updater v1.3.0's cycle with nothing due (7.9 s; target at most 0.1×; scans %v)",
+				shape, len(row.Walls), med, float64(med)/float64(updaterCycle500), row.Walls)
 		}
 		if u := row.Updater; u != nil && row.Wall >= u.Wall {
 			t.Errorf("%d apps: one scan took %s, Image Updater's run --once over the same fleet %s", n, row.Wall, u.Wall)
@@ -254,12 +259,77 @@ func benchShape(t *testing.T, bin string, shape lab.FleetCRShape, sizes []fleetS
 	return rows
 }
 
+// serversQuiet waits until etcd and kube-apiserver are done with what the
+// last fleets left them (the thousands of objects just stored, or the
+// previous fleet's deleted: compaction, the watch cache): less than a
+// tenth of a core between them over half a second, twice in a row, for
+// at most a minute. A scan measured while they work shares the machine's
+// two cores with them: in one run the 500-app fleet stored right after
+// the 5,000-app one was deleted scanned a fifth slower than alone.
+func serversQuiet(t *testing.T, s *apiServer) {
+	t.Helper()
+	cpu := func() (ticks int64) {
+		for _, p := range s.procs {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+			if err != nil {
+				return -1
+			}
+			// The fields after the command's closing parenthesis: utime and
+			// stime are the 12th and 13th.
+			f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+			if len(f) < 13 {
+				return -1
+			}
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			ticks += u + st
+		}
+		return ticks
+	}
+	const tick = 10 * time.Millisecond // USER_HZ
+	quiet, start := 0, time.Now()
+	for last := cpu(); quiet < 2 && last >= 0; {
+		if time.Since(start) > time.Minute {
+			t.Logf("etcd and kube-apiserver still busy after a minute: measuring anyway")
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+		now := cpu()
+		if now >= 0 && time.Duration(now-last)*tick < 50*time.Millisecond {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = now
+	}
+}
+
+// medianWall is the median of Walls (Wall when there is one scan).
+func (r fleetRow) medianWall() time.Duration {
+	if len(r.Walls) == 0 {
+		return r.Wall
+	}
+	v := make([]float64, len(r.Walls))
+	for i, w := range r.Walls {
+		v[i] = float64(w)
+	}
+	return time.Duration(median(v))
+}
+
+// benchRuns is IMGUPD_FLEET_BENCH_RUNS, default 5.
+func benchRuns() int {
+	if n, err := strconv.Atoi(os.Getenv("IMGUPD_FLEET_BENCH_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return 5
+}
+
 // writeFleetRows writes the rows as TSV for bench/fleet.sh.
 func writeFleetRows(t *testing.T, out string, rows []fleetRow, budget int64) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("shape\tapps\trepos\tlive_repos\twall_s\tcpu_s\tprocess_s\tregistry_requests\ttag_pages\ttag_lists\tkube_requests\tpeak_rss_mib\tpeak_heap_mib\theld_mib\tload_s\tstates" +
-		"\tiu_wall_s\tiu_cycles\tiu_registry_requests\tiu_kube_requests\tiu_peak_rss_mib\tu_wall_s\tu_peak_rss_mib\tu_partial\tu_states\tbudget_mib\n")
+		"\tiu_wall_s\tiu_cycles\tiu_registry_requests\tiu_kube_requests\tiu_peak_rss_mib\tu_wall_s\tu_peak_rss_mib\tu_partial\tu_states\tbudget_mib\tmedian_wall_s\truns\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s", r.Shape, r.Apps, r.Repos, r.LiveRepos, r.Wall.Seconds(), r.CPU.Seconds(), r.Process.Seconds(),
 			r.RegistryRequests, r.TagPages, r.TagLists, r.KubeRequests, mib(r.PeakRSS), r.PeakHeap, r.HeldHeap, r.Load.Seconds(), statesLine(r.States))
@@ -273,7 +343,7 @@ func writeFleetRows(t *testing.T, out string, rows []fleetRow, budget int64) {
 		} else {
 			b.WriteString("\t-\t-\t-\t-")
 		}
-		fmt.Fprintf(&b, "\t%.0f\n", mib(budget))
+		fmt.Fprintf(&b, "\t%.0f\t%.3f\t%d\n", mib(budget), r.medianWall().Seconds(), max(len(r.Walls), 1))
 	}
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -466,8 +536,15 @@ func measureFleet(t *testing.T, bin string, spec lab.FleetSpec, also func(args [
 	if hold := os.Getenv("IMGUPD_FLEET_BENCH_HOLD"); hold != "" && !spec.GitUnreachable {
 		holdFleet(t, hold, args, dir)
 	}
+	serversQuiet(t, srv)
 	row := runFleetScan(t, bin, args, dir, env, spec)
 	row.Load = load
+	row.Walls = []time.Duration{row.Wall}
+	if spec.Apps == 500 && !spec.GitUnreachable {
+		for range benchRuns() - 1 {
+			row.Walls = append(row.Walls, runFleetScan(t, bin, args, dir, env, spec).Wall)
+		}
+	}
 	if also != nil {
 		also(args, dir, env)
 	}
@@ -598,12 +675,7 @@ func sideBySide(t *testing.T, bin, vs string, args []string, dir string, env *la
 // pairs (before and after a change, side by side).
 func whereVsSummary(t *testing.T, bin string, args []string, dir string, env *lab.Env, spec lab.FleetSpec) {
 	t.Helper()
-	runs := 5
-	if v := os.Getenv("IMGUPD_FLEET_BENCH_RUNS"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			runs = n
-		}
-	}
+	runs := benchRuns()
 	plain := args
 	for i, a := range args {
 		if a == "--cpuprofile" {
