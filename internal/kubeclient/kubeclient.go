@@ -101,14 +101,23 @@ type CoordinationV1 interface {
 // request takes), built on first use.
 var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, authorizationv1.AddToScheme, coordinationv1.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(fmt.Sprintf("kubeclient: %v", err)) // the API types' own registration: never
-		}
+	if err := AddToScheme(s); err != nil {
+		panic(fmt.Sprintf("kubeclient: %v", err)) // the API types' own registration: never
 	}
 	return s
 })
+
+// AddToScheme registers the groups' types in s, and the options every
+// request takes (a scheme of more groups starts from it: the lab's).
+func AddToScheme(s *runtime.Scheme) error {
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, authorizationv1.AddToScheme, coordinationv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Codecs are Scheme's serializers.
 var Codecs = sync.OnceValue(func() serializer.CodecFactory { return serializer.NewCodecFactory(Scheme()) })

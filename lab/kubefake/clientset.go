@@ -30,8 +30,7 @@ import (
 // first use.
 var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, authorizationv1.AddToScheme, coordinationv1.AddToScheme, rbacv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{kubeclient.AddToScheme, rbacv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err) // the API types' own registration: never
 		}
