@@ -57,10 +57,10 @@ type preparedCR struct {
 }
 
 // refNames indexes a CR's refs by what an app's name must be to match
-// them: its exact namePattern, else the literal end of its glob (after
-// its last *, ?, [ or ], a suffix of every name it matches: "app-*-r042"
-// matches only names ending in "-r042"); a glob with no literal end or
-// with an escape is tried for every name. With one CR of a glob ref per
+// them: its exact namePattern, else the literal end of its glob (its
+// preparedRef's tail, globEnds: a suffix of every name it matches,
+// "app-*-r042" matches only names ending in "-r042"); a glob with no
+// literal end is tried for every name. With one CR of a glob ref per
 // repository, an app's name is matched against one ref, not a thousand.
 type refNames struct {
 	exact map[string][]int
@@ -69,16 +69,16 @@ type refNames struct {
 	any   []int
 }
 
-func (x *refNames) add(i int, pattern string, exact bool) {
-	if exact {
+func (x *refNames) add(i int, r *preparedRef) {
+	if r.exact {
 		if x.exact == nil {
 			x.exact = map[string][]int{}
 		}
-		x.exact[pattern] = append(x.exact[pattern], i)
+		x.exact[r.ref.NamePattern] = append(x.exact[r.ref.NamePattern], i)
 		return
 	}
-	tail := pattern[strings.LastIndexAny(pattern, "*?[]")+1:]
-	if tail == "" || strings.Contains(pattern, `\`) {
+	tail := r.tail
+	if tail == "" {
 		x.any = append(x.any, i)
 		return
 	}
@@ -219,7 +219,7 @@ func prepareCR(p *preparedCR, cr *ImageUpdater, key string, opts SelectOptions) 
 			r.selector, r.selErr = metav1.LabelSelectorAsSelector(ref.LabelSelectors)
 		}
 		p.glob = p.glob || !r.exact
-		p.names.add(len(p.refs), ref.NamePattern, r.exact)
+		p.names.add(len(p.refs), &r)
 		p.refs = append(p.refs, r)
 	}
 }
