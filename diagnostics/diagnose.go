@@ -236,12 +236,20 @@ func (e *Engine) Warm(ctx context.Context, app *argo.Application, inst *cluster.
 	if !e.shared || app == nil || app.Spec.Source == nil || len(app.Spec.Sources) > 0 {
 		return
 	}
-	opts := e.Options.withDefaults()
-	r := newRun(e, opts, Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: updNS}, &report.Report{})
-	r.app, r.install = app, inst
-	ctx, cancel := context.WithTimeout(ctx, opts.StageTimeout)
+	r, ctx, cancel := e.warmRun(ctx, Request{App: app.Name, Namespace: app.Namespace, UpdaterNamespace: updNS}, inst)
 	defer cancel()
+	r.app = app
 	r.readSource(ctx, app.Spec.Source)
+}
+
+// warmRun is a warm-up's run for req (its report dropped) and its context,
+// bounded as a stage.
+func (e *Engine) warmRun(ctx context.Context, req Request, inst *cluster.UpdaterInstall) (*run, context.Context, context.CancelFunc) {
+	opts := e.Options.withDefaults()
+	r := newRun(e, opts, req, &report.Report{})
+	r.install = inst
+	ctx, cancel := context.WithTimeout(ctx, opts.StageTimeout)
+	return r, ctx, cancel
 }
 
 // WarmArgo reads, into a shared engine's scope (Share), what every view of
@@ -258,10 +266,7 @@ func (e *Engine) WarmArgo(ctx context.Context, inst *cluster.UpdaterInstall, upd
 	if !e.shared {
 		return
 	}
-	opts := e.Options.withDefaults()
-	r := newRun(e, opts, Request{UpdaterNamespace: updNS}, &report.Report{})
-	r.install = inst
-	ctx, cancel := context.WithTimeout(ctx, opts.StageTimeout)
+	r, ctx, cancel := e.warmRun(ctx, Request{UpdaterNamespace: updNS}, inst)
 	defer cancel()
 	_, _ = r.repoCredsFor(ctx, r.argoUser(ctx))
 }
